@@ -1,0 +1,70 @@
+"""Cross-cutting commands: `schedlab figure NAME` and `schedlab reproduce`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from experiments.registry import SIZES, figures
+from solvers.errors import InvalidInput
+
+
+def _run_figure(name: str, size: str, seed: int, outdir: Path) -> list[Path]:
+    specs = figures()
+    if name not in specs:
+        raise InvalidInput(f"figure: unknown name {name!r}; choose one of: {', '.join(specs)}")
+    click.echo(f"[figure {name}] size={size} seed={seed}", err=True)
+    return specs[name].func(size, seed, outdir)
+
+
+@click.command()
+@click.argument("names", nargs=-1)
+@click.option("--size", type=click.Choice(SIZES), default="small", show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--out",
+    "outdir",
+    type=click.Path(path_type=Path),
+    default=Path("results"),
+    show_default=True,
+    help="Results folder; files go under OUT/<subject>/.",
+)
+@click.option("--list", "list_only", is_flag=True, help="List the figures and exit.")
+def figure(names: tuple[str, ...], size: str, seed: int, outdir: Path, list_only: bool) -> None:
+    """Make figures and tables by name.
+
+    \b
+    Example:
+      schedlab figure sojourn-heuristics --size small
+      schedlab figure --list
+    """
+    specs = figures()
+    if list_only or not names:
+        for s in specs.values():
+            click.echo(f"{s.name:24s} {s.summary}")
+        return
+    for name in names:
+        for p in _run_figure(name, size, seed, outdir):
+            click.echo(str(p))
+
+
+@click.command()
+@click.option("--size", type=click.Choice(SIZES), default="small", show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--out", "outdir", type=click.Path(path_type=Path), default=Path("results"), show_default=True
+)
+def reproduce(size: str, seed: int, outdir: Path) -> None:
+    """Run the default reproduction: every figure and table marked for it.
+
+    Finished rows are kept on disk, so an interrupted run resumes where it stopped.
+
+    \b
+    Example:
+      schedlab reproduce --size small
+    """
+    for spec in figures().values():
+        if spec.in_reproduce:
+            for p in _run_figure(spec.name, size, seed, outdir):
+                click.echo(str(p))

@@ -1,0 +1,33 @@
+"""Figure helpers: headless matplotlib, a caption line, PNG and PDF written atomically."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from solvers.util import atomic_write_bytes  # noqa: E402
+
+
+def new_figure(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    return plt.subplots(*args, **kwargs)
+
+
+def save_figure(fig: Any, stem: Path, caption: str) -> list[Path]:
+    """Add the caption (workload, size, seed) and write STEM.png and STEM.pdf atomically."""
+    fig.text(0.01, 0.005, caption, fontsize=7, ha="left", va="bottom", color="0.3")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    out = []
+    for ext in ("png", "pdf"):
+        buf = io.BytesIO()
+        fig.savefig(buf, format=ext, dpi=150)
+        path = Path(f"{stem}.{ext}")
+        atomic_write_bytes(path, buf.getvalue())
+        out.append(path)
+    plt.close(fig)
+    return out

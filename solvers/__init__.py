@@ -1,0 +1,8 @@
+"""schedlab solvers: problem data, objectives, exact methods, heuristics and kernels.
+
+This package knows nothing of `experiments` (simulators, figures, the CLI)."""
+
+from solvers.errors import InvalidInput
+from solvers.result import SolveResult, Status
+
+__all__ = ["InvalidInput", "SolveResult", "Status"]
