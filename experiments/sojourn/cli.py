@@ -144,6 +144,13 @@ def _method_choice() -> click.Choice:
     help="MILP back end (method milp).",
 )
 @click.option("--time-limit", type=float, default=None, help="Seconds; a stopped run says so.")
+@click.option(
+    "--backend",
+    type=click.Choice(["auto", "numpy", "cpu", "cuda"]),
+    default="auto",
+    show_default=True,
+    help="Kernel back end (method batchlocal).",
+)
 @click.option("--seed", type=int, default=None, help="Seed for randomized methods.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def solve_cmd(
@@ -152,6 +159,7 @@ def solve_cmd(
     k: int | None,
     method: str,
     solver: str,
+    backend: str,
     time_limit: float | None,
     seed: int | None,
     as_json: bool,
@@ -164,7 +172,11 @@ def solve_cmd(
     """
     inst = load_instance(instance)
     obj = _objective(objective, k)
-    opts = {"solver": solver} if method == "milp" else {}
+    opts: dict[str, str] = {}
+    if method == "milp":
+        opts["solver"] = solver
+    if method == "batchlocal":
+        opts["backend"] = backend
     try:
         res = solve(inst, obj, method, time_limit=time_limit, seed=seed, **opts)
     except InvalidInput as exc:
@@ -194,3 +206,6 @@ def solve_cmd(
         )
     )
     click.echo("order: " + ",".join(res.solution or []))
+
+
+# Further verbs live in their own modules and are attached here.
