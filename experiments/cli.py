@@ -19,6 +19,7 @@ from solvers.errors import InvalidInput
 # (module, attribute) of each subject's click group, imported when the CLI starts.
 SUBJECT_GROUPS: list[tuple[str, str]] = [
     ("experiments.sojourn.cli", "sojourn"),
+    ("experiments.synergy.cli", "synergy"),
 ]
 # Cross-cutting commands (figure, reproduce, verify, ...).
 COMMANDS: list[tuple[str, str]] = [

@@ -1,0 +1,19 @@
+"""`schedlab synergy ...`: multi-resource allocation and round-based cluster simulation."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group()
+def synergy() -> None:
+    """Synergy (OSDI 2022): CPU/memory-aware allocation and packing on a GPU cluster.
+
+    \b
+    Example:
+      schedlab synergy allocate snapshot.json --method tune --json
+      schedlab synergy simulate --workload philly-derived --policy fifo --alloc tune --load 9
+    """
+
+
+# Verbs live in their own modules and are attached below.
