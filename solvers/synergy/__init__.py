@@ -1,0 +1,74 @@
+"""Synergy (Mohan et al., OSDI 2022): CPU/memory-aware allocation of one scheduling round.
+
+Model. A cluster of identical servers (`Cluster`, default 16 x (8 GPUs, 24 CPUs, 500 GB)); the
+runnable jobs of a round in policy order (`Job`: id, model name, GPU demand, optional
+`remaining_s`); model profiles (`ProfileSet`, the 10 shipped Synergy models by default) giving
+per-GPU throughput as a step function of (CPUs, GB) per GPU, normalized to 1 at 3 CPUs and
+62.5 GB per GPU. A running job gets exactly its GPUs, on one or more servers, with the same
+CPUs and memory per GPU on each (its configuration (c, m)); it runs at `gpus * tput(c, m)`.
+The value of an allocation is the sum over running jobs (total throughput).
+
+Validated path (users, CLI, experiments)::
+
+    from solvers.synergy import Snapshot, solve, check_allocation, Allocation
+    snap = Snapshot.load("snap.json")              # InvalidInput names file, job and field
+    res = solve(snap, "tune")                      # SolveResult; methods: see load_methods()
+    res.value, res.status, res.bound, res.stats    # total throughput, ...
+    alloc = Allocation.from_dict(res.solution)     # {"jobs": [...parts...], "not_run": [...]}
+    check_allocation(snap, alloc, require_proportional_set=True)  # [] when valid
+
+Fast path (simulators; no validation, plain lists in policy order)::
+
+    from solvers.synergy import RoundAllocator, Cluster
+    ra = RoundAllocator(Cluster(servers=16))       # once per simulation
+    k = ra.model_index("res18")                    # model name -> index
+    rr = ra.allocate("tune", models=[k, ...], gpus=[1, ...])   # proportional | greedy | tune
+    rr.run[i], rr.tput_per_gpu[i]                  # job i runs? its per-GPU throughput
+    rr.cpus_per_gpu[i], rr.mem_gb_per_gpu[i], rr.placement[i]  # [(server, gpus), ...]
+    rr.total_tput, rr.used_gpus, rr.used_cpus, rr.used_mem_gb, rr.stats
+
+`tput_per_gpu` is the job's progress rate in seconds of work (measured at the normalization
+point, i.e. the default proportional share) per second of wall time. OPT (`solvers.synergy.opt`,
+`opt_round(ra, models, gpus)`) returns the same `RoundResult`.
+
+Methods (`solve(snap, name)`): proportional, greedy, tune (heuristics, `engine.py`); opt
+(Synergy-OPT: phase-1 MILP over configurations, phase-2 LP packing, rounding); milp, cpsat
+(exact: configurations and placement together) and enum (exhaustive oracle, small snapshots).
+The exact methods run exactly the jobs GPU-proportional runs this round
+(`Snapshot.proportional_set()`), each at no less than its proportional per-GPU throughput;
+TUNE and rounded OPT satisfy the same constraints, so their gap to the optimum is meaningful.
+"""
+
+from solvers.synergy.allocation import (
+    Allocation,
+    JobAllocation,
+    Part,
+    check_allocation,
+    total_tput,
+    validate_allocation,
+)
+from solvers.synergy.engine import RoundAllocator, RoundResult
+from solvers.synergy.methods import load_methods, solve
+from solvers.synergy.model import Cluster, Job, Snapshot
+from solvers.synergy.profiles import ModelProfile, ProfileSet, default_profiles
+from solvers.synergy.snapshots import generate_snapshot
+
+__all__ = [
+    "Allocation",
+    "Cluster",
+    "Job",
+    "JobAllocation",
+    "ModelProfile",
+    "Part",
+    "ProfileSet",
+    "RoundAllocator",
+    "RoundResult",
+    "Snapshot",
+    "check_allocation",
+    "default_profiles",
+    "generate_snapshot",
+    "load_methods",
+    "solve",
+    "total_tput",
+    "validate_allocation",
+]
