@@ -22,14 +22,15 @@ Fast path (simulators; no validation, plain lists in policy order)::
     from solvers.synergy import RoundAllocator, Cluster
     ra = RoundAllocator(Cluster(servers=16))       # once per simulation
     k = ra.model_index("res18")                    # model name -> index
-    rr = ra.allocate("tune", models=[k, ...], gpus=[1, ...])   # proportional | greedy | tune
+    rr = ra.allocate("tune", [k, ...], [1, ...])  # proportional | greedy | tune | opt
     rr.run[i], rr.tput_per_gpu[i]                  # job i runs? its per-GPU throughput
     rr.cpus_per_gpu[i], rr.mem_gb_per_gpu[i], rr.placement[i]  # [(server, gpus), ...]
     rr.total_tput, rr.used_gpus, rr.used_cpus, rr.used_mem_gb, rr.stats
 
 `tput_per_gpu` is the job's progress rate in seconds of work (measured at the normalization
-point, i.e. the default proportional share) per second of wall time. OPT (`solvers.synergy.opt`,
-`opt_round(ra, models, gpus)`) returns the same `RoundResult`.
+point, i.e. the default proportional share) per second of wall time. Heuristics take well under
+2 ms per round of 128 jobs on 16 servers; "opt" solves a small MILP and an LP each round (tens of
+ms; memoized by the round's job mix).
 
 Methods (`solve(snap, name)`): proportional, greedy, tune (heuristics, `engine.py`); opt
 (Synergy-OPT: phase-1 MILP over configurations, phase-2 LP packing, rounding); milp, cpsat

@@ -29,12 +29,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from solvers.synergy.allocation import Allocation, JobAllocation
 from solvers.synergy.model import Cluster
 from solvers.synergy.profiles import GRID_TOL, ProfileSet, default_profiles
 
 HEURISTICS = ("proportional", "greedy", "tune")
+FAST_METHODS = HEURISTICS + ("opt",)
 
 
 @dataclass(slots=True)
@@ -48,7 +50,7 @@ class RoundResult:
     tput_per_gpu: list[float]
     placement: list[list[tuple[int, int]]]
     gpus: list[int]
-    stats: dict[str, int]
+    stats: dict[str, Any]
 
     @property
     def n_run(self) -> int:
@@ -141,6 +143,7 @@ class RoundAllocator:
             else:
                 self.fb_c[k], self.fb_m[k], self.fb_t[k] = self.pc, self.pm, self.prop_t[k]
         self.tune_guaranteed = guaranteed
+        self._opt: Any = None
 
     def model_index(self, name: str) -> int:
         return self.profiles.index(name)
@@ -150,14 +153,23 @@ class RoundAllocator:
 
     # ---- public entry points ------------------------------------------------------------
     def allocate(self, method: str, models: Sequence[int], gpus: Sequence[int]) -> RoundResult:
-        """Allocate one round with `method` in {proportional, greedy, tune}."""
+        """Allocate one round with `method` in {proportional, greedy, tune, opt}.
+
+        "opt" is Synergy-OPT (`opt.OptAllocator`, created on first use and kept, so its
+        memoized phase results carry over between rounds)."""
         if method == "tune":
             return self.tune(models, gpus)
         if method == "greedy":
             return self.greedy(models, gpus)
         if method == "proportional":
             return self.proportional(models, gpus)
-        raise ValueError(f"unknown heuristic {method!r}; choose one of {HEURISTICS}")
+        if method == "opt":
+            if self._opt is None:
+                from solvers.synergy.opt import OptAllocator
+
+                self._opt = OptAllocator(self)
+            return self._opt.allocate(models, gpus)
+        raise ValueError(f"unknown method {method!r}; choose one of {FAST_METHODS}")
 
     def proportional(self, models: Sequence[int], gpus: Sequence[int]) -> RoundResult:
         st = _State(len(models), self.cluster)
@@ -205,7 +217,7 @@ class RoundAllocator:
         m: float,
         t: float,
         models: Sequence[int],
-        counts: dict[str, int],
+        counts: dict[str, Any],
     ) -> bool:
         """TUNE's three steps for job j (model k, g GPUs) starting from configuration (c, m)."""
         if self.place(st, j, g, c, m, t):
@@ -304,6 +316,6 @@ class RoundAllocator:
                     break
         return reset
 
-    def _result(self, st: _State, gpus: Sequence[int], stats: dict[str, int]) -> RoundResult:
+    def _result(self, st: _State, gpus: Sequence[int], stats: dict[str, Any]) -> RoundResult:
         run = [bool(p) for p in st.parts]
         return RoundResult(run, st.c, st.m, st.t, st.parts, list(gpus), stats)

@@ -17,7 +17,10 @@ from solvers.synergy.model import Snapshot
 SYNERGY_METHODS = MethodRegistry("synergy")
 
 # Modules whose import registers methods (kept here so the registry is always complete).
-_METHOD_MODULES = ("solvers.synergy.heuristics",)
+_METHOD_MODULES = (
+    "solvers.synergy.heuristics",
+    "solvers.synergy.opt",
+)
 
 
 def load_methods() -> MethodRegistry:

@@ -170,3 +170,24 @@ def test_tune_reclaims_from_over_provisioned_peers():
 def test_unknown_heuristic_raises():
     with pytest.raises(ValueError):
         RoundAllocator(Cluster(1)).allocate("best", [0], [1])
+
+
+def test_opt_is_feasible_runs_the_proportional_set_and_respects_its_bound():
+    for snap in SNAPS[::3]:
+        res = solve(snap, "opt")
+        a = Allocation.from_dict(res.solution)
+        assert check_allocation(snap, a, require_proportional_set=True) == [], snap.name
+        assert res.stats["phase1_status"] == "optimal"
+        # phase 1 relaxes per-server capacities: its optimum bounds the rounded value
+        assert res.value <= res.bound * (1 + 1e-9)
+        assert res.stats["fractional_jobs"] <= 3 * snap.cluster.servers
+
+
+def test_opt_fast_path_is_memoized_and_matches():
+    snap = SNAPS[5]
+    ra = RoundAllocator(snap.cluster, snap.profiles)
+    first = ra.allocate("opt", snap.model_indices(), snap.gpu_demands())
+    again = ra.allocate("opt", snap.model_indices(), snap.gpu_demands())
+    assert again.stats["phase2_status"] == "cached"
+    assert math.isclose(first.total_tput, again.total_tput, rel_tol=1e-12)
+    assert math.isclose(first.total_tput, solve(snap, "opt").value, rel_tol=1e-12)

@@ -1,0 +1,63 @@
+"""Candidate per-GPU configurations (CPUs, GB, throughput) of each model on a cluster.
+
+The configurations are the profile's grid points plus the cluster's proportional share (when it
+is not a grid point) that fit one server per GPU. With `floor=True` only those at or above the
+model's proportional throughput are kept (the no-job-below-proportional rule). Dominated
+configurations (another one needs no more CPU and no more memory and is at least as fast) are
+dropped: swapping to the dominating one never breaks a capacity and never lowers throughput,
+so every optimum survives the pruning (the enumeration oracle checks this on the full grid).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from solvers.synergy.model import Cluster
+from solvers.synergy.profiles import TPUT_TOL, ProfileSet
+
+Config = tuple[float, float, float]  # (cpus_per_gpu, mem_gb_per_gpu, tput_per_gpu)
+
+
+def all_configs(
+    profiles: ProfileSet, cluster: Cluster, model: int, *, floor: bool = True
+) -> list[Config]:
+    """Every candidate configuration (no dominance pruning), sorted by (CPUs, GB)."""
+    pc, pm = cluster.prop_cpus_per_gpu, cluster.prop_mem_gb_per_gpu
+    pts = set(profiles.grid_configs())
+    if not any(abs(c - pc) <= 1e-9 and abs(m - pm) <= 1e-9 for c, m in pts):
+        pts.add((pc, pm))
+    prop_t = profiles.tput(model, pc, pm)
+    out = []
+    for c, m in sorted(pts):
+        if c > cluster.cpus_per_server + 1e-9 or m > cluster.mem_gb_per_server + 1e-9:
+            continue
+        t = profiles.tput(model, c, m)
+        if t <= 0.0 or (floor and t < prop_t - TPUT_TOL):
+            continue
+        out.append((c, m, t))
+    return out
+
+
+def pareto(configs: list[Config]) -> list[Config]:
+    """Drop every configuration dominated by another (<= CPUs, <= GB, >= throughput)."""
+    keep = []
+    for p in configs:
+        dominated = any(
+            q is not p and q[0] <= p[0] and q[1] <= p[1] and q[2] >= p[2] and q[:2] != p[:2]
+            for q in configs
+        )
+        if not dominated:
+            keep.append(p)
+    return keep
+
+
+@cache
+def _cached(profiles: ProfileSet, cluster: Cluster, model: int, floor: bool) -> tuple[Config, ...]:
+    return tuple(pareto(all_configs(profiles, cluster, model, floor=floor)))
+
+
+def candidate_configs(
+    profiles: ProfileSet, cluster: Cluster, model: int, *, floor: bool = True
+) -> list[Config]:
+    """Non-dominated candidate configurations (cached per profiles, cluster and model)."""
+    return list(_cached(profiles, cluster, model, floor))

@@ -1,0 +1,116 @@
+"""A thin in-process HiGHS (highspy) call for LPs and MILPs given column-wise sparse data.
+
+Used by Synergy-OPT every simulated round, where PuLP's model building would dominate the
+run time. Status mapping follows the project's rule: only a proven optimum is `optimal`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import highspy
+import numpy as np
+
+from solvers.result import Status
+
+
+@dataclass(frozen=True)
+class HighsOutcome:
+    status: Status
+    x: np.ndarray | None
+    value: float | None
+    bound: float | None
+    stats: dict[str, Any]
+
+
+@dataclass
+class ColumnModel:
+    """Columns with bounds and costs; rows with bounds; the matrix column by column."""
+
+    cost: list[float]
+    lower: list[float]
+    upper: list[float]
+    col_rows: list[list[int]]
+    col_vals: list[list[float]]
+    row_lower: list[float]
+    row_upper: list[float]
+
+    def add_col(self, cost: float, lo: float, hi: float, rows: list[int], vals: list[float]) -> int:
+        self.cost.append(cost)
+        self.lower.append(lo)
+        self.upper.append(hi)
+        self.col_rows.append(rows)
+        self.col_vals.append(vals)
+        return len(self.cost) - 1
+
+
+def empty_model(row_lower: list[float], row_upper: list[float]) -> ColumnModel:
+    return ColumnModel([], [], [], [], [], list(row_lower), list(row_upper))
+
+
+def run_highs(
+    model: ColumnModel,
+    *,
+    maximize: bool,
+    integer: bool,
+    time_limit: float | None = None,
+    simplex: bool = True,
+) -> HighsOutcome:
+    """Solve with HiGHS (one thread, silent); MILPs to a zero relative gap."""
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    if integer:
+        h.setOptionValue("mip_rel_gap", 0.0)
+        h.setOptionValue("mip_abs_gap", 1e-9)
+    elif simplex:
+        h.setOptionValue("solver", "simplex")
+    lp = highspy.HighsLp()
+    n = len(model.cost)
+    lp.num_col_ = n
+    lp.num_row_ = len(model.row_lower)
+    lp.col_cost_ = np.asarray(model.cost, dtype=float)
+    lp.col_lower_ = np.asarray(model.lower, dtype=float)
+    lp.col_upper_ = np.asarray(model.upper, dtype=float)
+    lp.row_lower_ = np.asarray(model.row_lower, dtype=float)
+    lp.row_upper_ = np.asarray(model.row_upper, dtype=float)
+    starts = np.zeros(n + 1, dtype=np.int32)
+    starts[1:] = np.cumsum([len(r) for r in model.col_rows])
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_ = n
+    lp.a_matrix_.num_row_ = len(model.row_lower)
+    lp.a_matrix_.start_ = starts
+    lp.a_matrix_.index_ = np.asarray([i for r in model.col_rows for i in r], dtype=np.int32)
+    lp.a_matrix_.value_ = np.asarray([v for r in model.col_vals for v in r], dtype=float)
+    lp.sense_ = highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize
+    if integer:
+        lp.integrality_ = [highspy.HighsVarType.kInteger] * n
+    h.passModel(lp)
+    h.run()
+    ms = h.getModelStatus()
+    info = h.getInfo()
+    has_sol = info.primal_solution_status == 2  # kSolutionStatusFeasible
+    x = np.asarray(h.getSolution().col_value, dtype=float) if has_sol else None
+    stats: dict[str, Any] = {"highs_status": h.modelStatusToString(ms)}
+    value = float(info.objective_function_value) if has_sol else None
+    bound: float | None = None
+    if integer:
+        stats["mip_nodes"] = int(info.mip_node_count)
+        b = float(info.mip_dual_bound)
+        bound = b if np.isfinite(b) else None
+    if ms == highspy.HighsModelStatus.kOptimal:
+        status = Status.OPTIMAL
+        if bound is None:
+            bound = value
+    elif ms == highspy.HighsModelStatus.kInfeasible:
+        status = Status.INFEASIBLE
+    elif has_sol:
+        status = Status.FEASIBLE
+    elif ms in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt):
+        status = Status.TIMEOUT
+    else:
+        status = Status.ERROR
+    return HighsOutcome(status, x, value, bound, stats)
