@@ -12,8 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-FIGURE_MODULES: list[str] = []
-BENCH_MODULES: list[str] = []
+FIGURE_MODULES: list[str] = [
+    "experiments.sojourn.fig_online",
+]
+BENCH_MODULES: list[str] = [
+    "experiments.sojourn.bench_online",
+]
 
 SIZES = ("small", "full")
 

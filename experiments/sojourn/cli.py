@@ -209,3 +209,6 @@ def solve_cmd(
 
 
 # Further verbs live in their own modules and are attached here.
+from experiments.sojourn.simulate_cli import simulate  # noqa: E402
+
+sojourn.add_command(simulate)

@@ -1,0 +1,1 @@
+"""Data shipped with schedlab's sojourn experiments (read with importlib.resources)."""

@@ -1,0 +1,37 @@
+"""The shared policy interface: a priority key per job and checkpoint level (lower first).
+
+A policy is static per (job, level): the simulator asks for the whole key table once per
+replication. Non-preemptive policies only use level 0 and run each job to its realized size;
+preemptive ones may switch jobs when a running job reaches a checkpoint without being
+cancelled. Ties are broken by arrival order (earlier first) in the simulator.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+import numpy as np
+
+from experiments.sojourn.online.workload import Workload
+
+
+class Policy(ABC):
+    """Subclass per policy (one small module each) and register it in `policies/__init__`."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    preemptive: ClassVar[bool]
+    uses_outcomes: ClassVar[bool] = False  # only the oracle reads the realized outcomes
+
+    @abstractmethod
+    def keys(self, workload: Workload, levels: np.ndarray) -> np.ndarray:
+        """(n, K) priority keys, lower first; `levels` are the realized outcome indices.
+
+        Policies that do not use outcomes must ignore `levels`.
+        """
+
+
+def lower_first(index: np.ndarray) -> np.ndarray:
+    """Turn a higher-first index into a lower-first key (NaN levels are never used)."""
+    return -index

@@ -1,0 +1,17 @@
+"""FCFS: first come, first served (non-preemptive)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from experiments.sojourn.online.policies.base import Policy
+from experiments.sojourn.online.workload import Workload
+
+
+class FCFS(Policy):
+    name = "fcfs"
+    summary = "first come, first served (non-preemptive)"
+    preemptive = False
+
+    def keys(self, workload: Workload, levels: np.ndarray) -> np.ndarray:
+        return np.repeat(workload.arrival_s[:, None], workload.dists.width, axis=1)

@@ -1,0 +1,17 @@
+"""SEPT: shortest expected processing time E[X] first (non-preemptive)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from experiments.sojourn.online.policies.base import Policy
+from experiments.sojourn.online.workload import Workload
+
+
+class SEPT(Policy):
+    name = "sept"
+    summary = "shortest expected size E[X] first (non-preemptive)"
+    preemptive = False
+
+    def keys(self, workload: Workload, levels: np.ndarray) -> np.ndarray:
+        return np.repeat(workload.expected_size[:, None], workload.dists.width, axis=1)

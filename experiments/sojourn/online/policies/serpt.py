@@ -1,0 +1,17 @@
+"""SERPT: shortest expected remaining size E[X - a | X > a] first, preemptive at checkpoints."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from experiments.sojourn.online.policies.base import Policy
+from experiments.sojourn.online.workload import Workload
+
+
+class SERPT(Policy):
+    name = "serpt"
+    summary = "shortest expected remaining size first (preemptive at checkpoints)"
+    preemptive = True
+
+    def keys(self, workload: Workload, levels: np.ndarray) -> np.ndarray:
+        return workload.indices["serpt"]

@@ -1,0 +1,60 @@
+"""Figure `sojourn-online` at a tiny size: files, rows, and resume from the journal."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+import experiments.sojourn.fig_online as fig
+from experiments.registry import figures
+
+
+def tiny() -> fig.Config:
+    return fig.Config(2, (0.5, 0.8), 150, 2, None, 32, (0.7,), 2)
+
+
+def test_figure_is_registered_for_reproduce():
+    spec = figures()["sojourn-online"]
+    assert spec.in_reproduce
+
+
+def test_tiny_figure_writes_everything_and_resumes(tmp_path, monkeypatch):
+    paths = fig.build(tiny(), 3, tmp_path, "tiny")
+    names = sorted(p.name for p in paths)
+    assert names == sorted(
+        [
+            "sojourn-online.csv",
+            "sojourn-online-philly.csv",
+            "sojourn-online.png",
+            "sojourn-online.pdf",
+            "sojourn-online.json",
+        ]
+    )
+    d = tmp_path / "sojourn"
+    syn = list(csv.DictReader(open(d / "sojourn-online.csv")))
+    phil = list(csv.DictReader(open(d / "sojourn-online-philly.csv")))
+    assert len(syn) == 2 * 7 and len(phil) == 7
+    assert {r["policy"] for r in phil} == set(fig.POLICY_NAMES)
+    assert all(int(r["excluded_jobs"]) == 0 for r in phil)  # sample's widest job is 32 GPUs
+    meta = json.loads((d / "sojourn-online.json").read_text())
+    assert "outcome model" in meta["philly_caption"]
+
+    # rerun: every row comes from the journal, nothing is simulated again
+    def boom(*a, **k):
+        raise AssertionError("recomputed a finished row")
+
+    monkeypatch.setattr(fig, "evaluate_policy", boom)
+    monkeypatch.setattr(fig, "plot", lambda *a, **k: [])  # plotting was checked above
+    fig.build(tiny(), 3, tmp_path, "tiny")
+    # a different configuration does not reuse the journal
+    with pytest.raises(AssertionError, match="recomputed"):
+        fig.build(fig.Config(2, (0.6,), 150, 2, None, 32, (0.7,), 2), 3, tmp_path, "tiny")
+
+
+def test_full_size_needs_the_trace(monkeypatch, tmp_path):
+    monkeypatch.delenv("SCHEDLAB_PHILLY_TRACE", raising=False)
+    monkeypatch.setattr(fig, "SHARED_TRACE", tmp_path / "absent.csv")
+    with pytest.raises(fig.InvalidInput, match="SCHEDLAB_PHILLY_TRACE"):
+        fig.config_for("full")
