@@ -12,6 +12,7 @@ an interrupted run resumes.
 from __future__ import annotations
 
 import json
+import math
 import os
 import textwrap
 from dataclasses import asdict, dataclass
@@ -22,6 +23,7 @@ from matplotlib.ticker import ScalarFormatter
 
 from experiments.plotting import plt, save_figure
 from experiments.registry import register_figure
+from experiments.sojourn.online.metrics import mean_ci
 from experiments.sojourn.online.philly import OUTCOME_MODEL
 from experiments.sojourn.online.policies import POLICY_NAMES, get_policy
 from experiments.sojourn.online.runner import evaluate_policy
@@ -130,6 +132,7 @@ def _flat(res: dict[str, Any]) -> dict[str, Any]:
         "utilization": res["utilization"],
         "preemptions": res["preemptions"],
         "runtime_s": res["runtime_s"],
+        "rep_means_successful": res["replication_means_successful"],
     }
 
 
@@ -139,7 +142,7 @@ def compute(cfg: Config, seed: int, outdir: Path, size: str) -> list[dict[str, A
     store = RowStore(
         d / f"{NAME}.jsonl",
         ["part", "policy", "load"],
-        config=json.loads(json.dumps({**asdict(cfg), "seed": seed})),
+        config=json.loads(json.dumps({**asdict(cfg), "seed": seed, "row_format": 2})),
     )
     keys = [
         {"part": "synthetic", "policy": p, "load": ld} for ld in cfg.loads for p in POLICY_NAMES
@@ -170,6 +173,46 @@ def compute(cfg: Config, seed: int, outdir: Path, size: str) -> list[dict[str, A
         return _flat(res)
 
     return store.run(keys, one, desc=f"{NAME} ({size})")
+
+
+PAIRED_FIELDS = [
+    "part",
+    "load",
+    "policy",
+    "replications",
+    "gamma_reduction",
+    "ci95_low",
+    "ci95_high",
+]
+
+
+def paired(rows: list[dict[str, Any]], ref: str = "gamma") -> list[dict[str, Any]]:
+    """Per (part, load, policy): 1 - mean_ref / mean_policy of successful sojourn, paired by
+    replication (same jobs and outcomes), with a Student-t 95% interval."""
+    by = {(r["part"], r["load"], r["policy"]): r for r in rows}
+    out = []
+    for (part, load, pol), r in sorted(by.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        base = by.get((part, load, ref))
+        if pol == ref or base is None:
+            continue
+        red = [
+            1.0 - b / x
+            for b, x in zip(base["rep_means_successful"], r["rep_means_successful"], strict=True)
+            if math.isfinite(b) and math.isfinite(x) and x > 0
+        ]
+        m, ci = mean_ci(red)
+        out.append(
+            {
+                "part": part,
+                "load": load,
+                "policy": pol,
+                "replications": len(red),
+                "gamma_reduction": m,
+                "ci95_low": ci[0] if ci else None,
+                "ci95_high": ci[1] if ci else None,
+            }
+        )
+    return out
 
 
 def _philly_table(ax: Any, rows: list[dict[str, Any]], caption: str) -> None:
@@ -283,6 +326,8 @@ def build(cfg: Config, seed: int, outdir: Path, size: str = "custom") -> list[Pa
         write_csv(d / f"{NAME}.csv", syn, ROW_FIELDS),
         write_csv(d / f"{NAME}-philly.csv", phil, ROW_FIELDS),
     ]
+    pair = paired(rows)
+    out.append(write_csv(d / f"{NAME}-paired.csv", pair, PAIRED_FIELDS))
     out += plot(rows, cfg, seed, size, d / NAME)
     meta = {
         "figure": NAME,
@@ -290,6 +335,11 @@ def build(cfg: Config, seed: int, outdir: Path, size: str = "custom") -> list[Pa
         "seed": seed,
         "config": asdict(cfg),
         "philly_caption": philly_caption(cfg, seed),
+        "paired_caption": (
+            "gamma_reduction = 1 - (gamma's mean successful sojourn) / (policy's), paired by "
+            "replication (same jobs and outcomes); > 0 means gamma is lower"
+        ),
+        "paired": pair,
         "rows": rows,
     }
     out.append(write_json(d / f"{NAME}.json", meta))

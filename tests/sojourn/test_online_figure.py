@@ -27,6 +27,7 @@ def test_tiny_figure_writes_everything_and_resumes(tmp_path, monkeypatch):
         [
             "sojourn-online.csv",
             "sojourn-online-philly.csv",
+            "sojourn-online-paired.csv",
             "sojourn-online.png",
             "sojourn-online.pdf",
             "sojourn-online.json",
@@ -40,6 +41,8 @@ def test_tiny_figure_writes_everything_and_resumes(tmp_path, monkeypatch):
     assert all(int(r["excluded_jobs"]) == 0 for r in phil)  # sample's widest job is 32 GPUs
     meta = json.loads((d / "sojourn-online.json").read_text())
     assert "outcome model" in meta["philly_caption"]
+    pair = list(csv.DictReader(open(d / "sojourn-online-paired.csv")))
+    assert len(pair) == 3 * 6 and all(r["policy"] != "gamma" for r in pair)
 
     # rerun: every row comes from the journal, nothing is simulated again
     def boom(*a, **k):
@@ -58,3 +61,14 @@ def test_full_size_needs_the_trace(monkeypatch, tmp_path):
     monkeypatch.setattr(fig, "SHARED_TRACE", tmp_path / "absent.csv")
     with pytest.raises(fig.InvalidInput, match="SCHEDLAB_PHILLY_TRACE"):
         fig.config_for("full")
+
+
+def test_paired_reduction_by_hand():
+    rows = [
+        {"part": "synthetic", "load": 0.9, "policy": "gamma", "rep_means_successful": [10.0, 30.0]},
+        {"part": "synthetic", "load": 0.9, "policy": "fcfs", "rep_means_successful": [20.0, 40.0]},
+    ]
+    (p,) = fig.paired(rows)
+    assert p["policy"] == "fcfs" and p["replications"] == 2
+    assert abs(p["gamma_reduction"] - (0.5 + 0.25) / 2) < 1e-12
+    assert p["ci95_low"] < p["gamma_reduction"] < p["ci95_high"]

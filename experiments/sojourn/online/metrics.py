@@ -96,4 +96,5 @@ def summarize(runs: Sequence[Run]) -> dict[str, Any]:
         "preemptions_total": int(np.sum(pre)),
         "successful_jobs": float(np.mean([r.success.sum() for r in runs])),
         "replication_means_successful": succ_means,
+        "replication_means_all": all_means,
     }
