@@ -25,6 +25,7 @@ SUBJECT_GROUPS: list[tuple[str, str]] = [
 COMMANDS: list[tuple[str, str]] = [
     ("experiments.commands", "figure"),
     ("experiments.commands", "reproduce"),
+    ("experiments.theory_cli", "verify"),
 ]
 
 

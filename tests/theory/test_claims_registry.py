@@ -1,0 +1,30 @@
+"""The claim registry: ids, slugs, settings and errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from solvers.errors import InvalidInput
+from theory.claims import claims, resolve, run_claim
+
+
+def test_registry_lists_claims_1_to_7_in_order():
+    ids = list(claims())
+    for cid in ("1", "2", "2a", "3", "4", "5", "6", "7"):
+        assert cid in ids
+    assert ids.index("2") < ids.index("2a") < ids.index("3") < ids.index("7")
+
+
+def test_resolve_by_id_and_slug_and_unknown():
+    assert [s.id for s in resolve(["4", "no-preemption-A", "4"])] == ["4", "1"]
+    assert len(resolve([])) == len(claims())
+    with pytest.raises(InvalidInput, match="unknown 'nine'"):
+        resolve(["nine"])
+
+
+def test_bad_size_and_unknown_setting(tmp_path):
+    spec = claims()["6"]
+    with pytest.raises(InvalidInput, match="size"):
+        run_claim(spec, "huge", 0, outdir=tmp_path)
+    with pytest.raises(InvalidInput, match="unknown name"):
+        run_claim(spec, "small", 0, outdir=tmp_path, jobz=3)
