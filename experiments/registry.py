@@ -14,6 +14,7 @@ from pathlib import Path
 
 FIGURE_MODULES: list[str] = [
     "experiments.sojourn.fig_online",
+    "experiments.sojourn.fig_gap",
 ]
 BENCH_MODULES: list[str] = [
     "experiments.sojourn.bench_online",
