@@ -21,6 +21,8 @@ SOJOURN_METHODS = MethodRegistry("sojourn")
 _METHOD_MODULES = (
     "solvers.sojourn.heuristics",
     "solvers.sojourn.exact_enum",
+    "solvers.sojourn.milp",
+    "solvers.sojourn.cpsat",
 )
 
 

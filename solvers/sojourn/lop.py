@@ -1,0 +1,312 @@
+"""Linear-ordering (LOP) machinery shared by the exact MILP and CP-SAT models of A and B.
+
+value(order) = sum_i c_i + sum_{a before b} W[a, b]. The exact models work block by block:
+`preference_blocks` splits the jobs into blocks B_1, ..., B_r such that every job of an earlier
+block is strictly better placed before every job of a later block; then every optimal order is
+the concatenation of optimal orders of the blocks (proof and numerical cross-check in
+`theory/sojourn_lop.py`). Inside a block a back end (MILP or CP-SAT) solves the classic model
+with precedence binaries x_ab (a < b) and triangle inequalities, either all of them up front
+("all") or added lazily: solve, find the 3-cycles of the returned tournament, add their
+triangles, repeat until the tournament is transitive (exact: every round solves a relaxation,
+and the final solution is feasible for the full model).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from solvers.errors import InvalidInput
+from solvers.result import SolveResult, Status
+from solvers.sojourn.batch import linear_ordering_weights
+from solvers.sojourn.instance import Instance
+from solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
+
+OPT_REL_TOL = 1e-9  # "optimal" = value - proven bound <= OPT_REL_TOL * max(1, |value|)
+TIE_REL_TOL = 1e-9  # |W[a,b] - W[b,a]| below this times max|W| counts as a tie (rounding-safe)
+TRIANGLE_MODES = ("lazy", "all")
+Triple = tuple[int, int, int]
+
+
+def refuse_non_lop(objective: Objective, method: str) -> None:
+    """Raise InvalidInput unless `objective` is a linear-ordering objective (A or B)."""
+    if objective.kind not in LINEAR_ORDERING:
+        raise InvalidInput(
+            f"objective {objective.label}: {method} solves only the linear-ordering "
+            "objectives A and B; use dp or brute for TK/DK"
+        )
+
+
+def check_triangles(mode: str, method: str) -> None:
+    if mode not in TRIANGLE_MODES:
+        raise InvalidInput(
+            f"triangles: method {method} takes 'lazy' or 'all' (got {mode!r}); 'all' writes "
+            "every triangle inequality up front, 'lazy' adds violated ones round by round"
+        )
+
+
+def lop_cost(W: np.ndarray, order: Sequence[int]) -> float:
+    """sum_{a before b} W[a, b] for `order` (a permutation of W's indices)."""
+    o = np.asarray(order, dtype=np.int64)
+    sub = W[np.ix_(o, o)]
+    return float(np.triu(sub, 1).sum())
+
+
+def pairwise_min_bound(W: np.ndarray) -> float:
+    """sum over pairs of min(W[a,b], W[b,a]): a lower bound on every order's pair cost."""
+    return float(np.triu(np.minimum(W, W.T), 1).sum())
+
+
+def preference_blocks(W: np.ndarray, rel_tol: float = TIE_REL_TOL) -> list[np.ndarray]:
+    """Blocks of jobs in order such that a before b is strictly cheaper for every cross pair.
+
+    Edge a -> b when W[a,b] - W[b,a] <= tol (a first is no worse, up to rounding). Sorting by
+    out-degree (descending) lists the strong components of this semicomplete digraph
+    contiguously and in topological order; we cut wherever no edge points back across the
+    cut, so for a in an earlier block and b in a later one W[b,a] - W[a,b] > tol > 0.
+    """
+    n = W.shape[0]
+    if n <= 1:
+        return [np.arange(n)]
+    scale = float(np.max(np.abs(W))) if W.size else 0.0
+    tol = rel_tol * scale
+    edge = (W - W.T) <= tol
+    np.fill_diagonal(edge, False)
+    perm = np.argsort(-edge.sum(axis=1), kind="stable")
+    E = edge[np.ix_(perm, perm)]
+    back = np.tril(E, -1).astype(np.int64)  # edges from a later position to an earlier one
+    # crossing(k) = number of back edges from positions >= k to positions < k
+    suffix = np.cumsum(back[::-1], axis=0)[::-1]  # suffix[v, u] = sum_{v' >= v} back[v', u]
+    blocks, start = [], 0
+    for k in range(1, n):
+        if suffix[k, :k].sum() == 0:
+            blocks.append(perm[start:k])
+            start = k
+    blocks.append(perm[start:])
+    return blocks
+
+
+def three_cycles(before: np.ndarray, limit: int = 20_000) -> list[Triple]:
+    """Sorted triples (a<b<c) carrying a 3-cycle of the tournament `before` (a before b).
+
+    A tournament is transitive iff it has no 3-cycle, so an empty list certifies a total order.
+    """
+    Y = before.astype(np.float64)
+    paths = Y @ Y  # paths[a, c] = number of b with a -> b -> c
+    hits = np.argwhere((paths > 0) & before.T)  # a -> b -> c and c -> a
+    found: set[Triple] = set()
+    for a, c in hits:
+        for b in np.nonzero(before[a] & before[:, c])[0][:4]:
+            t = tuple(sorted((int(a), int(b), int(c))))
+            found.add((t[0], t[1], t[2]))
+        if len(found) >= limit:
+            break
+    return sorted(found)
+
+
+def order_from_before(before: np.ndarray) -> list[int]:
+    """Order by number of predecessors (exact for a transitive tournament; a repair otherwise)."""
+    preds = before.sum(axis=0)
+    return [int(i) for i in np.argsort(preds, kind="stable")]
+
+
+def before_matrix(order: Sequence[int], n: int) -> np.ndarray:
+    pos = np.empty(n, dtype=np.int64)
+    pos[np.asarray(order, dtype=np.int64)] = np.arange(n)
+    return pos[:, None] < pos[None, :]
+
+
+def triangles_all(n: int) -> list[Triple]:
+    return list(itertools.combinations(range(n), 3))
+
+
+# ---- back ends ------------------------------------------------------------------------------
+@dataclass
+class RoundResult:
+    """One solve of the current (possibly relaxed) block model.
+
+    `before`: the tournament of the best solution found (None if none); `proven`: the solver
+    proved it optimal for the current model; `bound`: a proven lower bound on the current
+    model's optimal pair cost (so also on the full block's), or None.
+    """
+
+    before: np.ndarray | None
+    proven: bool
+    bound: float | None
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+class BlockModel(Protocol):
+    """A block LOP model: triangles can be added; `solve` runs with a wall-clock budget."""
+
+    def add_triangles(self, triples: Sequence[Triple]) -> None: ...
+
+    def solve(self, time_left: float | None, hint: Sequence[int] | None) -> RoundResult: ...
+
+
+ModelFactory = Callable[[np.ndarray], BlockModel]
+
+
+@dataclass
+class BlockOutcome:
+    order: list[int]
+    cost: float
+    bound: float
+    proven: bool
+    stats: dict[str, Any]
+
+
+_ADD_CHUNK = 4096
+
+
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() >= deadline
+
+
+def preference_tournament(W: np.ndarray) -> np.ndarray:
+    """before[a, b]: a first is strictly cheaper, exact ties broken by index (a tournament)."""
+    D = W - W.T
+    idx = np.arange(W.shape[0])
+    pref = (D < 0) | ((D == 0) & (idx[:, None] < idx[None, :]))
+    np.fill_diagonal(pref, False)
+    return pref
+
+
+def solve_block(
+    Wb: np.ndarray, factory: ModelFactory, triangles: str, deadline: float | None, shortcut: bool
+) -> BlockOutcome:
+    """Exact LOP on one block with all or lazily added triangles, within the deadline.
+
+    With `shortcut`, a transitive preference tournament is returned at once: its order puts
+    every pair at min(W[a,b], W[b,a]), which is a lower bound on every order's cost. Without
+    it (the plain model) the bound comes from the back end alone, so a plain run proves only
+    what its solver proves.
+    """
+    nb = Wb.shape[0]
+    bound = pairwise_min_bound(Wb) if shortcut or nb <= 1 else -math.inf
+    pref = preference_tournament(Wb)
+    best_order = order_from_before(pref)
+    best_cost = lop_cost(Wb, best_order)
+    stats: dict[str, Any] = {"rounds": 0, "triangles": 0, "solver_calls": 0}
+    if nb <= 1 or (shortcut and not three_cycles(pref, limit=1)):
+        return BlockOutcome(best_order, best_cost, bound, True, stats)
+    proven = False
+    if _past(deadline):
+        return BlockOutcome(best_order, best_cost, bound, proven, stats)
+    model = factory(Wb)
+    first = triangles_all(nb) if triangles == "all" else three_cycles(pref)
+    for at in range(0, len(first), _ADD_CHUNK):  # building can be slow: watch the clock
+        if _past(deadline):
+            return BlockOutcome(best_order, best_cost, bound, proven, stats)
+        chunk = first[at : at + _ADD_CHUNK]
+        model.add_triangles(chunk)
+        stats["triangles"] += len(chunk)
+    while True:
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            break
+        r = model.solve(left, best_order)
+        stats["rounds"] += 1
+        stats["solver_calls"] += 1
+        for k, v in r.stats.items():
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                stats[k] = stats.get(k, 0) + v
+        if r.bound is not None:
+            bound = max(bound, r.bound)
+        if r.before is None:
+            break
+        cand = order_from_before(r.before)
+        cost = lop_cost(Wb, cand)
+        if cost < best_cost:
+            best_order, best_cost = cand, cost
+        cycles = three_cycles(r.before)
+        if not cycles:
+            proven = r.proven  # optimal for a relaxation and feasible for the full model
+            break
+        if not r.proven:
+            break  # stopped inside a relaxed round: keep the repaired order and the bound
+        model.add_triangles(cycles)
+        stats["triangles"] += len(cycles)
+    return BlockOutcome(best_order, best_cost, bound, proven, stats)
+
+
+def solve_lop(
+    inst: Instance,
+    objective: Objective,
+    method: str,
+    factory: ModelFactory,
+    *,
+    time_limit: float | None,
+    triangles: str = "lazy",
+    decompose: bool = True,
+    extra_stats: dict[str, Any] | None = None,
+) -> SolveResult:
+    """Exact A/B: blocks and the transitive shortcut (`decompose`), then the block models.
+
+    `decompose=False, triangles="all"` is the plain triangle formulation on all n jobs.
+    """
+    refuse_non_lop(objective, method)
+    check_triangles(triangles, method)
+    t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + time_limit
+    c, W = linear_ordering_weights(inst, objective)
+    blocks = preference_blocks(W) if decompose else [np.arange(inst.n)]
+    order: list[int] = []
+    bound = float(c.sum())
+    proven = True
+    stats: dict[str, Any] = {"blocks": len(blocks), "largest_block": max(len(b) for b in blocks)}
+    stats.update(extra_stats or {})
+    solved = 0
+    label = np.empty(inst.n, dtype=np.int64)
+    for bi, blk in enumerate(blocks):
+        label[blk] = bi
+        Wb = W[np.ix_(blk, blk)]
+        out = solve_block(Wb, factory, triangles, deadline, shortcut=decompose)
+        order.extend(int(blk[i]) for i in out.order)
+        bound += out.bound
+        proven &= out.proven
+        solved += out.proven
+        for k, v in out.stats.items():
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                stats[k] = stats.get(k, 0) + v
+    if len(blocks) > 1:  # cross-block pairs sit in block order in every optimal order
+        o = np.asarray(order, dtype=np.int64)
+        cross = label[o][:, None] != label[o][None, :]
+        bound += float(np.triu(W[np.ix_(o, o)] * cross, 1).sum())
+    stats["blocks_proven"] = solved
+    value = evaluate(inst, order, objective)
+    return finish(inst, method, order, value, bound, proven, time.perf_counter() - t0, stats)
+
+
+def finish(
+    inst: Instance,
+    method: str,
+    order: list[int],
+    value: float,
+    bound: float,
+    proven: bool,
+    runtime_s: float,
+    stats: dict[str, Any],
+) -> SolveResult:
+    """OPTIMAL only when the sound bound meets the value within OPT_REL_TOL.
+
+    `proven` (every block model closed) is recorded; a scaled CP-SAT proof alone is not
+    enough, the converted bound has to meet the value too.
+    """
+    stats = {**stats, "all_blocks_closed": bool(proven)}
+    if bound > value + OPT_REL_TOL * max(1.0, abs(value)):
+        raise RuntimeError(
+            f"{method}: internal error, lower bound {bound!r} exceeds the value {value!r} of "
+            "the returned order; please report this instance"
+        )
+    bound = min(bound, value)  # what is left is rounding noise of two evaluations
+    tight = value - bound <= OPT_REL_TOL * max(1.0, abs(value))
+    status = Status.OPTIMAL if tight else Status.FEASIBLE
+    bound_out = bound if math.isfinite(bound) else None
+    return SolveResult(status, value, bound_out, inst.ids_of(order), method, runtime_s, stats)

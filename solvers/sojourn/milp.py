@@ -1,0 +1,227 @@
+"""PuLP MILP for the linear-ordering objectives A and B (back ends CBC and HiGHS).
+
+Per block (see `solvers.sojourn.lop`): binaries x_ab = 1 iff a precedes b (a < b; x_ba is
+1 - x_ab), objective sum_{a<b} (W[a,b] - W[b,a]) x_ab + sum_{a<b} W[b,a], and for a < b < c the
+triangle inequalities x_ab + x_bc - x_ac <= 1 and x_ac - x_ab - x_bc <= 0. The status comes
+from `prob.sol_status` (1 proven optimal, 2 feasible), never from PuLP's "Optimal" string. The
+bound is HiGHS's MIP dual bound, or for CBC the bound CBC prints in its log (rounded down to the
+printed digits); CBC runs as a subprocess that is killed shortly after its time limit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pulp
+from pulp.apis.coin_api import pulp_cbc_path
+
+from solvers.errors import InvalidInput
+from solvers.result import SolveResult
+from solvers.sojourn.instance import Instance
+from solvers.sojourn.lop import RoundResult, Triple, refuse_non_lop, solve_lop
+from solvers.sojourn.methods import SOJOURN_METHODS
+from solvers.sojourn.objectives import Objective
+
+MILP_SOLVERS = ("highs", "cbc")
+GAP_REL = 1e-11  # relative MIP gap asked of the back end (our own OPTIMAL test is 1e-9)
+CBC_KILL_GRACE_S = 2.0  # CBC overruns -sec while in its root LP; we kill it after this grace
+
+
+class PulpBlockModel:
+    """The triangle MILP of one block, re-solved after each round of added triangles."""
+
+    def __init__(self, Wb: np.ndarray, solver: str, gap_abs: float, seed: int | None) -> None:
+        self.n = Wb.shape[0]
+        self.solver = solver
+        self.gap_abs = gap_abs
+        self.seed = seed
+        self.const = float(np.tril(Wb, -1).sum())  # sum_{a<b} W[b, a]: everyone reversed
+        self.prob = pulp.LpProblem("lop_block", pulp.LpMinimize)
+        self.x: dict[tuple[int, int], pulp.LpVariable] = {}
+        terms = []
+        for a in range(self.n):
+            for b in range(a + 1, self.n):
+                v = self.prob.add_variable(f"x_{a}_{b}", 0, 1, pulp.LpBinary)
+                self.x[a, b] = v
+                terms.append((v, float(Wb[a, b] - Wb[b, a])))
+        self.terms = terms
+        self.prob.setObjective(pulp.LpAffineExpression(terms))
+
+    def add_triangles(self, triples: Sequence[Triple]) -> None:
+        le = pulp.LpConstraintLE
+        for a, b, c in triples:
+            xab, xbc, xac = self.x[a, b], self.x[b, c], self.x[a, c]
+            self.prob.addConstraint(
+                pulp.LpConstraint(
+                    pulp.LpAffineExpression([(xab, 1), (xbc, 1), (xac, -1)]), le, rhs=1
+                )
+            )
+            self.prob.addConstraint(
+                pulp.LpConstraint(
+                    pulp.LpAffineExpression([(xab, -1), (xbc, -1), (xac, 1)]), le, rhs=0
+                )
+            )
+
+    def _before(self) -> np.ndarray | None:
+        B = np.zeros((self.n, self.n), dtype=bool)
+        for (a, b), v in self.x.items():
+            val = v.value()
+            if val is None:
+                return None
+            B[a, b] = val > 0.5
+            B[b, a] = not B[a, b]
+        return B
+
+    def solve(self, time_left: float | None, hint: Sequence[int] | None) -> RoundResult:
+        if self.solver == "highs":
+            return self._solve_highs(time_left)
+        return self._solve_cbc(time_left)
+
+    def _solve_highs(self, time_left: float | None) -> RoundResult:
+        params: dict[str, Any] = {}
+        if self.seed is not None:
+            params["random_seed"] = int(self.seed)
+        solver = pulp.HiGHS(
+            msg=False, timeLimit=time_left, gapRel=GAP_REL, gapAbs=self.gap_abs, **params
+        )
+        self.prob.solve(solver)
+        info = self.prob.solverModel.getInfo()
+        sol_status = self.prob.sol_status
+        proven = sol_status == pulp.LpSolutionOptimal
+        dual = float(info.mip_dual_bound)
+        if proven and not math.isfinite(dual):  # solved in presolve: bound is the optimum
+            dual = float(info.objective_function_value) - self.gap_abs
+        bound = self.const + dual if math.isfinite(dual) else None
+        has = sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
+        before = self._before() if has else None
+        stats = {"mip_nodes": int(info.mip_node_count)}
+        return RoundResult(before, proven, bound, stats)
+
+    def _solve_cbc(self, time_left: float | None) -> RoundResult:
+        cbc = pulp.COIN_CMD(path=pulp_cbc_path, msg=False)
+        with tempfile.TemporaryDirectory(prefix="schedlab-cbc-") as tmp:
+            mps, sol = Path(tmp) / "lop.mps", Path(tmp) / "lop.sol"
+            vs, vnames, cnames, _ = self.prob.writeMPS(str(mps), rename=1)
+            args = [pulp_cbc_path, str(mps)]
+            if time_left is not None:
+                args += ["-sec", f"{max(time_left, 0.01):.3f}"]
+            if self.seed is not None:
+                args += ["-randomCbcSeed", str(int(self.seed) % 2**31 + 1)]
+            args += ["-ratio", repr(GAP_REL), "-allow", repr(self.gap_abs), "-threads", "1"]
+            args += ["-timeMode", "elapsed", "-solve", "-printingOptions", "all"]
+            args += ["-solution", str(sol)]
+            hard = None if time_left is None else time_left * 1.05 + CBC_KILL_GRACE_S
+            killed = False
+            try:
+                run = subprocess.run(
+                    args, capture_output=True, text=True, timeout=hard, stdin=subprocess.DEVNULL
+                )
+                log = run.stdout
+            except subprocess.TimeoutExpired as exc:
+                killed = True
+                out = exc.stdout or b""
+                log = out.decode(errors="replace") if isinstance(out, bytes) else out
+            sol_status = pulp.LpSolutionNoSolutionFound
+            if not killed and sol.exists():
+                status, values, _, _, _, sol_status = cbc.readsol_MPS(
+                    str(sol), self.prob, vs, vnames, cnames
+                )
+                self.prob.assignVarsVals(values)
+                self.prob.assignStatus(status, sol_status)
+        proven = sol_status == pulp.LpSolutionOptimal
+        has = sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
+        before = self._before() if has else None
+        if proven:  # CBC proved no solution beats this one by more than its gap tolerances
+            obj = float(sum(coef * float(v.value()) for v, coef in self.terms))
+            dual: float | None = obj - max(self.gap_abs, GAP_REL * abs(obj))
+        else:
+            dual = cbc_log_bound(log)
+        bound = None if dual is None else self.const + dual
+        return RoundResult(before, proven, bound, {"cbc_killed": int(killed)})
+
+
+_NUM = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
+
+
+def _floor_printed(text: str) -> float:
+    """The printed number minus one unit of its last printed digit (CBC rounds when printing)."""
+    x = float(text)
+    mant = text.lower().split("e")[0]
+    decimals = len(mant.split(".")[1]) if "." in mant else 0
+    exp = int(text.lower().split("e")[1]) if "e" in text.lower() else 0
+    return x - 10.0 ** (exp - decimals)
+
+
+def cbc_log_bound(log: str) -> float | None:
+    """A sound lower bound read from the log of a stopped CBC run (None if it printed none).
+
+    The final "Lower bound:" line or else the last "best possible" progress figure, lowered by
+    one unit of the last printed digit because CBC rounds what it prints.
+    """
+    for pat in (r"Lower bound:\s*" + _NUM, r"best possible\s*" + _NUM):
+        m = re.findall(pat, log)
+        if m:
+            return _floor_printed(m[-1])
+    return None
+
+
+def _gap_abs(inst: Instance, objective: Objective) -> float:
+    """Absolute gap asked of the back end: a tiny share of a lower bound on the optimum."""
+    from solvers.sojourn.batch import linear_ordering_weights
+
+    c, W = linear_ordering_weights(inst, objective)
+    scale = float(c.sum() + np.triu(np.minimum(W, W.T), 1).sum())
+    return 1e-11 * max(1.0, abs(scale))
+
+
+@SOJOURN_METHODS.register("milp", exact=True, summary="PuLP MILP, A and B (CBC or HiGHS)")
+def solve_milp(
+    inst: Instance,
+    objective: Objective,
+    *,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    solver: str = "highs",
+    triangles: str = "lazy",
+    decompose: bool = True,
+    **_: Any,
+) -> SolveResult:
+    """Linear-ordering MILP for A or B; `solver` is "highs" or "cbc".
+
+    `triangles`: "lazy" (add violated triangle inequalities round by round) or "all";
+    `decompose`: solve the preference blocks separately (see solvers/sojourn/lop.py).
+    """
+    refuse_non_lop(objective, "milp")
+    if solver not in MILP_SOLVERS:
+        raise InvalidInput(
+            f"solver: method milp takes one of {', '.join(MILP_SOLVERS)} (got {solver!r})"
+        )
+    t0 = time.perf_counter()
+    gap_abs = _gap_abs(inst, objective)
+    res = solve_lop(
+        inst,
+        objective,
+        "milp",
+        lambda Wb: PulpBlockModel(Wb, solver, gap_abs, seed),
+        time_limit=time_limit,
+        triangles=triangles,
+        decompose=decompose,
+        extra_stats={"solver": solver, "triangles_mode": triangles, "decompose": decompose},
+    )
+    return SolveResult(
+        res.status,
+        res.value,
+        res.bound,
+        res.solution,
+        res.method,
+        time.perf_counter() - t0,
+        res.stats,
+    )
