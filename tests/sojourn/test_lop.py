@@ -1,0 +1,124 @@
+"""Linear-ordering helpers: blocks, 3-cycle detection, bound conversion, CBC log parsing."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from solvers.sojourn.cpsat import CpSatBlockModel, scale_costs
+from solvers.sojourn.lop import (
+    before_matrix,
+    lop_cost,
+    order_from_before,
+    pairwise_min_bound,
+    preference_blocks,
+    three_cycles,
+    triangles_all,
+)
+from solvers.sojourn.milp import PulpBlockModel, cbc_log_bound
+
+
+def brute_min(W: np.ndarray) -> float:
+    """min over all orders of sum_{a before b} W[a, b], vectorized over the orders."""
+    n = W.shape[0]
+    perms = np.array(list(itertools.permutations(range(n))), dtype=np.int64).reshape(-1, n)
+    cost = np.zeros(len(perms))
+    for x, y in itertools.combinations(range(n), 2):
+        cost += W[perms[:, x], perms[:, y]]
+    return float(cost.min())
+
+
+def test_three_cycles_certify_transitivity():
+    rng = np.random.default_rng(0)
+    for n in range(1, 7):
+        for _ in range(30):
+            upper = np.triu(rng.random((n, n)) < 0.5, 1)
+            before = upper | np.tril(~upper.T, -1)  # a random tournament
+            transitive = any(
+                np.array_equal(before, before_matrix(p, n))
+                for p in itertools.permutations(range(n))
+            )
+            assert (not three_cycles(before)) == transitive
+            if transitive:
+                assert np.array_equal(before_matrix(order_from_before(before), n), before)
+
+
+def test_blocks_cut_only_strictly_preferred_pairs_and_keep_the_optimum():
+    rng = np.random.default_rng(1)
+    for trial in range(40):
+        n = 7
+        W = rng.random((n, n))
+        if trial % 2:  # plant an order with a few reversed (cyclic) pairs
+            pos = rng.permutation(n)
+            W = np.where(pos[:, None] < pos[None, :], 0.2, 1.0) * W
+        np.fill_diagonal(W, 0.0)
+        blocks = preference_blocks(W)
+        assert sorted(np.concatenate(blocks).tolist()) == list(range(n))
+        for p, bp in enumerate(blocks):
+            for bq in blocks[p + 1 :]:
+                assert (W[np.ix_(bp, bq)] < W[np.ix_(bq, bp)].T).all()
+        # the optimum is the sum of block optima plus the fixed cross-block cost
+        total = sum(brute_min(W[np.ix_(b, b)]) for b in blocks)
+        total += sum(
+            W[np.ix_(bp, bq)].sum() for p, bp in enumerate(blocks) for bq in blocks[p + 1 :]
+        )
+        assert math.isclose(total, brute_min(W), rel_tol=1e-12)
+        assert pairwise_min_bound(W) <= brute_min(W) + 1e-12
+
+
+def test_ties_within_tolerance_are_never_cut():
+    W = np.array([[0.0, 1.0, 1.0], [1.0 + 1e-14, 0.0, 2.0], [3.0, 1.0, 0.0]])
+    blocks = preference_blocks(W)
+    together = [b for b in blocks if 0 in b][0]
+    assert 1 in together  # |W01 - W10| is rounding-sized: a tie, same block
+
+
+def test_scaled_bound_is_sound_for_every_assignment():
+    rng = np.random.default_rng(2)
+    for bits in (8, 12, 40):
+        d = rng.normal(size=200) * 10.0 ** rng.uniform(-6, 2, size=200)
+        d_int, s, slack = scale_costs(d, bits)
+        for _ in range(200):
+            x = rng.random(200) < 0.5
+            assert d[x].sum() >= d_int[x].sum() / s - slack - 1e-12 * np.abs(d).sum()
+    # coarse scaling gives a visibly weaker bound than fine scaling
+    assert scale_costs(d, 8)[2] > 1000 * scale_costs(d, 40)[2]
+
+
+def test_block_models_prove_random_lops():
+    rng = np.random.default_rng(3)
+    W = rng.random((7, 7))
+    np.fill_diagonal(W, 0.0)
+    best = brute_min(W)
+    models = [PulpBlockModel(W, "highs", 1e-12, 0), PulpBlockModel(W, "cbc", 1e-12, 0)]
+    models.append(CpSatBlockModel(W, workers=1, seed=0, deterministic_time=None, scale_bits=None))
+    for m in models:
+        m.add_triangles(triangles_all(7))
+        r = m.solve(30.0, None)
+        assert r.proven and r.before is not None
+        assert math.isclose(lop_cost(W, order_from_before(r.before)), best, rel_tol=1e-9)
+        assert r.bound is not None and r.bound <= best + 1e-9
+        assert r.bound >= best - 1e-8
+
+
+@pytest.mark.parametrize(
+    ("log", "expected"),
+    [
+        (
+            "Result - Stopped on time limit\n\nObjective value: -50.1\nLower bound:  -52.733\n",
+            -52.734,
+        ),
+        ("Cbc0010I After 100 nodes, best possible -52.733116 (1.2 seconds)\n", -52.733117),
+        ("Cbc0010I best possible 1.5e+02 (1 s)\nCbc0010I best possible 1.6e+02 (2 s)\n", 150.0),
+        ("Result - Stopped on time limit\nNo feasible solution found\n", None),
+    ],
+)
+def test_cbc_log_bound_rounds_down(log, expected):
+    got = cbc_log_bound(log)
+    if expected is None:
+        assert got is None
+    else:
+        assert got is not None and math.isclose(got, expected, rel_tol=1e-12)
