@@ -31,6 +31,14 @@ def gap_verdict(summary: dict[str, Any], heuristic: str = "smith") -> tuple[str,
     points = summary["slopes"][f"{heuristic}_mean_points"]
     if thin:
         return "inconclusive", f"fewer than half proven optimal at n={thin}"
+    suspect = [
+        e["n"]
+        for e in per_n
+        if (e.get("max_crosscheck_rel_diff") or 0) > ZERO_TOL
+        or (e.get("max_insertion_improvement") or 0) > ZERO_TOL
+    ]
+    if suspect:
+        return "inconclusive", f"the exact solver failed an independent check at n={suspect}"
     ns = [e["n"] for e in per_n]
     if max(ns) < MIN_RANGE * min(ns):
         return "inconclusive", (
@@ -85,6 +93,20 @@ def claim_asymptotic(
         for e in summ["per_n"]
     }
     not_proven = sum(e["not_proven"] for e in summ["per_n"])
+    checks = {
+        "large_n_method_vs_dp": {
+            "instances": sum(e["crosschecked"] for e in summ["per_n"]),
+            "max_rel_diff": max(
+                (e["max_crosscheck_rel_diff"] or 0.0 for e in summ["per_n"]), default=0.0
+            ),
+        },
+        "no_improving_insertion_above_dp": {
+            "instances": sum(e["insertion_checked"] for e in summ["per_n"]),
+            "max_rel_improvement": max(
+                (e["max_insertion_improvement"] or 0.0 for e in summ["per_n"]), default=0.0
+            ),
+        },
+    }
     evidence = {
         "reason": reason,
         "uindex_verdict": u_verdict,
@@ -93,6 +115,7 @@ def claim_asymptotic(
         "slopes": s,
         "fit": summ["fit"],
         "not_proven_excluded": not_proven,
+        "exact_solver_checks": checks,
         "summary": summ,
         "settings": cfg,
     }

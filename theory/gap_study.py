@@ -5,9 +5,11 @@ per random instance (resumable through a Runner), `summarize` turns rows into pe
 statistics and the fitted slope of log(gap) against log(n).
 
 Exact optimum: the subset DP for n <= DP_MAX_N, else the registered CP-SAT (or MILP)
-linear-ordering model under a time limit. A row whose exact solve did not prove optimality is
-never counted as optimal: it is left out of the gap statistics and counted, and its gap to the
-solver's proven bound (an upper bound on the true gap) is reported separately.
+linear-ordering model under a time limit. That model is checked against the DP on the rows
+with CROSSCHECK_MIN_N <= n <= DP_MAX_N, and above DP_MAX_N its order is checked to admit no
+improving insertion move (a necessary condition). A row whose exact solve did not prove
+optimality is never counted as optimal: it is left out of the gap statistics and counted, and
+its gap to the solver's proven bound (an upper bound on the true gap) is reported separately.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from solvers.result import SolveResult, Status
+from solvers.sojourn.batch import linear_ordering_weights
 from solvers.sojourn.heuristics import order_by_index, smith_index, u_index
 from solvers.sojourn.instance import Instance, generate
 from solvers.sojourn.methods import load_methods, solve
@@ -29,6 +32,8 @@ DP_MAX_N = 20
 ZERO_TOL = 1e-9  # relative gaps at or below this count as zero (the heuristic is optimal)
 HEURISTICS = ("smith", "uindex")
 LARGE_N_METHODS = ("cpsat", "milp")
+CROSSCHECK_MIN_N = 10  # from here to DP_MAX_N the large-n method is checked against the DP
+ROW_FORMAT = 2  # bump when a row's fields change, so journals of older rows are not reused
 
 GAP_CONFIGS: dict[str, dict[str, Any]] = {
     # tests and the notebook
@@ -50,16 +55,57 @@ def exact_b(inst: Instance, time_limit_s: float) -> SolveResult:
     obj = Objective("B")
     if inst.n <= DP_MAX_N:
         return solve(inst, obj, "dp")
-    names = load_methods().names(exact=True)
-    for method in LARGE_N_METHODS:
-        if method in names:
-            return solve(inst, obj, method, time_limit=time_limit_s, seed=0)
+    method = large_n_method()
+    if method is not None:
+        return solve(inst, obj, method, time_limit=time_limit_s, seed=0)
     return SolveResult(Status.ERROR, None, None, None, "none", 0.0,
                        {"reason": f"no exact method for n > {DP_MAX_N} is registered"})  # fmt: skip
 
 
 def heuristic_orders(inst: Instance) -> dict[str, list[int]]:
     return {"smith": order_by_index(smith_index(inst)), "uindex": order_by_index(u_index(inst))}
+
+
+def large_n_method() -> str | None:
+    """The exact method used above DP_MAX_N jobs (None when none is registered)."""
+    names = load_methods().names(exact=True)
+    return next((m for m in LARGE_N_METHODS if m in names), None)
+
+
+def solver_checks(inst: Instance, res: SolveResult, time_limit_s: float) -> dict[str, Any]:
+    """Independent checks of the exact answer: at CROSSCHECK_MIN_N <= n <= DP_MAX_N the
+    large-n method against the DP; above, that no insertion move improves its order."""
+    out: dict[str, Any] = {"crosscheck_rel_diff": None, "insertion_improvement": None}
+    if not res.is_optimal or res.value is None:
+        return out
+    obj = Objective("B")
+    method = large_n_method()
+    if CROSSCHECK_MIN_N <= inst.n <= DP_MAX_N and method is not None:
+        other = solve(inst, obj, method, time_limit=time_limit_s, seed=0)
+        if other.is_optimal and other.value is not None:
+            out["crosscheck_rel_diff"] = abs(rel_gap(other.value, res.value))
+    elif inst.n > DP_MAX_N:
+        order = inst.order_from_ids(res.solution)
+        out["insertion_improvement"] = best_insertion_gain(inst, order) / abs(res.value)
+    return out
+
+
+def best_insertion_gain(inst: Instance, order: Sequence[int]) -> float:
+    """The largest decrease of B from moving one job to another position (0 if none), in
+    O(n^2) from the linear-ordering weights: moving the job at position x behind position y
+    changes the cost by sum_{x<k<=y} (W[o_k, o_x] - W[o_x, o_k]), and symmetrically."""
+    _, W = linear_ordering_weights(inst, Objective("B"))
+    o = np.asarray(order, dtype=np.int64)
+    M = W[np.ix_(o, o)]
+    A = M.T - M  # A[x, k]: change when o_k passes from after o_x to before it
+    best = 0.0
+    for x in range(len(o)):
+        fwd = np.cumsum(A[x, x + 1 :])
+        back = np.cumsum(-A[x, :x][::-1])
+        for d in (fwd, back):
+            if len(d):
+                best = min(best, float(d.min()))
+    return max(0.0, -best)
 
 
 def gap_row(n: int, inst_seed: int, max_checkpoints: int, time_limit_s: float) -> dict[str, Any]:
@@ -75,6 +121,7 @@ def gap_row(n: int, inst_seed: int, max_checkpoints: int, time_limit_s: float) -
         "opt": res.value if res.is_optimal else None,
         "best_found": res.value,
         "bound": res.bound,
+        **solver_checks(inst, res, time_limit_s),
     }
     for name, order in heuristic_orders(inst).items():
         v = evaluate(inst, order, obj)
@@ -90,7 +137,7 @@ def gap_rows(
     config: dict[str, Any], seed: int, runner: RunnerFactory | None = None
 ) -> list[dict[str, Any]]:
     """Rows for every (n, i) of `config`, computed through `runner` (resumable)."""
-    settings = {"check": "sojourn-gap", "seed": seed, **config}
+    settings = {"check": "sojourn-gap", "row_format": ROW_FORMAT, "seed": seed, **config}
     keys = [{"n": n, "i": i} for n in config["ns"] for i in range(config["count"])]
 
     def compute(key: dict[str, Any]) -> dict[str, Any]:
@@ -141,6 +188,20 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "statuses": sorted({r["status"] for r in rs}),
             "methods": sorted({r["method"] for r in rs}),
             "max_solve_s": max(r["solve_s"] for r in rs),
+            "crosschecked": sum(r.get("crosscheck_rel_diff") is not None for r in rs),
+            "max_crosscheck_rel_diff": max(
+                (r["crosscheck_rel_diff"] for r in rs if r.get("crosscheck_rel_diff") is not None),
+                default=None,
+            ),
+            "insertion_checked": sum(r.get("insertion_improvement") is not None for r in rs),
+            "max_insertion_improvement": max(
+                (
+                    r["insertion_improvement"]
+                    for r in rs
+                    if r.get("insertion_improvement") is not None
+                ),
+                default=None,
+            ),
         }
         for h in HEURISTICS:
             entry[h] = _stats([r[f"gap_{h}"] for r in proven])

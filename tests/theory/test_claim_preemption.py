@@ -53,3 +53,20 @@ def test_claim2a_does_not_depend_on_the_declared_best_order(tmp_path):
     base = run_claim(claims()["2a"], "small", 0, outdir=tmp_path, **SMALL)
     assert v.verdict == base.verdict
     assert v.worst["value"] == base.worst["value"]
+
+
+def test_claim2a_fails_when_a_row_shows_a_preemption_gain(tmp_path, monkeypatch):
+    import theory.claim_preemption as cp
+
+    real = cp.compare_policies
+
+    def with_gain(inst, kind, best):
+        row = real(inst, kind, best)
+        if inst.n == 3:  # pretend preemption helped on the 3-job instances
+            row["gain_preemptive_over_adaptive"] = 1e-3
+        return row
+
+    monkeypatch.setattr(cp, "compare_policies", with_gain)
+    v = run_claim(claims()["2a"], "small", 0, outdir=tmp_path, **SMALL)
+    assert v.verdict == "fails"
+    assert v.worst["n"] == 3 and Instance.load(v.worst["instance"]).n == 3

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from solvers.sojourn.methods import solve
 from theory.claim_gap import gap_verdict
 from theory.claims import claims, run_claim
 from theory.gap_study import GAP_CONFIGS, ZERO_TOL, fit_slope, gap_rows, summarize
@@ -70,4 +71,34 @@ def test_claim7_small_returns_a_verdict_with_evidence(tmp_path):
     assert v.verdict in ("holds", "fails", "inconclusive")
     assert set(v.evidence["by_n"]) == {"4", "6", "8", "10", "12"}
     assert v.evidence["not_proven_excluded"] == 0
+    # the large-n exact method was checked against the DP on the n >= 10 rows
+    check = v.evidence["exact_solver_checks"]["large_n_method_vs_dp"]
+    assert check["instances"] == 24 and check["max_rel_diff"] <= 1e-9
     assert v.instances == 60
+
+
+def test_best_insertion_gain_equals_one_round_of_local_search():
+    import numpy as np
+
+    from solvers.sojourn.heuristics import local_search
+    from solvers.sojourn.instance import generate
+    from solvers.sojourn.objectives import Objective, evaluate
+    from theory.gap_study import best_insertion_gain
+
+    obj = Objective("B")
+    for s in range(4):
+        inst = generate(8, 70 + s)
+        order = [int(i) for i in np.random.default_rng(s).permutation(8)]
+        _, best, _ = local_search(inst, obj, order, max_rounds=1)
+        expected = evaluate(inst, order, obj) - best
+        assert math.isclose(best_insertion_gain(inst, order), expected, rel_tol=1e-9, abs_tol=1e-12)
+        dp = solve(inst, obj, "dp")
+        assert best_insertion_gain(inst, inst.order_from_ids(dp.solution)) <= 1e-12 * dp.value
+
+
+def test_suspect_exact_solver_makes_the_verdict_inconclusive():
+    rows = [_row(n, 10.0 / n**2, 1.0 / n**3) for n in (5, 10, 20, 50, 100)]
+    s = summarize(rows)
+    assert gap_verdict(s)[0] == "holds"
+    s["per_n"][-1]["max_insertion_improvement"] = 1e-4  # its "optimum" could be improved
+    assert gap_verdict(s)[0] == "inconclusive"
