@@ -25,9 +25,10 @@ CLAIM_MODULES = (
     "theory.claim_quadrature",
     "theory.claim_index",
     "theory.claim_gap",
+    "theory.claim_lop",
 )
-# Optional modules owned by other parts of the project; registered when present.
-OPTIONAL_CLAIM_MODULES = ("theory.sojourn_lop",)
+# Optional modules (owned elsewhere) that may register claims themselves when present.
+OPTIONAL_CLAIM_MODULES: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

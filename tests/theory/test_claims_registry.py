@@ -28,3 +28,12 @@ def test_bad_size_and_unknown_setting(tmp_path):
         run_claim(spec, "huge", 0, outdir=tmp_path)
     with pytest.raises(InvalidInput, match="unknown name"):
         run_claim(spec, "small", 0, outdir=tmp_path, jobz=3)
+
+
+def test_claim8_holds_and_a_wrong_rule_fails(tmp_path):
+    spec = claims()["8"]
+    v = run_claim(spec, "small", 0, outdir=tmp_path)
+    assert v.verdict == "holds"
+    assert v.evidence["cyclic"]["cyclic_instances"] == 3  # the known seeds are cyclic
+    bad = run_claim(spec, "small", 0, outdir=tmp_path, rule="pairwise")
+    assert bad.verdict == "fails" and bad.worst["instance"] is not None
