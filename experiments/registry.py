@@ -15,9 +15,11 @@ from pathlib import Path
 FIGURE_MODULES: list[str] = [
     "experiments.sojourn.fig_online",
     "experiments.sojourn.fig_gap",
+    "experiments.sojourn.fig_heuristics",
 ]
 BENCH_MODULES: list[str] = [
     "experiments.sojourn.bench_online",
+    "experiments.sojourn.bench_exact",
 ]
 
 SIZES = ("small", "full")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -200,11 +200,12 @@ def solve_block(
     if _past(deadline):
         return BlockOutcome(best_order, best_cost, bound, proven, stats)
     model = factory(Wb)
-    first = triangles_all(nb) if triangles == "all" else three_cycles(pref)
-    for at in range(0, len(first), _ADD_CHUNK):  # building can be slow: watch the clock
+    first: Iterator[Triple] = (
+        itertools.combinations(range(nb), 3) if triangles == "all" else iter(three_cycles(pref))
+    )
+    while chunk := list(itertools.islice(first, _ADD_CHUNK)):  # building is slow: watch time
         if _past(deadline):
             return BlockOutcome(best_order, best_cost, bound, proven, stats)
-        chunk = first[at : at + _ADD_CHUNK]
         model.add_triangles(chunk)
         stats["triangles"] += len(chunk)
     while True:

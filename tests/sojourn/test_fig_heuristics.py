@@ -1,0 +1,66 @@
+"""Figure sojourn-heuristics: files, honest numbers, resume, registration; bench smoke run."""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import pytest
+
+from experiments.registry import BENCH_MODULES, figures
+from experiments.sojourn import fig_heuristics
+from experiments.sojourn.fig_heuristics import CONFIGS, HEURISTICS, NAME, STEM, make
+
+
+def test_registered_for_reproduce():
+    assert figures()[NAME].in_reproduce
+    assert "experiments.sojourn.bench_exact" in BENCH_MODULES
+
+
+def test_files_numbers_and_resume(tmp_path, monkeypatch):
+    cfg = CONFIGS["tiny"]
+    paths = make(cfg, 1, tmp_path, "tiny")
+    names = {p.name for p in paths}
+    assert {f"{STEM}.png", f"{STEM}.pdf", f"{STEM}.csv", f"{STEM}-instances.csv"} <= names
+    for p in paths:
+        assert p.exists() and p.stat().st_size > 0
+    with open(tmp_path / "sojourn" / f"{STEM}.csv") as fh:
+        table = list(csv.DictReader(fh))
+    assert len(table) == 2 * len(cfg["ns"]) * len(HEURISTICS)
+    for r in table:
+        assert int(r["proven_optimal"]) == cfg["count"]  # dp proves every tiny instance
+        assert float(r["mean_gap_pct"]) >= -1e-7  # no heuristic beats a proven optimum
+        assert float(r["max_gap_pct"]) >= float(r["mean_gap_pct"]) - 1e-9
+        if r["heuristic"] == "smith" and r["objective"] == "A":
+            assert math.isclose(float(r["max_gap_pct"]), 0.0, abs_tol=1e-7)
+            assert float(r["share_optimal"]) == 1.0
+
+    # a rerun resumes from the journal: no row is recomputed
+    def boom(*a, **k):
+        raise AssertionError("row recomputed")
+
+    monkeypatch.setattr(fig_heuristics, "compute_row", boom)
+    monkeypatch.setattr(fig_heuristics, "plot", lambda *a, **k: [])  # drawing checked above
+    make(cfg, 1, tmp_path, "tiny")
+    with pytest.raises(AssertionError, match="recomputed"):
+        make(cfg, 2, tmp_path, "tiny")  # another seed is another computation
+
+
+def test_unproven_optimum_is_left_out():
+    rows = [
+        {"objective": o, "n": 20, "i": 0, "exact_status": "feasible",
+         **{f"{h}_gap": None for h in HEURISTICS}}
+        for o in ("A", "B")
+    ]  # fmt: skip
+    for s in fig_heuristics.summarize(rows):
+        assert s["not_proven"] == 1 and s["proven_optimal"] == 0 and s["mean_gap_pct"] is None
+
+
+def test_bench_exact_quick_runs(capsys, monkeypatch):
+    from experiments.sojourn import bench_exact
+
+    monkeypatch.setattr(bench_exact, "QUICK_NS", [5, 8])
+    bench_exact.run(quick=True)
+    out = capsys.readouterr().out
+    assert "largest n proven" in out and "cpsat (blocks+lazy)" in out
+    assert out.count("ladder exhausted") == len(bench_exact.METHODS)
