@@ -20,6 +20,9 @@ SYNERGY_METHODS = MethodRegistry("synergy")
 _METHOD_MODULES = (
     "solvers.synergy.heuristics",
     "solvers.synergy.opt",
+    "solvers.synergy.exact_milp",
+    "solvers.synergy.exact_cpsat",
+    "solvers.synergy.exact_enum",
 )
 
 

@@ -1,0 +1,138 @@
+"""Exact methods: MILP (HiGHS and CBC) = CP-SAT = enumeration on small snapshots; heuristics
+never beat a proven optimum; time-limited solves never claim optimality."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from solvers.result import Status
+from solvers.synergy import Allocation, Cluster, check_allocation, generate_snapshot, solve
+from solvers.synergy.configs import all_configs, candidate_configs
+from solvers.synergy.exact_common import build_structure, relaxation_bound
+
+SHAPES = [
+    Cluster(2, 2, 6, 125),
+    Cluster(1, 4, 12, 250),
+    Cluster(3, 2, 6, 125),
+    Cluster(2, 4, 12, 250),
+]
+
+
+def tiny(i: int):
+    cl = SHAPES[i % 4]
+    return generate_snapshot(
+        cl.servers,
+        3 + i % 3,
+        i,
+        gpu_mix="multi" if i % 2 else "single",
+        task_mix=(0.5, 0.2, 0.3),
+        cluster=cl,
+    )
+
+
+PROP_CASES = [1, 3, 4, 5, 8, 9, 12, 16, 17, 20, 24, 28, 36, 37]
+ANY_CASES = [1, 9, 12, 13, 21, 24, 25, 33, 36, 37]
+CPSAT = {"max_deterministic_time": 20.0, "workers": 1}
+REL = 1e-9
+
+
+def exact_value(snap, method, **kw):
+    res = solve(snap, method, **kw)
+    assert res.status is Status.OPTIMAL, (snap.name, method, res.status, res.stats)
+    a = Allocation.from_dict(res.solution)
+    need = kw.get("run_set", "proportional") == "proportional"
+    assert check_allocation(snap, a, require_proportional_set=need) == [], (snap.name, method)
+    assert math.isclose(res.bound, res.value, rel_tol=REL)
+    return res.value
+
+
+@pytest.mark.parametrize("i", PROP_CASES)
+def test_milp_cpsat_enum_agree_proportional_set(i):
+    snap = tiny(i)
+    ref = exact_value(snap, "enum")
+    assert math.isclose(exact_value(snap, "milp"), ref, rel_tol=REL)
+    assert math.isclose(exact_value(snap, "milp", solver="cbc"), ref, rel_tol=REL)
+    assert math.isclose(exact_value(snap, "cpsat", **CPSAT), ref, rel_tol=REL)
+    # without the relaxation cut and the hint, the bare models agree too
+    assert math.isclose(exact_value(snap, "milp", relaxation_cut=False), ref, rel_tol=REL)
+    bare = exact_value(snap, "cpsat", relaxation_cut=False, hint=False, **CPSAT)
+    assert math.isclose(bare, ref, rel_tol=REL)
+    # heuristics in the same feasible set never beat it
+    for m in ("proportional", "tune", "opt"):
+        assert solve(snap, m).value <= ref * (1 + REL), m
+
+
+@pytest.mark.parametrize("i", ANY_CASES)
+def test_milp_cpsat_enum_agree_any_subset(i):
+    snap = tiny(i)
+    ref = exact_value(snap, "enum", run_set="any")
+    assert math.isclose(exact_value(snap, "milp", run_set="any"), ref, rel_tol=REL)
+    assert math.isclose(exact_value(snap, "cpsat", run_set="any", **CPSAT), ref, rel_tol=REL)
+    # the any-subset optimum bounds every valid allocation, GREEDY's included
+    prop_opt = exact_value(snap, "milp")
+    assert prop_opt <= ref * (1 + REL)
+    for m in ("proportional", "greedy", "tune", "opt"):
+        assert solve(snap, m).value <= ref * (1 + REL), m
+
+
+def test_any_subset_can_beat_the_proportional_set():
+    # case 9: one server of 4 GPUs; an m5 job with 4 GPUs blocks the 1-GPU jobs behind it
+    snap = tiny(9)
+    assert exact_value(snap, "enum", run_set="any") > exact_value(snap, "enum") * 1.1
+
+
+def test_pareto_pruning_keeps_only_non_dominated_configs():
+    snap = tiny(3)
+    for k in range(len(snap.profiles.models)):
+        full = all_configs(snap.profiles, snap.cluster, k)
+        kept = candidate_configs(snap.profiles, snap.cluster, k)
+        assert set(kept) <= set(full) and kept
+        for c, m, t in full:  # every dropped configuration has a dominating one kept
+            assert any(c2 <= c and m2 <= m and t2 >= t for c2, m2, t2 in kept)
+
+
+MEDIUM = [
+    generate_snapshot(2, 24, 0, task_mix=(0.5, 0.3, 0.2)),
+    generate_snapshot(2, 12, 0, gpu_mix="multi", task_mix=(0.5, 0.3, 0.2)),
+    generate_snapshot(4, 48, 3, task_mix=(0.6, 0.2, 0.2)),
+]
+
+
+@pytest.mark.parametrize("snap", MEDIUM, ids=lambda s: s.name)
+def test_heuristics_never_beat_the_optimum_medium(snap):
+    opt = exact_value(snap, "milp")
+    assert math.isclose(exact_value(snap, "cpsat", **CPSAT), opt, rel_tol=REL)
+    assert relaxation_bound(build_structure(snap)) >= opt * (1 - REL)
+    for m in ("proportional", "tune", "opt"):
+        res = solve(snap, m)
+        assert res.value <= opt * (1 + REL), m
+        assert res.stats["in_exact_feasible_set"], m
+
+
+def test_time_limited_solves_do_not_claim_optimality():
+    snap = generate_snapshot(16, 150, 0, gpu_mix="multi", task_mix=(0.5, 0.3, 0.2))
+    res = solve(snap, "cpsat", max_deterministic_time=0.05, hint=False, relaxation_cut=False)
+    assert res.status in (Status.FEASIBLE, Status.TIMEOUT)
+    assert res.bound is not None
+    if res.status is Status.FEASIBLE:
+        assert res.bound >= res.value * (1 - REL)
+        assert check_allocation(snap, Allocation.from_dict(res.solution)) == []
+    res = solve(snap, "milp", time_limit=0.5, relaxation_cut=False)
+    assert res.status in (Status.FEASIBLE, Status.TIMEOUT)
+    assert res.bound is not None and (res.value is None or res.bound >= res.value * (1 - REL))
+
+
+def test_enum_refuses_large_snapshots():
+    from solvers.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="too large for enumeration"):
+        solve(generate_snapshot(8, 20, 0), "enum")
+
+
+def test_empty_snapshot_is_optimal_zero():
+    snap = generate_snapshot(2, 0, 0)
+    for m in ("milp", "cpsat", "enum", "opt", "tune"):
+        res = solve(snap, m)
+        assert res.value == 0.0
