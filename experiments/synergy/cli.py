@@ -17,3 +17,7 @@ def synergy() -> None:
 
 
 # Verbs live in their own modules and are attached below.
+from experiments.synergy.allocate_cli import allocate, snapshot_cmd  # noqa: E402
+
+synergy.add_command(allocate)
+synergy.add_command(snapshot_cmd)

@@ -1,0 +1,173 @@
+"""`schedlab synergy allocate` (one round, any method) and `schedlab synergy snapshot`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from experiments.output import emit_json, format_table
+from solvers.errors import InvalidInput
+from solvers.synergy.methods import load_methods, solve
+from solvers.synergy.model import Snapshot
+from solvers.synergy.snapshots import GPU_MIXES, generate_snapshot
+
+METHOD_NAMES = ("proportional", "greedy", "tune", "opt", "milp", "cpsat", "enum")
+
+SNAPSHOT_FORMAT = """\b
+Snapshot format (JSON; jobs in policy order; only "jobs" is required):
+  {"name": "example",
+   "cluster": {"servers": 16, "gpus_per_server": 8, "cpus_per_server": 24,
+               "mem_gb_per_server": 500},
+   "jobs": [{"id": "j0", "model": "res18", "gpus": 1, "remaining_s": 3600},
+            {"id": "j1", "model": "gnmt", "gpus": 4}],
+   "profiles": {... profiles.json layout, default: the 10 shipped models ...}}
+Models: alexnet res18 res50 mobilenet shufflenet gnmt transformer lstm m5 deepspeech."""
+
+
+def load_snapshot(path: Path) -> Snapshot:
+    """Load and validate a snapshot file ('-' reads standard input)."""
+    if str(path) == "-":
+        return Snapshot.from_json(sys.stdin.read(), source="<stdin>")
+    return Snapshot.load(path)
+
+
+@click.command("allocate", epilog=SNAPSHOT_FORMAT)
+@click.argument("snapshot", type=click.Path(path_type=Path))
+@click.option(
+    "--method",
+    type=click.Choice(METHOD_NAMES),
+    required=True,
+    help="Heuristics: proportional, greedy, tune, opt. Exact: milp, cpsat, enum (tiny only).",
+)
+@click.option("--time-limit", type=float, default=None, help="Seconds; a stopped run says so.")
+@click.option(
+    "--solver",
+    type=click.Choice(["highs", "cbc"]),
+    default="highs",
+    show_default=True,
+    help="MILP back end (method milp).",
+)
+@click.option(
+    "--run-set",
+    type=click.Choice(["proportional", "any"]),
+    default="proportional",
+    show_default=True,
+    help="Exact methods: run exactly the jobs GPU-proportional runs (each >= its proportional "
+    "throughput), or any subset at any configuration.",
+)
+@click.option("--workers", type=int, default=1, show_default=True, help="CP-SAT workers.")
+@click.option("--seed", type=int, default=None, help="Solver seed (CP-SAT).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def allocate(
+    snapshot: Path,
+    method: str,
+    time_limit: float | None,
+    solver: str,
+    run_set: str,
+    workers: int,
+    seed: int | None,
+    as_json: bool,
+) -> None:
+    """Allocate one scheduling round: GPUs, CPUs and memory per job and server.
+
+    Prints the status, the total throughput (sum of gpus x normalized per-GPU throughput),
+    a proven upper bound when known, and each running job's servers and configuration.
+
+    \b
+    Example:
+      schedlab synergy snapshot --servers 4 --jobs 40 --seed 1 > snap.json
+      schedlab synergy allocate snap.json --method tune
+      schedlab synergy allocate snap.json --method cpsat --time-limit 30 --json
+    """
+    snap = load_snapshot(snapshot)
+    opts: dict[str, object] = {}
+    if method == "milp":
+        opts["solver"] = solver
+    if method in ("milp", "cpsat", "enum"):
+        opts["run_set"] = run_set
+    if method == "cpsat":
+        opts["workers"] = workers
+    load_methods()
+    try:
+        res = solve(snap, method, time_limit=time_limit, seed=seed, **opts)
+    except InvalidInput as exc:
+        raise exc.with_source(str(snapshot)) from None
+    d = res.to_dict()
+    if as_json:
+        emit_json(
+            {
+                "snapshot": snap.name or str(snapshot),
+                "method": res.method,
+                "status": d["status"],
+                "value": d["value"],
+                "bound": d["bound"],
+                "gap": d["gap"],
+                "runtime_s": res.runtime_s,
+                "jobs": snap.n,
+                "jobs_run": res.stats.get("jobs_run"),
+                "allocation": res.solution,
+                "stats": res.stats,
+            }
+        )
+        return
+    click.echo(
+        format_table(
+            ["method", "status", "total_tput", "bound", "jobs_run", "jobs", "runtime_s"],
+            [
+                [
+                    res.method,
+                    d["status"],
+                    d["value"],
+                    d["bound"],
+                    res.stats.get("jobs_run"),
+                    snap.n,
+                    res.runtime_s,
+                ]
+            ],
+        )
+    )
+    if not res.solution:
+        return
+    rows = []
+    for a in res.solution["jobs"]:
+        servers = " ".join(f"s{p['server']}x{p['gpus']}" for p in a["parts"])
+        rows.append([a["id"], servers, a["cpus_per_gpu"], a["mem_gb_per_gpu"], a["tput_per_gpu"]])
+    click.echo("")
+    click.echo(format_table(["job", "servers", "cpus/gpu", "gb/gpu", "tput/gpu"], rows))
+    if res.solution["not_run"]:
+        click.echo("not run: " + ",".join(res.solution["not_run"]))
+
+
+@click.command("snapshot")
+@click.option("--servers", type=int, default=16, show_default=True)
+@click.option("--jobs", "jobs", type=int, required=True, help="Runnable jobs in the round.")
+@click.option("--seed", type=int, required=True)
+@click.option(
+    "--gpu-mix",
+    type=click.Choice(sorted(GPU_MIXES)),
+    default="single",
+    show_default=True,
+    help="single: every job 1 GPU; multi: 1/2/4/8 GPUs w.p. 0.70/0.10/0.15/0.05.",
+)
+@click.option(
+    "--task-mix",
+    default="0.2,0.7,0.1",
+    show_default=True,
+    help="Weights of image,language,speech models.",
+)
+def snapshot_cmd(servers: int, jobs: int, seed: int, gpu_mix: str, task_mix: str) -> None:
+    """Print a seeded random round snapshot (JSON) on default servers (8 GPUs, 24 CPUs, 500 GB).
+
+    \b
+    Example:
+      schedlab synergy snapshot --servers 16 --jobs 128 --seed 3 --gpu-mix multi > snap.json
+    """
+    try:
+        mix = tuple(float(x) for x in task_mix.split(","))
+    except ValueError:
+        raise InvalidInput(
+            f"--task-mix: give three numbers like 0.2,0.7,0.1 (got {task_mix!r})"
+        ) from None
+    click.echo(generate_snapshot(servers, jobs, seed, gpu_mix=gpu_mix, task_mix=mix).to_json())
