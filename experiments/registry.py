@@ -16,10 +16,12 @@ FIGURE_MODULES: list[str] = [
     "experiments.sojourn.fig_online",
     "experiments.sojourn.fig_gap",
     "experiments.sojourn.fig_heuristics",
+    "experiments.synergy.fig_gap",
 ]
 BENCH_MODULES: list[str] = [
     "experiments.sojourn.bench_online",
     "experiments.sojourn.bench_exact",
+    "experiments.sojourn.bench_kernels",
 ]
 
 SIZES = ("small", "full")
