@@ -22,6 +22,7 @@ BENCH_MODULES: list[str] = [
     "experiments.sojourn.bench_online",
     "experiments.sojourn.bench_exact",
     "experiments.sojourn.bench_kernels",
+    "experiments.synergy.bench_alloc",
 ]
 
 SIZES = ("small", "full")
