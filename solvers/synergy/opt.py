@@ -236,6 +236,8 @@ class OptAllocator:
         for j in fractional:
             c, m, t = chosen[j]
             ra.serve(st, j, models[j], gpus[j], c, m, t, models, counts)
+        if "at_ideal" in counts:  # serve's first step is the phase-1 configuration here
+            counts["refit_at_phase1_config"] = counts.pop("at_ideal")
         return ra._result(st, gpus, counts)
 
 

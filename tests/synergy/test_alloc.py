@@ -191,3 +191,28 @@ def test_opt_fast_path_is_memoized_and_matches():
     assert again.stats["phase2_status"] == "cached"
     assert math.isclose(first.total_tput, again.total_tput, rel_tol=1e-12)
     assert math.isclose(first.total_tput, solve(snap, "opt").value, rel_tol=1e-12)
+
+
+def test_capacity_holds_on_other_cluster_shapes():
+    # Non-default shapes move the proportional share off the profiling point; on some
+    # (e.g. 1000 GB per server: 125 GB per GPU) an ideal is neither below nor above it in
+    # both resources, TUNE's guarantee is then not claimed, but no capacity is ever exceeded.
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    shapes = [Cluster(3, 8, 24, 1000), Cluster(2, 4, 48, 500), Cluster(4, 8, 16, 250)]
+    shapes += [
+        Cluster(int(rng.integers(1, 5)), int(g), float(g * rng.choice([1, 2, 3, 4, 6])),
+                float(g * rng.choice([20.83, 62.5, 125, 250])))
+        for g in rng.choice([2, 4, 8], size=6)
+    ]  # fmt: skip
+    flags = set()
+    for k, cl in enumerate(shapes):
+        snap = generate_snapshot(cl.servers, 6 * cl.servers, k, gpu_mix="multi", cluster=cl)
+        flags.add(RoundAllocator(cl).tune_guaranteed)
+        for method in ("proportional", "greedy", "tune", "opt"):
+            res = solve(snap, method)
+            assert check_allocation(snap, Allocation.from_dict(res.solution)) == [], (cl, method)
+            if method == "tune" and res.stats["tune_guaranteed"]:
+                assert res.stats["jobs_run"] == len(snap.proportional_set())
+    assert flags == {True, False}  # both regimes were exercised
