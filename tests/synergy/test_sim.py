@@ -106,9 +106,9 @@ def test_jct_lower_bound_and_makespan_lower_bound_static_trace() -> None:
 
 def test_same_seed_same_result_and_seed_matters() -> None:
     cfg = SimConfig(policy="ftf", alloc="tune", servers=2, window=(50, 150))
-    a = simulate(philly_derived(10.0, seed=5), cfg)
-    b = simulate(philly_derived(10.0, seed=5), cfg)
-    c = simulate(philly_derived(10.0, seed=6), cfg)
+    a = simulate(philly_derived(0.9, seed=5), cfg)
+    b = simulate(philly_derived(0.9, seed=5), cfg)
+    c = simulate(philly_derived(0.9, seed=6), cfg)
     np.testing.assert_array_equal(a.completion_s, b.completion_s)
     assert a.stats == b.stats
     assert a.stats.mean_h != c.stats.mean_h
@@ -133,8 +133,8 @@ def test_registry_path_matches_fast_path() -> None:
 
 
 def test_tune_and_greedy_beat_proportional_when_overloaded() -> None:
-    # At 9 jobs/h on 2 servers the cluster is saturated; sensitivity-aware allocation must
-    # not be slower on average (a sanity check of direction, not the paper's number).
+    # At 2 jobs/h on 2 servers (16 GPUs) the cluster is overloaded; sensitivity-aware allocation
+    # must be faster on average (a check of direction, not of the paper's number).
     cfg = {"policy": "fifo", "servers": 2, "window": (60, 160)}
     wl = dict(load_jobs_per_h=2.0, seed=1)
     prop = simulate(philly_derived(**wl), SimConfig(alloc="proportional", **cfg))

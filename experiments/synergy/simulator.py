@@ -1,0 +1,671 @@
+"""Round-based cluster simulator of Synergy (OSDI 2022), fast enough to sweep loads.
+
+Every round (300 s by default), at times 0, R, 2R, ...:
+1. jobs that arrived by the round's start become runnable (a job arriving mid-round waits);
+2. the policy orders the runnable jobs (`policies.py`);
+3. the allocation algorithm of `solvers.synergy` places them in that order: every job whose
+   GPUs still fit cluster-wide is considered, and gets GPUs on servers plus CPU and memory per
+   GPU (proportional / greedy / tune through `engine.RoundAllocator`, the solvers' fast path;
+   any other registered method, e.g. opt, through the method registry on a `Snapshot`);
+4. each running job progresses at its profiled per-GPU throughput for the allocation it got,
+   for the whole round; a job whose remaining work ends inside the round completes at that
+   exact time (its resources stay idle until the next round, as in Synergy's simulator).
+Preemption between rounds is free (the paper's simulator does the same), so allocations of
+consecutive rounds are independent.
+
+Work is in proportional-share seconds (see `workloads.py`): a job with per-GPU throughput
+`tput` (normalized, 1 at the profiling point 3 CPUs / 62.5 GB per GPU) finishes `tput` seconds
+of work per second. A job alone on the cluster at proportional share therefore has
+JCT = (round start after arrival - arrival) + work_s.
+
+Differences from msr-fiddle/synergy's simulator, on purpose: completions are exact (Synergy
+ends jobs at lease ends, i.e. rounds up to the round), throughput comes from the profile table
+at the allocated configuration (Synergy's simulator uses the ideal speedup or 1), no
+placement penalty (none is profiled), and a job that misses the GPU count in Synergy's
+admission is not tried again by the allocator the same round.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from experiments.synergy.metrics import JctStats, Utilization, jct_stats, resolve_window
+from experiments.synergy.policies import PolicyView, get_policy
+from experiments.synergy.workloads import JobSpec, Workload
+from solvers.errors import InvalidInput
+from solvers.synergy.allocation import Allocation, JobAllocation, check_allocation
+from solvers.synergy.engine import HEURISTICS, RoundAllocator
+from solvers.synergy.methods import load_methods, solve
+from solvers.synergy.model import Cluster, Job, Snapshot
+from solvers.synergy.opt import opt_round
+from solvers.synergy.profiles import ProfileSet, default_profiles
+
+# A job whose remaining work ends within this (relative) of the round end completes.
+_DONE_RTOL = 1e-12
+# Methods with a fast path (plain lists, no validation); others go through the registry.
+FAST_METHODS: tuple[str, ...] = (*HEURISTICS, "opt")
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """Knobs of one simulation run (the workload is passed separately).
+
+    `servers=None` uses the workload's design size (16; 4 for the 100-job traces). `stop`:
+    "window" ends the run once every job of the measurement window finished (the Synergy
+    simulator's rule, for endless streams), "all" once every job finished (traces; gives the
+    makespan); None picks "window" for synthetic streams and "all" for traces.
+    `starvation_h`: a job that has not run for this long is scheduled first from then on
+    (Synergy's priority bump; None disables). `reuse`: keep last round's allocation when the
+    ordered jobs the allocator looked at are unchanged (allocators are deterministic, so this
+    never changes results). `via_registry`: call proportional/greedy/tune through the method
+    registry like every other method (slow; for cross-checks). `check`: validate every round's
+    allocation (capacities, exact GPU counts) and raise on a violation.
+    """
+
+    policy: str = "fifo"
+    alloc: str = "proportional"
+    servers: int | None = None
+    gpus_per_server: int = 8
+    cpus_per_server: float = 24.0
+    mem_gb_per_server: float = 500.0
+    round_s: float = 300.0
+    window: tuple[int, int] | None = None
+    stop: str | None = None
+    starvation_h: float | None = 1000.0
+    alloc_time_limit_s: float | None = None
+    reuse: bool = True
+    via_registry: bool = False
+    check: bool = False
+    max_sim_h: float = 1.0e6
+
+    def cluster(self, workload: Workload) -> Cluster:
+        servers = self.servers if self.servers is not None else workload.default_servers
+        return Cluster(servers, self.gpus_per_server, self.cpus_per_server, self.mem_gb_per_server)
+
+
+@dataclass
+class SimResult:
+    """Per-job outcomes (arrays indexed by job position in arrival order) and summaries."""
+
+    workload: str
+    description: str
+    policy: str
+    alloc: str
+    cluster: Cluster
+    round_s: float
+    job_id: np.ndarray
+    arrival_s: np.ndarray
+    completion_s: np.ndarray  # NaN: not finished when the run stopped
+    gpus: np.ndarray
+    model: np.ndarray  # model index into the profiles
+    work_s: np.ndarray
+    work_done_s: np.ndarray
+    excluded: int
+    window: tuple[int, int]
+    window_note: str
+    stop: str
+    stats: JctStats
+    makespan_s: float | None
+    sim_end_s: float
+    rounds: int
+    allocator_calls: int
+    fallback_rounds: int
+    alloc_stats: dict[str, int]
+    utilization: Utilization
+    runtime_s: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def jct_s(self) -> np.ndarray:
+        return self.completion_s - self.arrival_s
+
+    def window_mask(self) -> np.ndarray:
+        a, b = self.window
+        return (self.job_id >= a) & (self.job_id < b) & np.isfinite(self.completion_s)
+
+    def window_jct_s(self) -> np.ndarray:
+        return self.jct_s[self.window_mask()]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON summary (snake_case keys, hours for times)."""
+        d: dict[str, Any] = {
+            "workload": self.workload,
+            "description": self.description,
+            "policy": self.policy,
+            "alloc": self.alloc,
+            "servers": self.cluster.servers,
+            "gpus": self.cluster.total_gpus,
+            "round_s": self.round_s,
+        }
+        d.update(self.stats.to_dict())
+        d.update(
+            {
+                "window": list(self.window),
+                "window_note": self.window_note,
+                "makespan_h": None if self.makespan_s is None else self.makespan_s / 3600.0,
+                "sim_time_h": self.sim_end_s / 3600.0,
+                "stop": self.stop,
+                "jobs_arrived": int(self.job_id.size),
+                "jobs_completed": int(np.isfinite(self.completion_s).sum()),
+                "jobs_excluded": self.excluded,
+                "rounds": self.rounds,
+                "allocator_calls": self.allocator_calls,
+                "fallback_rounds": self.fallback_rounds,
+                "alloc_stats": dict(self.alloc_stats),
+            }
+        )
+        d.update(self.utilization.mean())
+        d["runtime_s"] = self.runtime_s
+        if self.notes:
+            d["notes"] = list(self.notes)
+        return d
+
+
+@dataclass(slots=True)
+class _Round:
+    """What an allocator returned for the examined prefix of the ordered jobs."""
+
+    examined: int  # the result covers the first `examined` ordered jobs (later ones do not run)
+    exact: bool  # True: valid only for this exact order; False: for any order with this prefix
+    run: np.ndarray  # bool per examined job
+    tput: np.ndarray  # per-GPU throughput per examined job
+    cpus_per_gpu: np.ndarray
+    mem_gb_per_gpu: np.ndarray
+    placement: list[list[tuple[int, int]]]
+    fallback: bool = False
+
+
+class _Allocator:
+    """Calls one allocation method of `solvers.synergy` on the ordered runnable jobs."""
+
+    def __init__(
+        self,
+        method: str,
+        cluster: Cluster,
+        profiles: ProfileSet,
+        *,
+        via_registry: bool,
+        time_limit: float | None,
+    ) -> None:
+        registry = load_methods()
+        if method not in registry:
+            raise InvalidInput(
+                f"alloc: unknown allocation method {method!r}; "
+                f"choose one of: {', '.join(registry.names())}"
+            )
+        self.method = method
+        self.cluster = cluster
+        self.profiles = profiles
+        self.fast = RoundAllocator(cluster, profiles)
+        self.use_fast = method in FAST_METHODS and not via_registry
+        self.time_limit = time_limit
+        self.names = profiles.names
+        self.stats: dict[str, int] = {}
+        self._alone: dict[tuple[int, int], bool] = {}
+
+    def runs_alone(self, model: int, gpus: int) -> bool:
+        """Whether a job of this model and GPU demand runs on the empty cluster; a job that
+        does not can never run under this allocator (e.g. GREEDY when its ideal demand does
+        not fit the whole cluster), so the simulator excludes it instead of waiting forever."""
+        key = (model, gpus)
+        if key not in self._alone:
+            saved = dict(self.stats)
+            rd = self(np.array([model]), np.array([gpus]))
+            self.stats = saved
+            self._alone[key] = bool(rd.run.size and rd.run[0])
+        return self._alone[key]
+
+    def __call__(self, models: np.ndarray, gpus: np.ndarray) -> _Round:
+        if self.use_fast:
+            return self._fast(self.method, models, gpus)
+        return self._registry(models, gpus)
+
+    def _count(self, stats: dict[str, Any]) -> None:
+        """Sum the allocator's integer counters; count OPT's phase outcomes by status."""
+        for key, v in stats.items():
+            if isinstance(v, int) and not isinstance(v, bool):
+                self.stats[key] = self.stats.get(key, 0) + v
+            elif key.endswith("_status") and isinstance(v, str):
+                name = f"{key}_{v}"
+                self.stats[name] = self.stats.get(name, 0) + 1
+
+    def _fast(self, method: str, models: np.ndarray, gpus: np.ndarray) -> _Round:
+        if method == "opt":
+            rr = opt_round(self.fast, models.tolist(), gpus.tolist(), time_limit=self.time_limit)
+        else:
+            rr = self.fast.allocate(method, models.tolist(), gpus.tolist())
+        self._count(rr.stats)
+        run = np.fromiter(rr.run, dtype=bool, count=len(rr.run))
+        n = run.size
+        full = rr.used_gpus == self.cluster.total_gpus and bool(run.any())
+        if full:
+            n = int(np.flatnonzero(run)[-1]) + 1  # the allocator stops once GPUs are full
+        return _Round(
+            n,
+            not full,
+            run[:n],
+            np.asarray(rr.tput_per_gpu[:n], dtype=float),
+            np.asarray(rr.cpus_per_gpu[:n], dtype=float),
+            np.asarray(rr.mem_gb_per_gpu[:n], dtype=float),
+            rr.placement[:n],
+        )
+
+    def _registry(self, models: np.ndarray, gpus: np.ndarray) -> _Round:
+        # Offer the order up to the last job GPU-proportional admits, plus one cluster's worth
+        # of GPUs after it (room for jobs that replace skipped ones); the rest cannot run.
+        total = self.cluster.total_gpus
+        free = total
+        last = -1
+        g_list = gpus.tolist()
+        for i, g in enumerate(g_list):
+            if g <= free:
+                free -= g
+                last = i
+                if free == 0:
+                    break
+        n = last + 1
+        extra = 0
+        while n < len(g_list) and extra < total:
+            extra += g_list[n]
+            n += 1
+        # The offered prefix depends on nothing after it only if the GPUs filled up and the
+        # tail stopped on its GPU budget; otherwise the result holds for this exact order.
+        exact = not (free == 0 and extra >= total and n < len(g_list))
+        jobs = tuple(
+            Job(str(i), self.names[k], int(g))
+            for i, (k, g) in enumerate(zip(models[:n].tolist(), g_list[:n], strict=True))
+        )
+        snap = Snapshot(self.cluster, jobs, self.profiles)
+        res = solve(snap, self.method, time_limit=self.time_limit)
+        self._count({k: v for k, v in res.stats.items() if k.endswith("_status")})
+        self._count({"status": res.status.value})
+        if not res.has_solution:
+            out = self._fast("proportional", models[:n], gpus[:n])
+            return _Round(
+                n,
+                exact,
+                *_pad(out, n),
+                fallback=True,
+            )
+        run = np.zeros(n, dtype=bool)
+        tput = np.zeros(n)
+        cpg = np.zeros(n)
+        mpg = np.zeros(n)
+        placement: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        for a in Allocation.from_dict(res.solution).jobs:
+            i = int(a.job_id)
+            run[i] = True
+            cpg[i], mpg[i] = a.cpus_per_gpu, a.mem_gb_per_gpu
+            tput[i] = self.profiles.tput(int(models[i]), cpg[i], mpg[i])
+            placement[i] = [(p.server, p.gpus) for p in a.parts]
+        return _Round(n, exact, run, tput, cpg, mpg, placement)
+
+
+def _pad(rd: _Round, n: int) -> tuple[Any, ...]:
+    """A result's arrays extended with not-running entries to n jobs."""
+    extra = n - rd.examined
+    return (
+        np.concatenate([rd.run, np.zeros(extra, dtype=bool)]),
+        np.concatenate([rd.tput, np.zeros(extra)]),
+        np.concatenate([rd.cpus_per_gpu, np.zeros(extra)]),
+        np.concatenate([rd.mem_gb_per_gpu, np.zeros(extra)]),
+        rd.placement + [[] for _ in range(extra)],
+    )
+
+
+class _Jobs:
+    """Growable per-job arrays (jobs arrive lazily from an endless stream)."""
+
+    def __init__(self, cap: int = 1024) -> None:
+        self.n = 0
+        self.cap = cap
+        self.id = np.zeros(cap, dtype=np.int64)
+        self.arrival = np.zeros(cap)
+        self.gpus = np.zeros(cap, dtype=np.int64)
+        self.model = np.zeros(cap, dtype=np.int64)
+        self.work = np.zeros(cap)
+        self.remaining = np.zeros(cap)
+        self.done = np.zeros(cap)
+        self.attained = np.zeros(cap)
+        self.last_run = np.full(cap, np.nan)
+        self.completion = np.full(cap, np.nan)
+        self.bumped = np.zeros(cap, dtype=bool)
+        self.cpu_demand = np.zeros(cap)
+        self.mem_demand = np.zeros(cap)
+        self.speedup = np.ones(cap)
+
+    def _grow(self) -> None:
+        new = self.cap * 2
+        for name in (
+            "id arrival gpus model work remaining done attained last_run completion bumped "
+            "cpu_demand mem_demand speedup"
+        ).split():
+            old = getattr(self, name)
+            fill = np.nan if name in ("last_run", "completion") else 0
+            arr = np.full(new, fill, dtype=old.dtype)
+            arr[: self.cap] = old
+            setattr(self, name, arr)
+        self.cap = new
+
+    def add(self, spec: JobSpec, model: int, cpu: float, mem: float, speedup: float) -> int:
+        if self.n == self.cap:
+            self._grow()
+        i = self.n
+        self.id[i] = spec.job_id
+        self.arrival[i] = spec.arrival_s
+        self.gpus[i] = spec.gpus
+        self.model[i] = model
+        self.work[i] = spec.work_s
+        self.remaining[i] = spec.work_s
+        self.cpu_demand[i] = cpu * spec.gpus
+        self.mem_demand[i] = mem * spec.gpus
+        self.speedup[i] = speedup
+        self.n += 1
+        return i
+
+
+def _n_jobs(workload: Workload) -> int | None:
+    jobs = workload.jobs
+    if hasattr(jobs, "__len__"):
+        return len(jobs)  # type: ignore[arg-type]
+    return getattr(jobs, "max_jobs", None)
+
+
+def simulate(
+    workload: Workload, config: SimConfig | None = None, *, progress: bool = False
+) -> SimResult:
+    """Run one simulation; see the module docstring for the round logic."""
+    cfg = config or SimConfig()
+    t_start = time.perf_counter()
+    if not (cfg.round_s > 0 and math.isfinite(cfg.round_s)):
+        raise InvalidInput(f"round_s: must be a positive number of seconds (got {cfg.round_s})")
+    cluster = cfg.cluster(workload)
+    profiles = default_profiles()
+    problems = cluster.problems(profiles)
+    if problems:
+        raise InvalidInput(problems)
+    policy = get_policy(cfg.policy)
+    allocator = _Allocator(
+        cfg.alloc,
+        cluster,
+        profiles,
+        via_registry=cfg.via_registry,
+        time_limit=cfg.alloc_time_limit_s,
+    )
+    n_total = _n_jobs(workload)
+    synthetic = not isinstance(workload.jobs, list)
+    stop = cfg.stop or ("window" if synthetic else "all")
+    if stop not in ("window", "all"):
+        raise InvalidInput(f"stop: must be 'window' or 'all' (got {stop!r})")
+    window, window_note = resolve_window(cfg.window, n_total, open_stream=synthetic)
+    if window[1] <= window[0]:
+        raise InvalidInput(f"window: {window_note} holds no job; give a non-empty window")
+
+    # Per-model constants.
+    ideal = [profiles.ideal(k) for k in range(len(profiles.models))]
+    speedups = [1.0 if cfg.alloc == "proportional" else m.speedup_at_ideal for m in profiles.models]
+    total_gpus = cluster.total_gpus
+    total_cpus = cluster.cpus_per_server * cluster.servers
+    total_mem = cluster.mem_gb_per_server * cluster.servers
+    R = float(cfg.round_s)
+    starv_s = math.inf if cfg.starvation_h is None else cfg.starvation_h * 3600.0
+
+    jobs = _Jobs()
+    source: Iterator[JobSpec] = iter(workload.jobs)
+    nxt = next(source, None)
+    excluded = workload.excluded
+    unplaceable: dict[tuple[str, int], int] = {}
+    excluded_in_window = 0
+    window_done = 0
+    active = np.zeros(0, dtype=np.int64)
+    cache_prefix: np.ndarray | None = None
+    cache_round: _Round | None = None
+    rounds = calls = fallbacks = skipped_rounds = 0
+    u_t: list[float] = []
+    u_g: list[float] = []
+    u_c: list[float] = []
+    u_m: list[float] = []
+    u_run: list[int] = []
+    u_q: list[int] = []
+    max_t = cfg.max_sim_h * 3600.0
+
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        total_bar = (window[1] - window[0]) if stop == "window" else n_total
+        bar = tqdm(
+            total=total_bar, desc=f"{cfg.policy}+{cfg.alloc}", unit="job", leave=False, disable=None
+        )
+
+    def window_target() -> int:
+        return (window[1] - window[0]) - excluded_in_window
+
+    k = 0  # round index; the round starts at k * R
+    while True:
+        t = k * R
+        if t > max_t:
+            raise RuntimeError(
+                f"simulation passed {cfg.max_sim_h:g} simulated hours without finishing"
+            )
+        new: list[int] = []
+        while nxt is not None and nxt.arrival_s <= t:
+            mi = profiles.index(nxt.model)
+            if nxt.gpus > total_gpus or not allocator.runs_alone(mi, nxt.gpus):
+                excluded += 1
+                if nxt.gpus <= total_gpus:
+                    key = (nxt.model, nxt.gpus)
+                    unplaceable[key] = unplaceable.get(key, 0) + 1
+                if window[0] <= nxt.job_id < window[1]:
+                    excluded_in_window += 1
+            else:
+                c, m = ideal[mi]
+                new.append(jobs.add(nxt, mi, c, m, speedups[mi]))
+            nxt = next(source, None)
+        if new:
+            active = np.concatenate([active, np.asarray(new, dtype=np.int64)])
+        if stop == "window" and window_done >= window_target():
+            break
+        if active.size == 0:
+            if nxt is None:
+                break
+            k_next = max(k + 1, math.ceil(nxt.arrival_s / R))
+            skipped_rounds += k_next - k
+            k = k_next
+            continue
+
+        # 1. order
+        since = t - np.where(
+            np.isnan(jobs.last_run[active]), jobs.arrival[active], jobs.last_run[active]
+        )
+        jobs.bumped[active] |= since > starv_s
+        view = PolicyView(
+            now_s=t,
+            job_id=jobs.id[active],
+            arrival_s=jobs.arrival[active],
+            gpus=jobs.gpus[active],
+            cpu_demand=jobs.cpu_demand[active],
+            mem_demand_gb=jobs.mem_demand[active],
+            work_s=jobs.work[active],
+            remaining_s=jobs.remaining[active],
+            attained_gpu_s=jobs.attained[active],
+            est_speedup=jobs.speedup[active],
+            bumped=jobs.bumped[active],
+            total_gpus=float(total_gpus),
+            total_cpus=float(total_cpus),
+            total_mem_gb=float(total_mem),
+        )
+        ordered = active[policy.order(view)]
+
+        # 2. allocate (or reuse last round's result when the allocator would see the same)
+        rd: _Round | None = None
+        if cfg.reuse and cache_round is not None and cache_prefix is not None:
+            L = cache_prefix.size
+            same_len = ordered.size == L if cache_round.exact else ordered.size >= L
+            if same_len and np.array_equal(ordered[:L], cache_prefix):
+                rd = cache_round
+        if rd is None:
+            rd = allocator(jobs.model[ordered], jobs.gpus[ordered])
+            calls += 1
+            fallbacks += rd.fallback
+            cache_round = rd
+            cache_prefix = ordered[: rd.examined].copy()
+        if cfg.check:
+            _check_round(rd, ordered, jobs, cluster, profiles, allocator.names)
+
+        # 3. progress
+        pos = np.flatnonzero(rd.run)
+        run_idx = ordered[pos]
+        rate = rd.tput[pos]
+        g = jobs.gpus[run_idx]
+        with np.errstate(divide="ignore"):
+            need = np.where(rate > 0, jobs.remaining[run_idx] / np.where(rate > 0, rate, 1), np.inf)
+        fin = need <= R * (1.0 + _DONE_RTOL)
+        dt = np.minimum(need, R)
+        jobs.done[run_idx] += rate * dt
+        jobs.remaining[run_idx] = np.where(fin, 0.0, jobs.remaining[run_idx] - rate * R)
+        jobs.attained[run_idx] += g * dt
+        jobs.last_run[run_idx] = t + dt
+        fin_idx = run_idx[fin]
+        if fin_idx.size:
+            jobs.completion[fin_idx] = t + need[fin]
+            ids = jobs.id[fin_idx]
+            in_win = int(((ids >= window[0]) & (ids < window[1])).sum())
+            window_done += in_win
+            if bar is not None:
+                bar.update(in_win if stop == "window" else int(fin_idx.size))
+            active = active[~np.isin(active, fin_idx, assume_unique=True)]
+        frac = dt / R
+        u_t.append(t)
+        u_g.append(float((g * frac).sum()) / total_gpus)
+        u_c.append(float((g * rd.cpus_per_gpu[pos] * frac).sum()) / total_cpus)
+        u_m.append(float((g * rd.mem_gb_per_gpu[pos] * frac).sum()) / total_mem)
+        u_run.append(int(pos.size))
+        u_q.append(int(ordered.size - pos.size))
+        rounds += 1
+        k += 1
+    if bar is not None:
+        bar.close()
+
+    n = jobs.n
+    completion = jobs.completion[:n].copy()
+    arrival = jobs.arrival[:n].copy()
+    job_id = jobs.id[:n].copy()
+    mask = (job_id >= window[0]) & (job_id < window[1]) & np.isfinite(completion)
+    stats = jct_stats((completion - arrival)[mask])
+    makespan = None
+    if stop == "all" and n > 0 and np.isfinite(completion).all():
+        makespan = float(completion.max() - arrival.min())
+    util = Utilization(
+        np.asarray(u_t),
+        np.asarray(u_g),
+        np.asarray(u_c),
+        np.asarray(u_m),
+        np.asarray(u_run),
+        np.asarray(u_q),
+        skipped_rounds=skipped_rounds,
+    )
+    notes = list(workload.notes)
+    too_big = excluded - workload.excluded - sum(unplaceable.values())
+    if too_big:
+        notes.append(
+            f"{too_big} job(s) need more than the cluster's {total_gpus} GPUs and were excluded"
+        )
+    for (model_name, g), count in sorted(unplaceable.items()):
+        notes.append(
+            f"{count} job(s) of {model_name} with {g} GPUs were excluded: {cfg.alloc} cannot "
+            "place them even on the empty cluster, so they would never run"
+        )
+    if fallbacks:
+        notes.append(
+            f"{fallbacks} round(s) fell back to GPU-proportional: {cfg.alloc} found no "
+            "allocation within its time limit"
+        )
+    return SimResult(
+        workload=workload.name,
+        description=workload.description,
+        policy=policy.name,
+        alloc=cfg.alloc,
+        cluster=cluster,
+        round_s=R,
+        job_id=job_id,
+        arrival_s=arrival,
+        completion_s=completion,
+        gpus=jobs.gpus[:n].copy(),
+        model=jobs.model[:n].copy(),
+        work_s=jobs.work[:n].copy(),
+        work_done_s=jobs.done[:n].copy(),
+        excluded=excluded,
+        window=window,
+        window_note=window_note,
+        stop=stop,
+        stats=stats,
+        makespan_s=makespan,
+        sim_end_s=k * R if rounds else 0.0,
+        rounds=rounds,
+        allocator_calls=calls,
+        fallback_rounds=fallbacks,
+        alloc_stats=dict(allocator.stats),
+        utilization=util,
+        runtime_s=time.perf_counter() - t_start,
+        notes=notes,
+    )
+
+
+def _check_round(
+    rd: _Round,
+    ordered: np.ndarray,
+    jobs: _Jobs,
+    cluster: Cluster,
+    profiles: ProfileSet,
+    names: list[str],
+) -> None:
+    """Independent capacity check of one round, then the solvers' validator; raise on any
+    violation (an allocator or simulator bug, never bad input)."""
+    S = cluster.servers
+    used = np.zeros((S, 3))
+    errors: list[str] = []
+    for i in np.flatnonzero(rd.run):
+        j = int(ordered[i])
+        got = 0
+        for s, n in rd.placement[i]:
+            if not 0 <= s < S or n < 1:
+                errors.append(f"job {jobs.id[j]}: bad part ({s}, {n})")
+                continue
+            used[s] += (n, n * rd.cpus_per_gpu[i], n * rd.mem_gb_per_gpu[i])
+            got += n
+        if got != jobs.gpus[j]:
+            errors.append(f"job {jobs.id[j]}: got {got} GPUs, needs {jobs.gpus[j]}")
+        expect = profiles.tput(int(jobs.model[j]), rd.cpus_per_gpu[i], rd.mem_gb_per_gpu[i])
+        if not math.isclose(expect, rd.tput[i], rel_tol=1e-12, abs_tol=1e-12):
+            errors.append(f"job {jobs.id[j]}: throughput {rd.tput[i]} != profile {expect}")
+    cap = np.array([cluster.gpus_per_server, cluster.cpus_per_server, cluster.mem_gb_per_server])
+    over = used > cap * (1 + 1e-9) + 1e-9
+    for s, r in zip(*np.nonzero(over), strict=True):
+        errors.append(f"server {s}: {('GPUs', 'CPUs', 'memory')[r]} {used[s, r]:g} > {cap[r]:g}")
+    if not errors:
+        snap = Snapshot(
+            cluster,
+            tuple(
+                Job(str(i), names[int(jobs.model[ordered[i]])], int(jobs.gpus[ordered[i]]))
+                for i in range(rd.examined)
+            ),
+            profiles,
+        )
+        alloc = Allocation(
+            tuple(
+                JobAllocation.uniform(
+                    str(i), rd.cpus_per_gpu[i], rd.mem_gb_per_gpu[i], rd.placement[i]
+                )
+                for i in np.flatnonzero(rd.run)
+            )
+        )
+        errors = check_allocation(snap, alloc)
+    if errors:
+        raise AssertionError("invalid round allocation: " + "; ".join(errors[:10]))

@@ -1,0 +1,262 @@
+"""Trace loaders: Synergy's 100-job replay traces and the Philly job file.
+
+Both raise `InvalidInput` naming the file, the row (1-based line number) and the field, and
+list every bad row found (up to a limit), so a user fixes a file in one pass.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Sequence
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+
+from experiments.synergy.catalog import ModelCatalog, default_catalog
+from experiments.synergy.workloads import (
+    DEFAULT_CLASS_SPLIT,
+    ClassAssigner,
+    JobSpec,
+    Workload,
+)
+from solvers.errors import InvalidInput, Problems
+
+# Shipped copies (see experiments/synergy/data/ATTRIBUTION.md).
+BUILTIN_TRACES: dict[str, str] = {
+    "static-100job": "static_100job.csv",
+    "dynamic-100job": "dynamic_100job.csv",
+}
+PHILLY_SAMPLE = "philly_6214e9_2000.csv"
+PHILLY_COLUMNS = ("timestamp", "duration", "num_gpus")
+SYNERGY_FIELDS = ("job_id", "model_name", "arrival_s", "num_iterations", "gpu_demand")
+TRACE_SERVERS = 4  # the physical cluster of Synergy's trace experiments (32 GPUs)
+_MAX_PROBLEMS = 20
+
+
+def data_path(name: str) -> Path:
+    """Path of a file shipped in experiments/synergy/data."""
+    return Path(str(resources.files("experiments.synergy.data").joinpath(name)))
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return Path(path).read_text().splitlines()
+    except FileNotFoundError:
+        raise InvalidInput(
+            "file not found; give an existing trace file", source=str(path)
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read the file ({exc})", source=str(path)) from None
+
+
+def _positive_int(text: str) -> int | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    if not math.isfinite(value) or value != int(value) or value < 1:
+        return None
+    return int(value)
+
+
+def _finite(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def load_synergy_trace(
+    path: Path | str,
+    *,
+    static: bool = False,
+    max_gpus: int | None = None,
+    catalog: ModelCatalog | None = None,
+    name: str | None = None,
+) -> Workload:
+    """Load a `job_id,model_name,arrival_s,num_iterations,gpu_demand` trace (header optional).
+
+    Work = num_iterations x the model's iteration time at proportional share. With `static`,
+    every job arrives at time 0 (the file's arrival times are ignored). Jobs needing more than
+    `max_gpus` GPUs are excluded and counted. Job ids are re-numbered by arrival order; the
+    file's id is kept only for error messages.
+    """
+    cat = catalog or default_catalog()
+    path = Path(path)
+    problems = Problems()
+    rows: list[tuple[float, int, str, float, int]] = []
+    for lineno, line in enumerate(_read_lines(path), start=1):
+        if len(problems.items) >= _MAX_PROBLEMS:
+            problems.add("... (more problems not listed)")
+            break
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        cells = [c.strip() for c in text.split(",")]
+        if lineno == 1 and cells[0].lower() == "job_id":
+            continue  # optional header
+        where = f"row {lineno}"
+        if len(cells) != len(SYNERGY_FIELDS):
+            problems.add(
+                f"{where}: expected {len(SYNERGY_FIELDS)} fields "
+                f"({','.join(SYNERGY_FIELDS)}), found {len(cells)}"
+            )
+            continue
+        job_id, model, arrival_t, iters_t, gpus_t = cells
+        arrival = _finite(arrival_t)
+        iters = _finite(iters_t)
+        gpus = _positive_int(gpus_t)
+        ok = True
+        if model not in cat:
+            problems.add(
+                f"{where}, field model_name: unknown model {model!r}; "
+                f"choose one of: {', '.join(cat.names)}"
+            )
+            ok = False
+        if arrival is None or arrival < 0:
+            problems.add(f"{where}, field arrival_s: {arrival_t!r} is not a time >= 0 (seconds)")
+            ok = False
+        if iters is None or iters <= 0:
+            problems.add(f"{where}, field num_iterations: {iters_t!r} is not a positive number")
+            ok = False
+        if gpus is None:
+            problems.add(f"{where}, field gpu_demand: {gpus_t!r} is not a positive integer")
+            ok = False
+        if ok:
+            assert arrival is not None and iters is not None and gpus is not None
+            rows.append((0.0 if static else arrival, lineno, model, iters, gpus))
+    problems.raise_if_any(str(path))
+    if not rows:
+        raise InvalidInput("no jobs in the trace; expected one job per line", source=str(path))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    jobs: list[JobSpec] = []
+    excluded = 0
+    for arrival, _, model, iters, gpus in rows:
+        if max_gpus is not None and gpus > max_gpus:
+            excluded += 1
+            continue
+        jobs.append(JobSpec(len(jobs), arrival, model, gpus, iters * cat.iter_time_s(model)))
+    kind = "static (all at time 0)" if static else "dynamic"
+    return Workload(
+        name=name or path.stem,
+        jobs=jobs,
+        finite=True,
+        description=f"trace {path.name}, {len(jobs)} jobs, {kind}",
+        default_servers=TRACE_SERVERS,
+        static=static,
+        excluded=excluded,
+    )
+
+
+def builtin_trace(name: str, *, static: bool | None = None, **kw: object) -> Workload:
+    """One of the shipped 100-job traces by name ('static-100job' or 'dynamic-100job')."""
+    if name not in BUILTIN_TRACES:
+        raise InvalidInput(
+            f"trace: unknown built-in trace {name!r}; choose one of: {', '.join(BUILTIN_TRACES)}"
+        )
+    is_static = name.startswith("static") if static is None else static
+    return load_synergy_trace(
+        data_path(BUILTIN_TRACES[name]),
+        static=is_static,
+        name=name,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def _parse_time(text: str) -> float | None:
+    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S"):
+        try:
+            return datetime.strptime(text, fmt).timestamp()
+        except ValueError:
+            continue
+    return _finite(text)  # plain seconds are accepted too
+
+
+def load_philly(
+    path: Path | str | None = None,
+    *,
+    max_gpus: int,
+    max_jobs: int | None = None,
+    split: Sequence[float] = DEFAULT_CLASS_SPLIT,
+    catalog: ModelCatalog | None = None,
+) -> Workload:
+    """Load a Philly job file (`timestamp,duration,num_gpus,...`, header required).
+
+    Jobs are sorted by submission time; arrivals are seconds since the first kept job; the
+    duration (s) is the job's work at proportional share; GPU counts are kept. Jobs needing
+    more than `max_gpus` GPUs are excluded and counted. Models are assigned as in the
+    synthetic workloads (the trace has none). `max_jobs` keeps the first N jobs by arrival.
+    Without a path, the shipped 2,000-job subsample is used.
+    """
+    cat = catalog or default_catalog()
+    path = Path(path) if path is not None else data_path(PHILLY_SAMPLE)
+    lines = _read_lines(path)
+    if not lines:
+        raise InvalidInput("empty file; expected a header and one job per row", source=str(path))
+    reader = csv.reader(lines)
+    header = [h.strip() for h in next(reader)]
+    missing = [c for c in PHILLY_COLUMNS if c not in header]
+    if missing:
+        raise InvalidInput(
+            f"row 1 (header): missing column(s) {', '.join(missing)}; "
+            f"expected at least {','.join(PHILLY_COLUMNS)}",
+            source=str(path),
+        )
+    col = {c: header.index(c) for c in PHILLY_COLUMNS}
+    problems = Problems()
+    rows: list[tuple[float, int, float, int]] = []
+    for lineno, cells in enumerate(reader, start=2):
+        if len(problems.items) >= _MAX_PROBLEMS:
+            problems.add("... (more problems not listed)")
+            break
+        if not cells or all(not c.strip() for c in cells):
+            continue
+        where = f"row {lineno}"
+        if len(cells) < len(header):
+            problems.add(f"{where}: expected {len(header)} fields, found {len(cells)}")
+            continue
+        ts_t, dur_t, gpu_t = (cells[col[c]].strip() for c in PHILLY_COLUMNS)
+        ts = _parse_time(ts_t)
+        dur = _finite(dur_t)
+        gpus = _positive_int(gpu_t)
+        ok = True
+        if ts is None:
+            problems.add(f"{where}, field timestamp: {ts_t!r} is not 'YYYY-MM-DD HH:MM:SS'")
+            ok = False
+        if dur is None or dur <= 0:
+            problems.add(f"{where}, field duration: {dur_t!r} is not a positive number (seconds)")
+            ok = False
+        if gpus is None:
+            problems.add(f"{where}, field num_gpus: {gpu_t!r} is not a positive integer")
+            ok = False
+        if ok:
+            assert ts is not None and dur is not None and gpus is not None
+            rows.append((ts, lineno, dur, gpus))
+    problems.raise_if_any(str(path))
+    rows.sort()
+    kept = [r for r in rows if r[3] <= max_gpus]
+    excluded = len(rows) - len(kept)
+    if max_jobs is not None:
+        kept = kept[:max_jobs]
+    if not kept:
+        raise InvalidInput(
+            f"no job fits a cluster of {max_gpus} GPUs ({excluded} excluded)", source=str(path)
+        )
+    t0 = kept[0][0]
+    assigner = ClassAssigner(cat, split)
+    jobs = [
+        JobSpec(k, ts - t0, assigner.next(), gpus, dur) for k, (ts, _, dur, gpus) in enumerate(kept)
+    ]
+    notes = []
+    if excluded:
+        notes.append(f"{excluded} job(s) need more than {max_gpus} GPUs and were excluded")
+    return Workload(
+        name="philly",
+        jobs=jobs,
+        finite=True,
+        description=f"Philly jobs from {path.name}: {len(jobs)} jobs, real arrivals",
+        excluded=excluded,
+        notes=notes,
+    )

@@ -1,0 +1,213 @@
+"""Job streams for the Synergy simulator: the default Philly-derived workload and its variants.
+
+A workload is a sequence of `JobSpec` in arrival order, finite (traces) or an endless seeded
+stream (the synthetic workloads, read lazily until the measurement window is done).
+
+Work is counted in *proportional-share seconds*: the time the job needs at the
+GPU-proportional share (3 CPUs, 62.5 GB per GPU by default), where every profile's normalized
+throughput is 1. A duration given in seconds is work as is; a trace's iteration count is turned
+into work by multiplying it with the model's `iter_time_s_at_proportional` (so
+`iterations = work_s / iter_time_s`, kept fractional, never rounded).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+
+import numpy as np
+
+from experiments.synergy.catalog import TASKS, ModelCatalog, default_catalog
+
+# Default measurement window of the Synergy simulator (job ids [4000, 5000)).
+DEFAULT_WINDOW: tuple[int, int] = (4000, 5000)
+# Task-class shares of the default workload, in TASKS order (image, language, speech).
+DEFAULT_CLASS_SPLIT: tuple[float, float, float] = (0.20, 0.70, 0.10)
+# Multi-GPU variant: GPU demand and its probability.
+MULTI_GPU_DEMANDS: tuple[int, ...] = (1, 2, 4, 8)
+MULTI_GPU_PROBS: tuple[float, ...] = (0.70, 0.10, 0.15, 0.05)
+# Durations at proportional share: w.p. 0.8 60*10^U(1.5, 3) s, else 60*10^U(3, 4) s.
+SHORT_PROB = 0.8
+SHORT_EXP = (1.5, 3.0)
+LONG_EXP = (3.0, 4.0)
+
+_CHUNK = 1024  # jobs drawn per batch; the stream does not depend on it
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """One job: id (also its arrival rank), arrival time, model, GPU demand, work.
+
+    `work_s` is the job's duration at the GPU-proportional share, in seconds.
+    """
+
+    job_id: int
+    arrival_s: float
+    model: str
+    gpus: int
+    work_s: float
+
+    def iterations(self, catalog: ModelCatalog | None = None) -> float:
+        """Training iterations of this job (work / iteration time at proportional share)."""
+        cat = catalog or default_catalog()
+        return self.work_s / cat.iter_time_s(self.model)
+
+
+@dataclass
+class Workload:
+    """A named job source plus the facts the simulator and the report need.
+
+    `jobs` is iterated once, lazily; `finite` says whether it ends. `default_servers` is the
+    cluster the workload was designed for; `static` marks all-at-time-0 traces (makespan);
+    `excluded` counts jobs dropped on loading (e.g. more GPUs than the cluster has).
+    """
+
+    name: str
+    jobs: Iterable[JobSpec]
+    finite: bool
+    description: str
+    default_servers: int = 16
+    static: bool = False
+    excluded: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def take(self, n: int) -> list[JobSpec]:
+        """The first n jobs (for inspection and tests; a fresh iteration each call)."""
+        return list(islice(iter(self.jobs), n))
+
+
+class ClassAssigner:
+    """Model choice of the Synergy simulator: each new job goes to the task class furthest
+    below its target share (ties: image, language, speech), models round-robin in a class."""
+
+    def __init__(
+        self,
+        catalog: ModelCatalog,
+        split: Sequence[float] = DEFAULT_CLASS_SPLIT,
+    ) -> None:
+        if len(split) != len(TASKS) or any(s < 0 for s in split) or sum(split) <= 0:
+            raise ValueError(f"class split must be {len(TASKS)} non-negative shares")
+        total = float(sum(split))
+        self.targets = [s / total for s in split]
+        self.models = [catalog.models_of(task) for task in TASKS]
+        self.counts = [0] * len(TASKS)
+        self.next_model = [0] * len(TASKS)
+        self.assigned = 0
+
+    def next(self) -> str:
+        """Model name for the next job."""
+        if self.assigned == 0:
+            deficits = [0.0] * len(TASKS)  # as in Synergy: no share yet, so the first is image
+        else:
+            deficits = [
+                t - c / self.assigned for t, c in zip(self.targets, self.counts, strict=True)
+            ]
+        best = 0
+        for k in range(1, len(TASKS)):
+            if deficits[k] > deficits[best] + 1e-12:
+                best = k
+        if not self.models[best]:
+            raise ValueError(f"no model of task class {TASKS[best]!r} in the catalog")
+        models = self.models[best]
+        name = models[self.next_model[best] % len(models)]
+        self.next_model[best] += 1
+        self.counts[best] += 1
+        self.assigned += 1
+        return name
+
+
+@dataclass(frozen=True)
+class SyntheticStream:
+    """Endless seeded Poisson stream of the Philly-derived workload (optionally multi-GPU).
+
+    Job k uses four uniforms (row k of a PCG64 stream from `seed`): inter-arrival
+    (exponential, mean 3600/load s), duration class, duration exponent, GPU demand. The GPU
+    uniform is drawn for single-GPU streams too, so both variants share arrivals and durations.
+    """
+
+    load_jobs_per_h: float
+    seed: int
+    multi_gpu: bool = False
+    split: tuple[float, float, float] = DEFAULT_CLASS_SPLIT
+    max_jobs: int | None = None
+    catalog: ModelCatalog | None = None
+
+    def __post_init__(self) -> None:
+        if not (self.load_jobs_per_h > 0 and math.isfinite(self.load_jobs_per_h)):
+            raise ValueError("load must be a positive number of jobs per hour")
+
+    def __iter__(self) -> Iterator[JobSpec]:
+        cat = self.catalog or default_catalog()
+        rng = np.random.default_rng(self.seed)
+        assigner = ClassAssigner(cat, self.split)
+        mean_gap_s = 3600.0 / self.load_jobs_per_h
+        cum = np.cumsum(MULTI_GPU_PROBS)
+        t = 0.0
+        k = 0
+        while self.max_jobs is None or k < self.max_jobs:
+            u = rng.random((_CHUNK, 4))
+            gaps = -np.log1p(-u[:, 0]) * mean_gap_s
+            short = u[:, 1] < SHORT_PROB
+            lo = np.where(short, SHORT_EXP[0], LONG_EXP[0])
+            hi = np.where(short, SHORT_EXP[1], LONG_EXP[1])
+            work = 60.0 * 10.0 ** (lo + (hi - lo) * u[:, 2])
+            if self.multi_gpu:
+                idx = np.searchsorted(cum, u[:, 3], side="right")
+                gpus = np.asarray(MULTI_GPU_DEMANDS)[np.minimum(idx, len(cum) - 1)]
+            else:
+                gpus = np.ones(_CHUNK, dtype=int)
+            for i in range(_CHUNK):
+                if self.max_jobs is not None and k >= self.max_jobs:
+                    return
+                t += float(gaps[i])
+                yield JobSpec(k, t, assigner.next(), int(gpus[i]), float(work[i]))
+                k += 1
+
+
+def philly_derived(
+    load_jobs_per_h: float,
+    seed: int,
+    *,
+    max_jobs: int | None = None,
+    catalog: ModelCatalog | None = None,
+) -> Workload:
+    """The Synergy simulator's default workload: single-GPU jobs, Poisson arrivals."""
+    return Workload(
+        name="philly-derived",
+        jobs=SyntheticStream(load_jobs_per_h, seed, False, max_jobs=max_jobs, catalog=catalog),
+        finite=max_jobs is not None,
+        description=(
+            f"Philly-derived single-GPU, {load_jobs_per_h:g} jobs/h Poisson, "
+            f"class split image/language/speech 20/70/10, seed {seed}"
+        ),
+    )
+
+
+def multi_gpu(
+    load_jobs_per_h: float,
+    seed: int,
+    *,
+    max_jobs: int | None = None,
+    catalog: ModelCatalog | None = None,
+) -> Workload:
+    """Multi-GPU variant: GPU demand 1/2/4/8 with probabilities 0.70/0.10/0.15/0.05."""
+    return Workload(
+        name="multi-gpu",
+        jobs=SyntheticStream(load_jobs_per_h, seed, True, max_jobs=max_jobs, catalog=catalog),
+        finite=max_jobs is not None,
+        description=(
+            f"Philly-derived multi-GPU (1/2/4/8 GPUs w.p. .70/.10/.15/.05), "
+            f"{load_jobs_per_h:g} jobs/h Poisson, seed {seed}"
+        ),
+    )
+
+
+def expected_work_s() -> float:
+    """Mean duration at proportional share of the synthetic workloads (closed form)."""
+
+    def mean_pow(a: float, b: float) -> float:
+        return (10.0**b - 10.0**a) / ((b - a) * math.log(10.0))
+
+    return 60.0 * (SHORT_PROB * mean_pow(*SHORT_EXP) + (1 - SHORT_PROB) * mean_pow(*LONG_EXP))
