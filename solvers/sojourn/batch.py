@@ -1,7 +1,9 @@
 """Vectorized closed-form values of many orders at once (numpy; chunked over orders).
 
 `evaluate_orders(inst, orders, objective)` with `orders` an int array (K, n) of job positions
-returns K values. It is the numpy reference used by brute force and local search.
+returns K values. It is the numpy reference used by brute force and local search, and it is
+the 'numpy' backend of `solvers.kernels` (one implementation, see solvers/kernels/numpy_ref.py).
+`linear_ordering_weights` gives the explicit pairwise weights W used by the exact LOP models.
 """
 
 from __future__ import annotations
@@ -29,55 +31,16 @@ def linear_ordering_weights(inst: Instance, objective: Objective) -> tuple[np.nd
     raise ValueError(f"objective {objective.kind} is not a linear ordering problem")
 
 
-def _lop_values(c: np.ndarray, W: np.ndarray, orders: np.ndarray) -> np.ndarray:
-    """sum c + sum_{x<y} W[o_x, o_y] for each row o of `orders`."""
-    n = orders.shape[1]
-    out = np.full(orders.shape[0], c.sum())
-    # W_before[k, y] = sum_{x<y} W[o_x, o_y], built by accumulating rows of W
-    acc = np.zeros((orders.shape[0], len(c)))  # acc[k, i] = sum_{j placed so far} W[j, i]
-    rows = np.arange(orders.shape[0])
-    for y in range(n):
-        oy = orders[:, y]
-        out += acc[rows, oy]
-        acc += W[oy]
-    return out
-
-
-def _truncated_values(inst: Instance, orders: np.ndarray, k: int, want: str) -> np.ndarray:
-    """Vectorized forward pass over counts of successes (see objectives._truncated_pass)."""
-    K = orders.shape[0]
-    P = np.zeros((K, k + 1))
-    M = np.zeros((K, k + 1))
-    P[:, 0] = 1.0
-    dk = np.zeros(K)
-    for y in range(orders.shape[1]):
-        o = orders[:, y]
-        p, mi, ei = inst.pi[o][:, None], inst.m[o][:, None], inst.e[o][:, None]
-        Pr, Mr = P[:, :k].copy(), M[:, :k].copy()
-        sP, sM = p * Pr, p * (Mr + mi * Pr)
-        dk += sM.sum(axis=1)
-        P[:, :k] = (1 - p) * Pr
-        M[:, :k] = (1 - p) * Mr + ei * Pr
-        P[:, 1:] += sP
-        M[:, 1:] += sM
-    return M.sum(axis=1) if want == "TK" else dk
-
-
 def evaluate_orders(inst: Instance, orders: np.ndarray, objective: Objective) -> np.ndarray:
-    """Values of each row of `orders` (K, n) under `objective`; rows must be permutations."""
+    """Values of each row of `orders` (K, n) under `objective`; rows must be permutations.
+
+    The one numpy reference: `solvers.kernels` with backend 'numpy' (vectorized over orders,
+    chunked). Raises InvalidInput (a ValueError) for a wrong shape or a row that is not a
+    permutation; K = 0 gives an empty array.
+    """
+    from solvers.kernels.evaluate import evaluate_orders as kernel_evaluate
+
     orders = np.asarray(orders)
-    if orders.ndim != 2 or orders.shape[1] != inst.n:
-        raise ValueError(f"orders must have shape (K, {inst.n}); got {orders.shape}")
-    objective.check_for(inst)
-    out = np.empty(orders.shape[0])
-    if objective.kind in ("A", "B"):
-        c, W = linear_ordering_weights(inst, objective)
-        for s in range(0, len(orders), CHUNK):
-            out[s : s + CHUNK] = _lop_values(c, W, orders[s : s + CHUNK])
-    else:
-        assert objective.k is not None
-        for s in range(0, len(orders), CHUNK):
-            out[s : s + CHUNK] = _truncated_values(
-                inst, orders[s : s + CHUNK], objective.k, objective.kind
-            )
-    return out
+    if orders.ndim == 2 and orders.shape[0] == 0 and orders.shape[1] == inst.n:
+        return np.empty(0)
+    return kernel_evaluate(inst, orders, objective, backend="numpy", chunk_size=CHUNK)

@@ -23,6 +23,7 @@ _METHOD_MODULES = (
     "solvers.sojourn.exact_enum",
     "solvers.sojourn.milp",
     "solvers.sojourn.cpsat",
+    "solvers.sojourn.batchlocal",
 )
 
 

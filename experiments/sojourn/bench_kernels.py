@@ -1,0 +1,196 @@
+"""Benchmark of the batch evaluation kernels and of the `batchlocal` search.
+
+Run: `python -m experiments.bench bench_kernels [--quick]`. Prints
+1. orders evaluated per second for objective B, n in {20, 100, 500}, K = 100,000 random orders
+   (10,000 with --quick), for every backend present (numpy, numba cpu, numba cuda), with the
+   achieved floating-point rate against the machine's peak measured in the same run (best of
+   numpy float64 matrix multiplies before and after). Flops per order = 3 n r: for each of the
+   n positions and r factor columns one multiply-add (2 flops) and one add; r = Gauss-Legendre
+   nodes kept ("nodes" tables) or the SVD rank ("lowrank"). Zero padding of r to the kernel's
+   block width is not counted. Timings exclude compilation and the permutation check;
+2. peak resident memory of a fresh process evaluating K = 10^7 orders (10^6 with --quick) at
+   n = 100 on the cpu backend, the orders generated chunk by chunk;
+3. the hit rate of `batchlocal` (cpu) against the proven optimum on 200 seeded instances with
+   n = 10..100 (CP-SAT; 20 instances with n <= 16 against the DP with --quick), resumable:
+   finished instances are journaled in results/sojourn/bench_kernels_hits.jsonl.
+The machine may be shared: the load average is printed at the start and at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiments.output import format_table
+from experiments.store import RowStore, results_dir
+from solvers.kernels import cuda_available, evaluate_orders, lop_tables
+from solvers.result import Status
+from solvers.sojourn.instance import generate
+from solvers.sojourn.methods import solve
+from solvers.sojourn.objectives import Objective
+
+NS = (20, 100, 500)
+B = Objective("B")
+
+
+def peak_gflops(size: int = 3000, reps: int = 3) -> float:
+    """Best float64 matrix-multiply rate (GFLOP/s) of numpy's BLAS: 2 size^3 flops per product."""
+    rng = np.random.default_rng(0)
+    a, b = rng.random((size, size)), rng.random((size, size))
+    a @ b
+    best = np.inf
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - t0)
+    return 2 * size**3 / best / 1e9
+
+
+def random_orders(n: int, count: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.permuted(np.tile(np.arange(n, dtype=np.int64), (count, 1)), axis=1)
+
+
+def _time_backend(inst: Any, orders: np.ndarray, backend: str, tables: str) -> float:
+    evaluate_orders(inst, orders[:64], B, backend=backend, tables=tables)  # compile / warm up
+    t0 = time.perf_counter()
+    evaluate_orders(inst, orders, B, backend=backend, tables=tables, check=False)
+    return time.perf_counter() - t0
+
+
+def throughput(quick: bool) -> tuple[list[list[Any]], float]:
+    """Rows of the throughput table and the measured peak GFLOP/s."""
+    K = 10_000 if quick else 100_000
+    backends = ["numpy", "cpu"] + (["cuda"] if cuda_available() else [])
+    peaks = [peak_gflops(2000 if quick else 3000)]
+    rows: list[list[Any]] = []
+    for n in NS:
+        inst = generate(n, 1)
+        orders = random_orders(n, K, seed=n)
+        for tables in ("nodes", "lowrank"):
+            r = lop_tables(inst, B, tables).rank
+            flops = 3 * n * r
+            base = None
+            for be in backends:
+                dt = _time_backend(inst, orders, be, tables)
+                rate = K / dt
+                base = rate if be == "numpy" else base
+                rows.append([n, be, tables, r, K, dt, rate, flops, flops * rate / 1e9, rate / base])
+    peaks.append(peak_gflops(2000 if quick else 3000))
+    peak = max(peaks)
+    for row in rows:
+        row.insert(9, 100 * row[8] / peak)
+    return rows, peak
+
+
+def memory_run(count: int, n: int, chunk: int = 1 << 16) -> dict[str, Any]:
+    """Evaluate `count` random orders streamed in chunks (cpu); peak RSS of this process."""
+    import resource
+
+    inst = generate(n, 1)
+    rng = np.random.default_rng(7)
+    base = np.tile(np.arange(n, dtype=np.int64), (chunk, 1))
+
+    def make(i: int) -> np.ndarray | None:
+        left = count - i * chunk
+        return rng.permuted(base[: min(chunk, left)], axis=1) if left > 0 else None
+
+    t0 = time.perf_counter()
+    vals = evaluate_orders(inst, make, B, backend="cpu", chunk_size=chunk)
+    dt = time.perf_counter() - t0
+    rss_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2  # KiB on Linux
+    return {"orders": int(len(vals)), "n": n, "seconds": dt, "peak_rss_gb": rss_gb}
+
+
+def memory(quick: bool) -> dict[str, Any]:
+    """`memory_run` in a fresh interpreter so earlier allocations do not count."""
+    count = 10**6 if quick else 10**7
+    code = (
+        "import json; from experiments.sojourn.bench_kernels import memory_run; "
+        f"print(json.dumps(memory_run({count}, 100)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def hit_instances(quick: bool) -> list[dict[str, Any]]:
+    """Seeded instances: n = 10, 20, ..., 100 (200 of them), or n = 6..16 with --quick."""
+    if quick:
+        return [{"n": 6 + i % 11, "seed": 60_000 + i} for i in range(20)]
+    return [{"n": 10 + 10 * (i % 10), "seed": 50_000 + i} for i in range(200)]
+
+
+def hit_row(key: dict[str, Any], exact: str) -> dict[str, Any]:
+    """Proven optimum (exact method) vs batchlocal (cpu) and Smith on one instance."""
+    inst = generate(key["n"], key["seed"])
+    opt = solve(inst, B, exact, time_limit=120)
+    t0 = time.perf_counter()
+    res = solve(inst, B, "batchlocal", backend="cpu", seed=key["seed"])
+    dt = time.perf_counter() - t0
+    smith = solve(inst, B, "smith")
+    proven = opt.status is Status.OPTIMAL
+    tol = 1e-9 * max(1.0, abs(opt.value or 0.0))
+    return {
+        "proven": proven,
+        "optimum": opt.value,
+        "batchlocal": res.value,
+        "smith": smith.value,
+        "hit": bool(proven and res.value <= opt.value + tol),
+        "smith_hit": bool(proven and smith.value <= opt.value + tol),
+        "below_optimum": bool(proven and res.value < opt.value - tol),
+        "batchlocal_s": dt,
+    }
+
+
+def hit_rate(quick: bool, outdir: Path = Path("results")) -> dict[str, Any]:
+    """Hit rate of batchlocal against proven optima (journaled, resumable)."""
+    exact = "dp" if quick else "cpsat"
+    keys = hit_instances(quick)
+    path = results_dir(outdir, "sojourn") / f"bench_kernels_hits{'_quick' if quick else ''}.jsonl"
+    store = RowStore(path, ["n", "seed"], config={"exact": exact, "count": len(keys)})
+    rows = store.run(keys, lambda k: hit_row(k, exact), desc="batchlocal hit rate")
+    proven = [r for r in rows if r["proven"]]
+    return {
+        "exact": exact,
+        "instances": len(rows),
+        "proven": len(proven),
+        "hits": sum(r["hit"] for r in proven),
+        "smith_hits": sum(r["smith_hit"] for r in proven),
+        "below_optimum": sum(r["below_optimum"] for r in proven),
+        "max_n": max(r["n"] for r in rows),
+        "mean_batchlocal_s": float(np.mean([r["batchlocal_s"] for r in rows])),
+    }
+
+
+def run(quick: bool = False) -> None:
+    print(f"load average at start: {os.getloadavg()}  cpus: {os.cpu_count()}", flush=True)
+    rows, peak = throughput(quick)
+    headers = [
+        "n", "backend", "tables", "r", "K", "seconds", "orders/s", "flops/order",
+        "GFLOP/s", "% of peak", "x numpy",
+    ]  # fmt: skip
+    print(f"objective B; peak (numpy float64 matmul, best of two runs): {peak:.1f} GFLOP/s")
+    print(format_table(headers, rows), flush=True)
+    mem = memory(quick)
+    print(
+        f"memory: {mem['orders']:,} orders (n = {mem['n']}) streamed in chunks on the cpu backend "
+        f"in {mem['seconds']:.1f} s; peak RSS {mem['peak_rss_gb']:.3f} GB",
+        flush=True,
+    )
+    hr = hit_rate(quick)
+    print(
+        f"batchlocal (cpu) hit rate vs proven optimum ({hr['exact']}): {hr['hits']}/{hr['proven']} "
+        f"proven instances (n <= {hr['max_n']}; {hr['instances']} run); Smith's rule "
+        f"{hr['smith_hits']}/{hr['proven']}; below optimum (must be 0): {hr['below_optimum']}; "
+        f"mean batchlocal time {hr['mean_batchlocal_s']:.2f} s"
+    )
+    print(f"load average at end: {os.getloadavg()}")

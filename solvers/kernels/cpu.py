@@ -1,0 +1,166 @@
+"""The numba CPU backend: `arith`'s per-order functions under `njit`, driven by `prange` loops.
+
+Compiled on first use and cached on disk (`cache=True`). Compilation runs with LLVM's SLP
+vectorizer switched on (numba leaves it off by default); it packs the scalar lanes of
+`arith.lop_value` into SIMD registers, which about doubled its speed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from solvers.kernels import arith
+from solvers.kernels.tables import LopTables, TruncTables
+
+BLOCK = 64  # orders per parallel task
+SCEN_BLOCK = 256  # scenarios per pass over a block of orders (keeps X rows in cache)
+_SLP_FLAG = "SLP_VECTORIZE"  # numba.core.config attribute read when LLVM passes are built
+SERIAL_WORK = 1 << 22  # sweeps smaller than this (K n^2 r) skip the thread pool's start-up cost
+
+_lop_value = njit(cache=True, fastmath={"contract"})(arith.lop_value)
+_trunc_value = njit(cache=True)(arith.trunc_value)
+_mc_accumulate = njit(cache=True)(arith.mc_accumulate)
+_best_insertion = njit(cache=True)(arith.best_insertion)
+_insertion_sweep = njit(cache=True)(arith.insertion_sweep)
+_row_problem = njit(cache=True)(arith.row_problem)
+
+
+@njit(parallel=True, cache=True)
+def _lop_kernel(orders, T1w, T2w, T1n, T2n, c0, out):  # pragma: no cover - compiled
+    K = orders.shape[0]
+    for blk in prange((K + BLOCK - 1) // BLOCK):
+        scratch = np.empty(arith.SCRATCH)
+        for i in range(blk * BLOCK, min(K, blk * BLOCK + BLOCK)):
+            out[i] = c0 + _lop_value(orders[i], T1w, T2w, T1n, T2n, scratch)
+
+
+@njit(parallel=True, cache=True)
+def _trunc_kernel(orders, pi, m, e, k, want_tk, out):  # pragma: no cover - compiled
+    K = orders.shape[0]
+    for blk in prange((K + BLOCK - 1) // BLOCK):
+        P = np.empty(k + 1)
+        M = np.empty(k + 1)
+        for i in range(blk * BLOCK, min(K, blk * BLOCK + BLOCK)):
+            out[i] = _trunc_value(orders[i], pi, m, e, k, want_tk, P, M)
+
+
+@njit(parallel=True, cache=True)
+def _mc_kernel(orders, X, S, kind, k, stats):  # pragma: no cover - compiled
+    K = orders.shape[0]
+    M = X.shape[0]
+    for blk in prange((K + BLOCK - 1) // BLOCK):
+        for s0 in range(0, M, SCEN_BLOCK):
+            s1 = min(M, s0 + SCEN_BLOCK)
+            for i in range(blk * BLOCK, min(K, blk * BLOCK + BLOCK)):
+                _mc_accumulate(orders[i], X, S, s0, s1, kind, k, stats[i])
+
+
+@njit(parallel=True, cache=True)
+def _best_insertion_kernel(orders, T1, T2, out):  # pragma: no cover - compiled
+    for i in prange(orders.shape[0]):
+        _best_insertion(orders[i], T1, T2, out[i])
+
+
+@njit(parallel=True, cache=True)
+def _sweep_kernel(orders, T1, T2, thr, out):  # pragma: no cover - compiled
+    K, n = orders.shape
+    for i in prange(K):
+        pos = np.empty(n, dtype=np.int64)
+        seq = np.empty(n, dtype=np.int64)
+        _insertion_sweep(orders[i], pos, seq, T1, T2, thr[i], out[i])
+
+
+@njit(cache=True)
+def _sweep_serial(orders, T1, T2, thr, out):  # pragma: no cover - compiled
+    K, n = orders.shape
+    pos = np.empty(n, dtype=np.int64)
+    seq = np.empty(n, dtype=np.int64)
+    for i in range(K):
+        _insertion_sweep(orders[i], pos, seq, T1, T2, thr[i], out[i])
+
+
+@njit(parallel=True, cache=True)
+def _check_kernel(orders, n, codes):  # pragma: no cover - compiled
+    K = orders.shape[0]
+    for blk in prange((K + BLOCK - 1) // BLOCK):
+        seen = np.full(n, -1, dtype=np.int64)
+        for i in range(blk * BLOCK, min(K, blk * BLOCK + BLOCK)):
+            codes[i] = _row_problem(orders[i], n, seen, i)
+
+
+@contextmanager
+def _slp() -> Iterator[None]:
+    """Switch numba's SLP vectorization on while a kernel may compile (restored after)."""
+    cfg = numba.core.config
+    old = getattr(cfg, _SLP_FLAG)
+    setattr(cfg, _SLP_FLAG, 1)
+    try:
+        yield
+    finally:
+        setattr(cfg, _SLP_FLAG, old)
+
+
+class CpuBackend:
+    """numba CPU kernels (`parallel=True`, one task per block of orders)."""
+
+    name = "cpu"
+
+    def bad_rows(self, chunk: np.ndarray, n: int) -> np.ndarray:
+        codes = np.empty(len(chunk), dtype=np.int64)
+        with _slp():
+            _check_kernel(chunk, n, codes)
+        return codes != 0
+
+    def prepare_lop(self, t: LopTables) -> tuple[Any, ...]:
+        return (*t.blocked(), t.c0)
+
+    def lop(self, prep: tuple[Any, ...], chunk: np.ndarray) -> np.ndarray:
+        T1w, T2w, T1n, T2n, c0 = prep
+        out = np.empty(len(chunk))
+        with _slp():
+            _lop_kernel(chunk, T1w, T2w, T1n, T2n, c0, out)
+        return out
+
+    def prepare_trunc(self, t: TruncTables) -> TruncTables:
+        return t
+
+    def trunc(self, t: TruncTables, chunk: np.ndarray) -> np.ndarray:
+        out = np.empty(len(chunk))
+        with _slp():
+            _trunc_kernel(chunk, t.pi, t.m, t.e, t.k, t.want_tk, out)
+        return out
+
+    def prepare_scenarios(self, X: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.ascontiguousarray(X), np.ascontiguousarray(S).view(np.uint8)
+
+    def mc(
+        self,
+        kind: int,
+        k: int,
+        chunk: np.ndarray,
+        scen: tuple[np.ndarray, np.ndarray],
+        stats: np.ndarray,
+    ) -> None:
+        with _slp():
+            _mc_kernel(chunk, scen[0], scen[1], kind, k, stats)
+
+    def best_insertion(self, t: LopTables, orders: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(orders), 3))
+        with _slp():
+            _best_insertion_kernel(orders, t.T1, t.T2, out)
+        return out
+
+    def sweep(self, t: LopTables, orders: np.ndarray, thr: np.ndarray) -> np.ndarray:
+        """One insertion sweep of every row of `orders` (in place); (K, 2): change, moves."""
+        out = np.zeros((len(orders), 2))
+        K, n = orders.shape
+        kernel = _sweep_kernel if K > 1 and K * n * n * t.rank > SERIAL_WORK else _sweep_serial
+        with _slp():
+            kernel(orders, t.T1, t.T2, thr, out)
+        return out

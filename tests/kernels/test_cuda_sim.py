@@ -1,0 +1,63 @@
+"""The CUDA backend: on numba's CUDA simulator in a subprocess (tiny sizes), and on a real GPU
+when one is present (marked `gpu`, skipped without one)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solvers.kernels import cuda_available, evaluate_orders, monte_carlo_orders
+from solvers.sojourn.instance import generate
+from solvers.sojourn.methods import solve
+from solvers.sojourn.objectives import Objective
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_cuda_backend_on_the_simulator():
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.kernels.cudasim_check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().endswith("OK")
+
+
+gpu = pytest.mark.skipif(
+    os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" or not cuda_available(),
+    reason="needs a real NVIDIA GPU",
+)
+
+
+@pytest.mark.gpu
+@gpu
+def test_real_gpu_matches_numpy():
+    inst = generate(300, 2)
+    rng = np.random.default_rng(0)
+    orders = rng.permuted(np.tile(np.arange(300), (5000, 1)), axis=1)
+    for obj in (Objective("A"), Objective("B"), Objective("TK", 7), Objective("DK", 40)):
+        ref = evaluate_orders(inst, orders[:200], obj, backend="numpy")
+        got = evaluate_orders(inst, orders, obj, backend="cuda")
+        np.testing.assert_allclose(got[:200], ref, rtol=1e-9)
+    a = monte_carlo_orders(inst, orders[:64], Objective("B"), samples=2000, backend="cuda")
+    b = monte_carlo_orders(inst, orders[:64], Objective("B"), samples=2000, backend="numpy")
+    np.testing.assert_allclose(a.mean, b.mean, rtol=1e-10)
+
+
+@pytest.mark.gpu
+@gpu
+def test_real_gpu_batchlocal_equals_cpu_quality():
+    inst = generate(80, 5)
+    cpu = solve(inst, Objective("B"), "batchlocal", backend="cpu", seed=1)
+    gpu_res = solve(inst, Objective("B"), "batchlocal", backend="cuda", seed=1)
+    assert gpu_res.value == pytest.approx(cpu.value, rel=1e-9)

@@ -1,0 +1,159 @@
+"""Batch evaluation: every backend agrees with the closed forms; streaming; clear errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solvers.errors import InvalidInput
+from solvers.kernels import arith, cuda_available, evaluate_orders, resolve_backend
+from solvers.kernels.cpu import CpuBackend
+from solvers.kernels.numpy_ref import NumpyBackend
+from solvers.kernels.tables import b_node_tables, lop_tables
+from solvers.sojourn.batch import evaluate_orders as batch_evaluate
+from solvers.sojourn.instance import generate
+from solvers.sojourn.objectives import Objective, evaluate
+
+REL = 1e-9
+BACKENDS = ["numpy", "cpu"]
+
+
+def objectives(n):
+    ks = sorted({1, max(1, n // 2), n})
+    return [Objective("A"), Objective("B")] + [Objective(t, k) for t in ("TK", "DK") for k in ks]
+
+
+def random_orders(n, count, seed):
+    rng = np.random.default_rng(seed)
+    return np.array([rng.permutation(n) for _ in range(count)], dtype=np.int64)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [1, 2, 7, 23, 70])
+def test_backends_agree_with_closed_forms(backend, n):
+    inst = generate(n, 100 + n)
+    orders = random_orders(n, 40, n)
+    for obj in objectives(n):
+        exact = np.array([evaluate(inst, o, obj) for o in orders])
+        for tables in ("nodes", "lowrank") if obj.kind == "B" else ("nodes",):
+            got = evaluate_orders(inst, orders, obj, backend=backend, tables=tables)
+            np.testing.assert_allclose(got, exact, rtol=REL, atol=1e-12, err_msg=f"{obj} {tables}")
+
+
+def test_wide_and_narrow_blocks():
+    # unpruned nodes at n = 78: 40 factors = one 32-lane block + one 8-lane block
+    inst = generate(78, 9)
+    t = b_node_tables(inst, tol=0.0)
+    T1w, _, T1n, _ = t.blocked()
+    assert (T1w.shape[0], T1n.shape[0]) == (1, 1)
+    orders = random_orders(78, 6, 1)
+    exact = np.array([evaluate(inst, o, Objective("B")) for o in orders])
+    for be in (NumpyBackend(), CpuBackend()):
+        got = be.lop(be.prepare_lop(t), orders)
+        np.testing.assert_allclose(got, exact, rtol=REL)
+
+
+def test_arith_runs_as_plain_python():
+    # the per-order functions are ordinary Python too (this is what the CUDA simulator runs)
+    inst = generate(9, 4)
+    order = random_orders(9, 1, 2)[0]
+    t = lop_tables(inst, Objective("B"))
+    v = t.c0 + arith.lop_value(order, *t.blocked(), np.empty(arith.SCRATCH))
+    assert v == pytest.approx(evaluate(inst, order, Objective("B")), rel=REL)
+    P, M = np.empty(4), np.empty(4)
+    tk = arith.trunc_value(order, inst.pi, inst.m, inst.e, 3, True, P, M)
+    assert tk == pytest.approx(evaluate(inst, order, Objective("TK", 3)), rel=REL)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_streamed_chunks_equal_one_array(backend):
+    inst = generate(11, 3)
+    orders = random_orders(11, 100, 5)
+    obj = Objective("B")
+    whole = evaluate_orders(inst, orders, obj, backend=backend)
+    small = evaluate_orders(inst, orders, obj, backend=backend, chunk_size=7)
+    gen = evaluate_orders(
+        inst, (orders[s : s + 13] for s in range(0, 100, 13)), obj, backend=backend
+    )
+    pieces = [orders[s : s + 30] for s in range(0, 100, 30)]
+    call = evaluate_orders(
+        inst, lambda i: pieces[i] if i < len(pieces) else None, obj, backend=backend
+    )
+    lists = evaluate_orders(inst, orders.tolist(), obj, backend=backend)
+    for other in (small, gen, call, lists):
+        np.testing.assert_allclose(other, whole, rtol=1e-13)
+    assert len(whole) == 100
+
+
+def test_other_integer_dtypes_are_accepted():
+    inst = generate(6, 3)
+    orders = random_orders(6, 5, 1)
+    ref = evaluate_orders(inst, orders, Objective("A"), backend="numpy")
+    for dt in (np.int32, np.uint16, np.int8):
+        got = evaluate_orders(inst, orders.astype(dt), Objective("A"), backend="cpu")
+        np.testing.assert_allclose(got, ref, rtol=1e-13)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("orders", "needle"),
+    [
+        (np.array([[0, 1, 2, 2]]), "row 0 is invalid (not a permutation of 0..3: repeats [2]"),
+        (
+            np.array([[0, 1, 2, 3], [3, 2, 1, 0], [0, 1, 2, 4]]),
+            "row 2 is invalid (job positions [4]",
+        ),
+        (np.array([[0, 1, -1, 3]]), "job positions [-1] outside 0..3"),
+        (np.array([0, 1, 2, 3]), "must be a 2-D integer array (K, 4)"),
+        (np.array([[0, 1, 2]]), "must list all 4 jobs; got rows of length 3"),
+        (np.array([[0.0, 1.0, 2.0, 3.0]]), "dtype must be an integer type"),
+        (np.array([[True, False, True, False]]), "dtype must be an integer type"),
+        (np.empty((0, 4), dtype=np.int64), "no orders given (K = 0)"),
+        (lambda: iter([]), "no orders given (K = 0)"),
+        (lambda: iter([np.array([[0, 1, 2, 3]]), np.array([[0, 1]])]), "orders chunk 1: each"),
+        (5, "expected an integer array (K, 4)"),
+    ],
+)
+def test_invalid_orders_raise_clear_errors(backend, orders, needle):
+    inst = generate(4, 1)
+    if callable(orders):
+        orders = orders()  # fresh iterator per backend
+    with pytest.raises(InvalidInput) as exc:
+        evaluate_orders(inst, orders, Objective("B"), backend=backend)
+    assert needle in str(exc.value)
+
+
+def test_row_index_is_global_across_chunks():
+    inst = generate(5, 1)
+    orders = random_orders(5, 50, 3)
+    orders[37, 0] = orders[37, 1]
+    for be in BACKENDS:
+        with pytest.raises(InvalidInput, match="row 37 is invalid"):
+            evaluate_orders(inst, orders, Objective("A"), backend=be, chunk_size=8)
+
+
+def test_backend_names():
+    assert resolve_backend("auto") == ("cuda" if cuda_available() else "cpu")
+    with pytest.raises(InvalidInput, match="unknown 'gpu'"):
+        resolve_backend("gpu")
+    if not cuda_available():
+        with pytest.raises(InvalidInput, match="needs an NVIDIA GPU"):
+            evaluate_orders(generate(3, 1), np.array([[0, 1, 2]]), Objective("A"), backend="cuda")
+
+
+def test_k_larger_than_n_and_bad_tables():
+    inst = generate(3, 1)
+    with pytest.raises(InvalidInput, match="k: must be at most"):
+        evaluate_orders(inst, np.array([[0, 1, 2]]), Objective("TK", 4), backend="cpu")
+    with pytest.raises(InvalidInput, match="tables: unknown kind"):
+        evaluate_orders(inst, np.array([[0, 1, 2]]), Objective("B"), tables="dense")
+
+
+def test_batch_module_is_the_numpy_reference():
+    inst = generate(8, 2)
+    orders = random_orders(8, 30, 1)
+    for obj in objectives(8):
+        np.testing.assert_array_equal(
+            batch_evaluate(inst, orders, obj), evaluate_orders(inst, orders, obj, backend="numpy")
+        )
+    assert batch_evaluate(inst, np.empty((0, 8), dtype=np.int64), Objective("A")).shape == (0,)
