@@ -17,12 +17,14 @@ FIGURE_MODULES: list[str] = [
     "experiments.sojourn.fig_gap",
     "experiments.sojourn.fig_heuristics",
     "experiments.synergy.fig_gap",
+    "experiments.synergy.fig_jct",
 ]
 BENCH_MODULES: list[str] = [
     "experiments.sojourn.bench_online",
     "experiments.sojourn.bench_exact",
     "experiments.sojourn.bench_kernels",
     "experiments.synergy.bench_alloc",
+    "experiments.synergy.bench_sim",
 ]
 
 SIZES = ("small", "full")
