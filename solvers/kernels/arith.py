@@ -11,206 +11,251 @@ Objective codes: 0 = A, 1 = B, 2 = TK, 3 = DK.
 from __future__ import annotations
 
 KIND_CODES = {"A": 0, "B": 1, "TK": 2, "DK": 3}
-SCRATCH = 64  # floats of scratch that `lop_value` needs
+SCRATCH = 64  # floats of scratch that `lop_pair16` / `lop_pair8` need
 
 
-def lop_value(order, T1w, T2w, T1n, T2n, scratch):
-    """sum_r sum_y T1[o_y, r] * sum_{x<y} T2[o_x, r] for one order (the factor form of A, B).
+# ---- A and B: the factor form, two orders at a time ----------------------------------------
+# value(order) = c0 + sum over column blocks of the partial sums below. The factor columns come
+# in blocks of 16 (or one final block of 8), T1's and T2's columns side by side in one table per
+# block (see `LopTables.blocked`). The lanes are written out as scalars with constant column
+# indices: LLVM's SLP vectorizer packs them into SIMD registers on the CPU, a GPU thread keeps
+# them in registers. Two orders per call give the CPU independent dependency chains while the
+# block's table slice stays in the L1 cache; the scratch stores seed the vectorizer and fix the
+# order of the final sums.
 
-    The factor columns come in blocks: T1w, T2w (blocks of 32, shape (b32, n, 32)) and T1n,
-    T2n (blocks of 8, shape (b8, n, 8)), zero-padded (see `LopTables.blocked`). The lanes of a
-    block are written out as scalars with constant column indices so that LLVM's SLP vectorizer
-    packs them into SIMD registers on the CPU and a GPU thread keeps them in registers; the
-    scratch stores after a block seed the vectorizer and fix the order of the final sum.
-    """
-    n = order.shape[0]
-    total = 0.0
-    for blk in range(T1w.shape[0]):
-        T1 = T1w[blk]
-        T2 = T2w[blk]
-        s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
-        s8 = s9 = s10 = s11 = s12 = s13 = s14 = s15 = 0.0
-        s16 = s17 = s18 = s19 = s20 = s21 = s22 = s23 = 0.0
-        s24 = s25 = s26 = s27 = s28 = s29 = s30 = s31 = 0.0
-        p0 = p1 = p2 = p3 = p4 = p5 = p6 = p7 = 0.0
-        p8 = p9 = p10 = p11 = p12 = p13 = p14 = p15 = 0.0
-        p16 = p17 = p18 = p19 = p20 = p21 = p22 = p23 = 0.0
-        p24 = p25 = p26 = p27 = p28 = p29 = p30 = p31 = 0.0
-        for y in range(n):
-            o = order[y]
-            s0 += T1[o, 0] * p0
-            s1 += T1[o, 1] * p1
-            s2 += T1[o, 2] * p2
-            s3 += T1[o, 3] * p3
-            s4 += T1[o, 4] * p4
-            s5 += T1[o, 5] * p5
-            s6 += T1[o, 6] * p6
-            s7 += T1[o, 7] * p7
-            s8 += T1[o, 8] * p8
-            s9 += T1[o, 9] * p9
-            s10 += T1[o, 10] * p10
-            s11 += T1[o, 11] * p11
-            s12 += T1[o, 12] * p12
-            s13 += T1[o, 13] * p13
-            s14 += T1[o, 14] * p14
-            s15 += T1[o, 15] * p15
-            s16 += T1[o, 16] * p16
-            s17 += T1[o, 17] * p17
-            s18 += T1[o, 18] * p18
-            s19 += T1[o, 19] * p19
-            s20 += T1[o, 20] * p20
-            s21 += T1[o, 21] * p21
-            s22 += T1[o, 22] * p22
-            s23 += T1[o, 23] * p23
-            s24 += T1[o, 24] * p24
-            s25 += T1[o, 25] * p25
-            s26 += T1[o, 26] * p26
-            s27 += T1[o, 27] * p27
-            s28 += T1[o, 28] * p28
-            s29 += T1[o, 29] * p29
-            s30 += T1[o, 30] * p30
-            s31 += T1[o, 31] * p31
-            p0 += T2[o, 0]
-            p1 += T2[o, 1]
-            p2 += T2[o, 2]
-            p3 += T2[o, 3]
-            p4 += T2[o, 4]
-            p5 += T2[o, 5]
-            p6 += T2[o, 6]
-            p7 += T2[o, 7]
-            p8 += T2[o, 8]
-            p9 += T2[o, 9]
-            p10 += T2[o, 10]
-            p11 += T2[o, 11]
-            p12 += T2[o, 12]
-            p13 += T2[o, 13]
-            p14 += T2[o, 14]
-            p15 += T2[o, 15]
-            p16 += T2[o, 16]
-            p17 += T2[o, 17]
-            p18 += T2[o, 18]
-            p19 += T2[o, 19]
-            p20 += T2[o, 20]
-            p21 += T2[o, 21]
-            p22 += T2[o, 22]
-            p23 += T2[o, 23]
-            p24 += T2[o, 24]
-            p25 += T2[o, 25]
-            p26 += T2[o, 26]
-            p27 += T2[o, 27]
-            p28 += T2[o, 28]
-            p29 += T2[o, 29]
-            p30 += T2[o, 30]
-            p31 += T2[o, 31]
-        scratch[0] = s0
-        scratch[1] = s1
-        scratch[2] = s2
-        scratch[3] = s3
-        scratch[4] = s4
-        scratch[5] = s5
-        scratch[6] = s6
-        scratch[7] = s7
-        scratch[8] = s8
-        scratch[9] = s9
-        scratch[10] = s10
-        scratch[11] = s11
-        scratch[12] = s12
-        scratch[13] = s13
-        scratch[14] = s14
-        scratch[15] = s15
-        scratch[16] = s16
-        scratch[17] = s17
-        scratch[18] = s18
-        scratch[19] = s19
-        scratch[20] = s20
-        scratch[21] = s21
-        scratch[22] = s22
-        scratch[23] = s23
-        scratch[24] = s24
-        scratch[25] = s25
-        scratch[26] = s26
-        scratch[27] = s27
-        scratch[28] = s28
-        scratch[29] = s29
-        scratch[30] = s30
-        scratch[31] = s31
-        scratch[32] = p0
-        scratch[33] = p1
-        scratch[34] = p2
-        scratch[35] = p3
-        scratch[36] = p4
-        scratch[37] = p5
-        scratch[38] = p6
-        scratch[39] = p7
-        scratch[40] = p8
-        scratch[41] = p9
-        scratch[42] = p10
-        scratch[43] = p11
-        scratch[44] = p12
-        scratch[45] = p13
-        scratch[46] = p14
-        scratch[47] = p15
-        scratch[48] = p16
-        scratch[49] = p17
-        scratch[50] = p18
-        scratch[51] = p19
-        scratch[52] = p20
-        scratch[53] = p21
-        scratch[54] = p22
-        scratch[55] = p23
-        scratch[56] = p24
-        scratch[57] = p25
-        scratch[58] = p26
-        scratch[59] = p27
-        scratch[60] = p28
-        scratch[61] = p29
-        scratch[62] = p30
-        scratch[63] = p31
-        for t in range(32):
-            total += scratch[t]
-    for blk in range(T1n.shape[0]):
-        T1 = T1n[blk]
-        T2 = T2n[blk]
-        s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
-        p0 = p1 = p2 = p3 = p4 = p5 = p6 = p7 = 0.0
-        for y in range(n):
-            o = order[y]
-            s0 += T1[o, 0] * p0
-            s1 += T1[o, 1] * p1
-            s2 += T1[o, 2] * p2
-            s3 += T1[o, 3] * p3
-            s4 += T1[o, 4] * p4
-            s5 += T1[o, 5] * p5
-            s6 += T1[o, 6] * p6
-            s7 += T1[o, 7] * p7
-            p0 += T2[o, 0]
-            p1 += T2[o, 1]
-            p2 += T2[o, 2]
-            p3 += T2[o, 3]
-            p4 += T2[o, 4]
-            p5 += T2[o, 5]
-            p6 += T2[o, 6]
-            p7 += T2[o, 7]
-        scratch[0] = s0
-        scratch[1] = s1
-        scratch[2] = s2
-        scratch[3] = s3
-        scratch[4] = s4
-        scratch[5] = s5
-        scratch[6] = s6
-        scratch[7] = s7
-        scratch[32] = p0
-        scratch[33] = p1
-        scratch[34] = p2
-        scratch[35] = p3
-        scratch[36] = p4
-        scratch[37] = p5
-        scratch[38] = p6
-        scratch[39] = p7
-        for t in range(8):
-            total += scratch[t]
 
-    return total
+def lop_pair16(oa, ob, T, scratch):
+    """Partial sums of two orders over one block of 16 factors: T is (n, 32), its first
+    16 columns from T1 and the last 16 from T2. Returns (value part of oa, of ob)."""
+    n = oa.shape[0]
+    sa0 = sa1 = sa2 = sa3 = sa4 = sa5 = sa6 = sa7 = 0.0
+    sa8 = sa9 = sa10 = sa11 = sa12 = sa13 = sa14 = sa15 = 0.0
+    pa0 = pa1 = pa2 = pa3 = pa4 = pa5 = pa6 = pa7 = 0.0
+    pa8 = pa9 = pa10 = pa11 = pa12 = pa13 = pa14 = pa15 = 0.0
+    sb0 = sb1 = sb2 = sb3 = sb4 = sb5 = sb6 = sb7 = 0.0
+    sb8 = sb9 = sb10 = sb11 = sb12 = sb13 = sb14 = sb15 = 0.0
+    pb0 = pb1 = pb2 = pb3 = pb4 = pb5 = pb6 = pb7 = 0.0
+    pb8 = pb9 = pb10 = pb11 = pb12 = pb13 = pb14 = pb15 = 0.0
+    for y in range(n):
+        ra = oa[y]
+        rb = ob[y]
+        sa0 += T[ra, 0] * pa0
+        sa1 += T[ra, 1] * pa1
+        sa2 += T[ra, 2] * pa2
+        sa3 += T[ra, 3] * pa3
+        sa4 += T[ra, 4] * pa4
+        sa5 += T[ra, 5] * pa5
+        sa6 += T[ra, 6] * pa6
+        sa7 += T[ra, 7] * pa7
+        sa8 += T[ra, 8] * pa8
+        sa9 += T[ra, 9] * pa9
+        sa10 += T[ra, 10] * pa10
+        sa11 += T[ra, 11] * pa11
+        sa12 += T[ra, 12] * pa12
+        sa13 += T[ra, 13] * pa13
+        sa14 += T[ra, 14] * pa14
+        sa15 += T[ra, 15] * pa15
+        pa0 += T[ra, 16]
+        pa1 += T[ra, 17]
+        pa2 += T[ra, 18]
+        pa3 += T[ra, 19]
+        pa4 += T[ra, 20]
+        pa5 += T[ra, 21]
+        pa6 += T[ra, 22]
+        pa7 += T[ra, 23]
+        pa8 += T[ra, 24]
+        pa9 += T[ra, 25]
+        pa10 += T[ra, 26]
+        pa11 += T[ra, 27]
+        pa12 += T[ra, 28]
+        pa13 += T[ra, 29]
+        pa14 += T[ra, 30]
+        pa15 += T[ra, 31]
+        sb0 += T[rb, 0] * pb0
+        sb1 += T[rb, 1] * pb1
+        sb2 += T[rb, 2] * pb2
+        sb3 += T[rb, 3] * pb3
+        sb4 += T[rb, 4] * pb4
+        sb5 += T[rb, 5] * pb5
+        sb6 += T[rb, 6] * pb6
+        sb7 += T[rb, 7] * pb7
+        sb8 += T[rb, 8] * pb8
+        sb9 += T[rb, 9] * pb9
+        sb10 += T[rb, 10] * pb10
+        sb11 += T[rb, 11] * pb11
+        sb12 += T[rb, 12] * pb12
+        sb13 += T[rb, 13] * pb13
+        sb14 += T[rb, 14] * pb14
+        sb15 += T[rb, 15] * pb15
+        pb0 += T[rb, 16]
+        pb1 += T[rb, 17]
+        pb2 += T[rb, 18]
+        pb3 += T[rb, 19]
+        pb4 += T[rb, 20]
+        pb5 += T[rb, 21]
+        pb6 += T[rb, 22]
+        pb7 += T[rb, 23]
+        pb8 += T[rb, 24]
+        pb9 += T[rb, 25]
+        pb10 += T[rb, 26]
+        pb11 += T[rb, 27]
+        pb12 += T[rb, 28]
+        pb13 += T[rb, 29]
+        pb14 += T[rb, 30]
+        pb15 += T[rb, 31]
+    scratch[0] = sa0
+    scratch[1] = sa1
+    scratch[2] = sa2
+    scratch[3] = sa3
+    scratch[4] = sa4
+    scratch[5] = sa5
+    scratch[6] = sa6
+    scratch[7] = sa7
+    scratch[8] = sa8
+    scratch[9] = sa9
+    scratch[10] = sa10
+    scratch[11] = sa11
+    scratch[12] = sa12
+    scratch[13] = sa13
+    scratch[14] = sa14
+    scratch[15] = sa15
+    scratch[16] = sb0
+    scratch[17] = sb1
+    scratch[18] = sb2
+    scratch[19] = sb3
+    scratch[20] = sb4
+    scratch[21] = sb5
+    scratch[22] = sb6
+    scratch[23] = sb7
+    scratch[24] = sb8
+    scratch[25] = sb9
+    scratch[26] = sb10
+    scratch[27] = sb11
+    scratch[28] = sb12
+    scratch[29] = sb13
+    scratch[30] = sb14
+    scratch[31] = sb15
+    scratch[32] = pa0
+    scratch[33] = pa1
+    scratch[34] = pa2
+    scratch[35] = pa3
+    scratch[36] = pa4
+    scratch[37] = pa5
+    scratch[38] = pa6
+    scratch[39] = pa7
+    scratch[40] = pa8
+    scratch[41] = pa9
+    scratch[42] = pa10
+    scratch[43] = pa11
+    scratch[44] = pa12
+    scratch[45] = pa13
+    scratch[46] = pa14
+    scratch[47] = pa15
+    scratch[48] = pb0
+    scratch[49] = pb1
+    scratch[50] = pb2
+    scratch[51] = pb3
+    scratch[52] = pb4
+    scratch[53] = pb5
+    scratch[54] = pb6
+    scratch[55] = pb7
+    scratch[56] = pb8
+    scratch[57] = pb9
+    scratch[58] = pb10
+    scratch[59] = pb11
+    scratch[60] = pb12
+    scratch[61] = pb13
+    scratch[62] = pb14
+    scratch[63] = pb15
+    va = 0.0
+    vb = 0.0
+    for t in range(16):
+        va += scratch[t]
+        vb += scratch[16 + t]
+    return va, vb
+
+
+def lop_pair8(oa, ob, T, scratch):
+    """Partial sums of two orders over one block of 8 factors: T is (n, 16), its first
+    8 columns from T1 and the last 8 from T2. Returns (value part of oa, of ob)."""
+    n = oa.shape[0]
+    sa0 = sa1 = sa2 = sa3 = sa4 = sa5 = sa6 = sa7 = 0.0
+    pa0 = pa1 = pa2 = pa3 = pa4 = pa5 = pa6 = pa7 = 0.0
+    sb0 = sb1 = sb2 = sb3 = sb4 = sb5 = sb6 = sb7 = 0.0
+    pb0 = pb1 = pb2 = pb3 = pb4 = pb5 = pb6 = pb7 = 0.0
+    for y in range(n):
+        ra = oa[y]
+        rb = ob[y]
+        sa0 += T[ra, 0] * pa0
+        sa1 += T[ra, 1] * pa1
+        sa2 += T[ra, 2] * pa2
+        sa3 += T[ra, 3] * pa3
+        sa4 += T[ra, 4] * pa4
+        sa5 += T[ra, 5] * pa5
+        sa6 += T[ra, 6] * pa6
+        sa7 += T[ra, 7] * pa7
+        pa0 += T[ra, 8]
+        pa1 += T[ra, 9]
+        pa2 += T[ra, 10]
+        pa3 += T[ra, 11]
+        pa4 += T[ra, 12]
+        pa5 += T[ra, 13]
+        pa6 += T[ra, 14]
+        pa7 += T[ra, 15]
+        sb0 += T[rb, 0] * pb0
+        sb1 += T[rb, 1] * pb1
+        sb2 += T[rb, 2] * pb2
+        sb3 += T[rb, 3] * pb3
+        sb4 += T[rb, 4] * pb4
+        sb5 += T[rb, 5] * pb5
+        sb6 += T[rb, 6] * pb6
+        sb7 += T[rb, 7] * pb7
+        pb0 += T[rb, 8]
+        pb1 += T[rb, 9]
+        pb2 += T[rb, 10]
+        pb3 += T[rb, 11]
+        pb4 += T[rb, 12]
+        pb5 += T[rb, 13]
+        pb6 += T[rb, 14]
+        pb7 += T[rb, 15]
+    scratch[0] = sa0
+    scratch[1] = sa1
+    scratch[2] = sa2
+    scratch[3] = sa3
+    scratch[4] = sa4
+    scratch[5] = sa5
+    scratch[6] = sa6
+    scratch[7] = sa7
+    scratch[8] = sb0
+    scratch[9] = sb1
+    scratch[10] = sb2
+    scratch[11] = sb3
+    scratch[12] = sb4
+    scratch[13] = sb5
+    scratch[14] = sb6
+    scratch[15] = sb7
+    scratch[16] = pa0
+    scratch[17] = pa1
+    scratch[18] = pa2
+    scratch[19] = pa3
+    scratch[20] = pa4
+    scratch[21] = pa5
+    scratch[22] = pa6
+    scratch[23] = pa7
+    scratch[24] = pb0
+    scratch[25] = pb1
+    scratch[26] = pb2
+    scratch[27] = pb3
+    scratch[28] = pb4
+    scratch[29] = pb5
+    scratch[30] = pb6
+    scratch[31] = pb7
+    va = 0.0
+    vb = 0.0
+    for t in range(8):
+        va += scratch[t]
+        vb += scratch[8 + t]
+    return va, vb
 
 
 def trunc_value(order, pi, m, e, k, want_tk, P, M):

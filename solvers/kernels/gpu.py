@@ -18,7 +18,8 @@ from solvers.kernels.tables import LopTables, TruncTables
 
 THREADS = 128
 
-_lop_value = cuda.jit(device=True)(arith.lop_value)
+_lop_pair16 = cuda.jit(device=True)(arith.lop_pair16)
+_lop_pair8 = cuda.jit(device=True)(arith.lop_pair8)
 _trunc_value = cuda.jit(device=True)(arith.trunc_value)
 _mc_accumulate = cuda.jit(device=True)(arith.mc_accumulate)
 _best_insertion = cuda.jit(device=True)(arith.best_insertion)
@@ -27,11 +28,27 @@ _SCRATCH = arith.SCRATCH
 
 
 @cuda.jit
-def _lop_kernel(ordersT, T1w, T2w, T1n, T2n, c0, out):  # pragma: no cover - device code
-    i = cuda.grid(1)
-    if i < out.shape[0]:
+def _lop_kernel(ordersT, Tw, Tn, c0, out):  # pragma: no cover - device code
+    """One thread per pair of orders (2t, 2t + 1), all column blocks."""
+    t = cuda.grid(1)
+    K = out.shape[0]
+    i = 2 * t
+    if i < K:
+        j = min(i + 1, K - 1)
         scratch = cuda.local.array(_SCRATCH, float64)
-        out[i] = c0 + _lop_value(ordersT[:, i], T1w, T2w, T1n, T2n, scratch)
+        a = c0
+        b = c0
+        for k in range(Tw.shape[0]):
+            va, vb = _lop_pair16(ordersT[:, i], ordersT[:, j], Tw[k], scratch)
+            a += va
+            b += vb
+        for k in range(Tn.shape[0]):
+            va, vb = _lop_pair8(ordersT[:, i], ordersT[:, j], Tn[k], scratch)
+            a += va
+            b += vb
+        out[i] = a
+        if j != i:
+            out[j] = b
 
 
 @cuda.jit
@@ -88,7 +105,7 @@ class CudaBackend:
 
     def lop(self, prep: tuple[Any, ...], chunk: np.ndarray) -> np.ndarray:
         out = self._cuda.device_array(len(chunk))
-        blocks, threads = _grid(len(chunk))
+        blocks, threads = _grid(-(-len(chunk) // 2))  # one thread per pair of orders
         _lop_kernel[blocks, threads](self._transposed(chunk), *prep, out)
         return out.copy_to_host()
 

@@ -28,7 +28,7 @@ from solvers.kernels.quadrature import gauss_legendre_unit
 from solvers.sojourn.instance import Instance
 from solvers.sojourn.objectives import Objective, quadrature_nodes
 
-WIDE, LANES = 32, 8  # column blocks of the evaluation kernel (see LopTables.blocked)
+WIDE, LANES = 16, 8  # column blocks of the evaluation kernel (see LopTables.blocked)
 NODE_TOL = 1e-14  # relative mass of dropped quadrature nodes
 LOWRANK_TOL = 1e-12  # relative error budget of the SVD truncation
 TABLE_KINDS = ("nodes", "lowrank")
@@ -57,23 +57,26 @@ class LopTables:
     def rank(self) -> int:
         return int(self.T1.shape[1])
 
-    def blocked(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Columns split into zero-padded blocks for `arith.lop_value`: T1w, T2w of shape
-        (b32, n, 32) and T1n, T2n of shape (b8, n, 8). A remainder of more than 16 columns gets
-        a padded block of 32 (its 8 independent SIMD chains beat several latency-bound 8s)."""
+    def blocked(self) -> tuple[np.ndarray, np.ndarray]:
+        """Column blocks for `arith.lop_pair16` / `lop_pair8`: Tw (b16, n, 32) and Tn (b8, n, 16),
+        b8 in {0, 1}; in each block row the T1 columns come first, then the T2 columns, zero
+        padded. A remainder of 9..15 columns gets a padded block of 16."""
         n, r = self.n, self.rank
-        b32, rest = divmod(r, WIDE)
-        if rest > WIDE // 2:
-            b32, rest = b32 + 1, 0
-        b8 = -(-rest // LANES)
-        out = []
-        for T in (self.T1, self.T2):
-            P = np.zeros((n, b32 * WIDE + b8 * LANES))
-            P[:, :r] = T
-            wide = P[:, : b32 * WIDE].reshape(n, b32, WIDE).transpose(1, 0, 2)
-            narrow = P[:, b32 * WIDE :].reshape(n, b8, LANES).transpose(1, 0, 2)
-            out += [np.ascontiguousarray(wide), np.ascontiguousarray(narrow)]
-        return out[0], out[2], out[1], out[3]
+        b16, rest = divmod(r, WIDE)
+        if rest > LANES:
+            b16, rest = b16 + 1, 0
+        b8 = 1 if rest else 0
+        width = b16 * WIDE + b8 * LANES
+        P1, P2 = np.zeros((n, width)), np.zeros((n, width))
+        P1[:, :r], P2[:, :r] = self.T1, self.T2
+        parts = []
+        for lo, w, count in ((0, WIDE, b16), (b16 * WIDE, LANES, b8)):
+            blocks = np.zeros((count, n, 2 * w))
+            for k in range(count):
+                blocks[k, :, :w] = P1[:, lo + k * w : lo + (k + 1) * w]
+                blocks[k, :, w:] = P2[:, lo + k * w : lo + (k + 1) * w]
+            parts.append(blocks)
+        return parts[0], parts[1]
 
     def weight(self, j: int, i: int) -> float:
         """W[j, i]: the cost of job j running before job i (for tests and diagnostics)."""

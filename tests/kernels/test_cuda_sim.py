@@ -1,8 +1,10 @@
-"""The CUDA backend: on numba's CUDA simulator in a subprocess (tiny sizes), and on a real GPU
-when one is present (marked `gpu`, skipped without one)."""
+"""The CUDA backend: on numba's CUDA simulator in a subprocess (tiny sizes), compiled to PTX by
+NVVM when a CUDA toolkit is installed, and on a real GPU when one is present (marked `gpu`,
+skipped without one)."""
 
 from __future__ import annotations
 
+import glob
 import os
 import subprocess
 import sys
@@ -23,6 +25,30 @@ def test_cuda_backend_on_the_simulator():
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
         [sys.executable, "-m", "tests.kernels.cudasim_check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().endswith("OK")
+
+
+def _cuda_home() -> str | None:
+    for root in [os.environ.get("CUDA_HOME", ""), *sorted(glob.glob("/usr/local/cuda*"))]:
+        if root and glob.glob(os.path.join(root, "**", "libnvvm.so*"), recursive=True):
+            return root
+    return None
+
+
+@pytest.mark.skipif(_cuda_home() is None, reason="no CUDA toolkit (libnvvm) installed")
+def test_arith_compiles_to_ptx():
+    # real CUDA compilation of the shared per-order functions (no GPU needed, only NVVM)
+    env = {**os.environ, "CUDA_HOME": str(_cuda_home()), "PYTHONPATH": str(ROOT)}
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.kernels.ptx_check"],
         cwd=ROOT,
         env=env,
         capture_output=True,

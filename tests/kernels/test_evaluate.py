@@ -9,7 +9,7 @@ from solvers.errors import InvalidInput
 from solvers.kernels import arith, cuda_available, evaluate_orders, resolve_backend
 from solvers.kernels.cpu import CpuBackend
 from solvers.kernels.numpy_ref import NumpyBackend
-from solvers.kernels.tables import b_node_tables, lop_tables
+from solvers.kernels.tables import b_node_tables
 from solvers.sojourn.batch import evaluate_orders as batch_evaluate
 from solvers.sojourn.instance import generate
 from solvers.sojourn.objectives import Objective, evaluate
@@ -41,12 +41,13 @@ def test_backends_agree_with_closed_forms(backend, n):
 
 
 def test_wide_and_narrow_blocks():
-    # unpruned nodes at n = 78: 40 factors = one 32-lane block + one 8-lane block
+    # unpruned nodes at n = 78: 40 factors = two 16-lane blocks + one 8-lane block; 7 orders
+    # leave one order without a partner
     inst = generate(78, 9)
     t = b_node_tables(inst, tol=0.0)
-    T1w, _, T1n, _ = t.blocked()
-    assert (T1w.shape[0], T1n.shape[0]) == (1, 1)
-    orders = random_orders(78, 6, 1)
+    Tw, Tn = t.blocked()
+    assert (Tw.shape[0], Tn.shape[0]) == (2, 1)
+    orders = random_orders(78, 7, 1)
     exact = np.array([evaluate(inst, o, Objective("B")) for o in orders])
     for be in (NumpyBackend(), CpuBackend()):
         got = be.lop(be.prepare_lop(t), orders)
@@ -57,9 +58,12 @@ def test_arith_runs_as_plain_python():
     # the per-order functions are ordinary Python too (this is what the CUDA simulator runs)
     inst = generate(9, 4)
     order = random_orders(9, 1, 2)[0]
-    t = lop_tables(inst, Objective("B"))
-    v = t.c0 + arith.lop_value(order, *t.blocked(), np.empty(arith.SCRATCH))
-    assert v == pytest.approx(evaluate(inst, order, Objective("B")), rel=REL)
+    t = b_node_tables(inst, tol=0.0)  # 6 factors: one block of 8
+    Tw, Tn = t.blocked()
+    other = order[::-1].copy()
+    va, vb = arith.lop_pair8(order, other, Tn[0], np.empty(arith.SCRATCH))
+    assert t.c0 + va == pytest.approx(evaluate(inst, order, Objective("B")), rel=REL)
+    assert t.c0 + vb == pytest.approx(evaluate(inst, other, Objective("B")), rel=REL)
     P, M = np.empty(4), np.empty(4)
     tk = arith.trunc_value(order, inst.pi, inst.m, inst.e, 3, True, P, M)
     assert tk == pytest.approx(evaluate(inst, order, Objective("TK", 3)), rel=REL)
