@@ -57,7 +57,7 @@ def build_workload(
     if workload == "philly":
         return load_philly(trace, max_gpus=total_gpus, max_jobs=jobs)
     if trace is not None:
-        if workload not in ("philly-derived",) + tuple(BUILTIN_TRACES):
+        if workload != "philly-derived":
             raise InvalidInput(
                 f"--trace: give either a trace file or --workload {workload}, not both "
                 "(with --workload philly, --trace names the Philly job file)"

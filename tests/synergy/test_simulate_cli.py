@@ -66,6 +66,10 @@ def test_usage_errors_exit_2() -> None:
     bad_window = run(["--window", "9:3", "--policy", "fifo", "--alloc", "tune"])
     assert bad_window.exit_code == 2 and "--window" in bad_window.stderr
     assert run(["--policy", "nope", "--alloc", "tune"]).exit_code == 2
+    both = run(
+        ["--workload", "static-100job", "--trace", "x.csv", "--policy", "fifo", "--alloc", "tune"]
+    )
+    assert both.exit_code == 2 and "--trace" in both.stderr
     missing = run(
         ["--workload", "philly", "--trace", "/no/such.csv", "--policy", "fifo", "--alloc", "tune"]
     )
