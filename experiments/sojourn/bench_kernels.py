@@ -8,6 +8,7 @@ Run: `python -m experiments.bench bench_kernels [--quick]`. Prints
    n positions and r factor columns one multiply-add (2 flops) and one add; r = Gauss-Legendre
    nodes kept ("nodes" tables) or the SVD rank ("lowrank"). Zero padding of r to the kernel's
    block width is not counted. Timings exclude compilation and the permutation check;
+   Then the same per core: one thread, rates per CPU second (kernel and matmul);
 2. peak resident memory (VmHWM) of a fresh process evaluating K = 10^7 orders (10^6 with --quick) at
    n = 100 on the cpu backend, the orders generated chunk by chunk;
 3. the hit rate of `batchlocal` (cpu) against the proven optimum on 200 seeded instances with
@@ -107,6 +108,49 @@ def peak_rss_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2  # KiB on Linux
 
 
+def per_core_run(n: int, count: int = 50_000) -> dict[str, Any]:
+    """CPU-seconds rates of one thread: the cpu factor kernel (objective B) and a matmul.
+
+    Meant for a fresh process with OPENBLAS_NUM_THREADS=1 and NUMBA_NUM_THREADS=1 (see
+    `per_core`): on a shared machine, CPU time is steadier than wall-clock time.
+    """
+    from solvers.kernels.cpu import CpuBackend
+
+    inst = generate(n, 1)
+    t = lop_tables(inst, B)
+    be = CpuBackend()
+    prep = be.prepare_lop(t)
+    orders = random_orders(n, count, seed=n)
+    be.lop(prep, orders[:64])
+    best = np.inf
+    for _ in range(3):
+        t0 = time.process_time()
+        be.lop(prep, orders)
+        best = min(best, time.process_time() - t0)
+    kernel = 3 * n * t.rank * count / best / 1e9
+    a = np.random.default_rng(0).random((2000, 2000))
+    a @ a
+    mm = np.inf
+    for _ in range(3):
+        t0 = time.process_time()
+        a @ a
+        mm = min(mm, time.process_time() - t0)
+    return {"n": n, "r": t.rank, "kernel_gflops": kernel, "matmul_gflops": 2 * 2000**3 / mm / 1e9}
+
+
+def per_core(n: int) -> dict[str, Any]:
+    """`per_core_run` in a fresh single-threaded interpreter."""
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+    code = (
+        "import json; from experiments.sojourn.bench_kernels import per_core_run; "
+        f"print(json.dumps(per_core_run({n})))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def memory_run(count: int, n: int, chunk: int = 1 << 16) -> dict[str, Any]:
     """Evaluate `count` random orders streamed in chunks (cpu); peak memory of this process."""
     inst = generate(n, 1)
@@ -194,6 +238,14 @@ def run(quick: bool = False) -> None:
     ]  # fmt: skip
     print(f"objective B; peak (numpy float64 matmul, best of two runs): {peak:.1f} GFLOP/s")
     print(format_table(headers, rows), flush=True)
+    for n in (100, 500):
+        pc = per_core(n)
+        print(
+            f"one thread, CPU seconds (steadier on a shared machine): n = {n}, r = {pc['r']}: "
+            f"kernel {pc['kernel_gflops']:.1f} GFLOP/s, matmul {pc['matmul_gflops']:.1f} GFLOP/s "
+            f"({100 * pc['kernel_gflops'] / pc['matmul_gflops']:.0f} %)",
+            flush=True,
+        )
     mem = memory(quick)
     print(
         f"memory: {mem['orders']:,} orders (n = {mem['n']}) streamed in chunks on the cpu backend "
