@@ -10,6 +10,8 @@ Objective codes: 0 = A, 1 = B, 2 = TK, 3 = DK.
 
 from __future__ import annotations
 
+import numpy as np
+
 KIND_CODES = {"A": 0, "B": 1, "TK": 2, "DK": 3}
 SCRATCH = 64  # floats of scratch that `lop_pair16` / `lop_pair8` need
 
@@ -21,7 +23,9 @@ SCRATCH = 64  # floats of scratch that `lop_pair16` / `lop_pair8` need
 # indices: LLVM's SLP vectorizer packs them into SIMD registers on the CPU, a GPU thread keeps
 # them in registers. Two orders per call give the CPU independent dependency chains while the
 # block's table slice stays in the L1 cache; the scratch stores seed the vectorizer and fix the
-# order of the final sums.
+# order of the final sums. Row indices are cast to unsigned so that numba emits no
+# negative-index wraparound code in the inner loop (about 20% faster on the CPU); the callers
+# pass validated permutations.
 
 
 def lop_pair16(oa, ob, T, scratch):
@@ -37,8 +41,8 @@ def lop_pair16(oa, ob, T, scratch):
     pb0 = pb1 = pb2 = pb3 = pb4 = pb5 = pb6 = pb7 = 0.0
     pb8 = pb9 = pb10 = pb11 = pb12 = pb13 = pb14 = pb15 = 0.0
     for y in range(n):
-        ra = oa[y]
-        rb = ob[y]
+        ra = np.uint64(oa[y])
+        rb = np.uint64(ob[y])
         sa0 += T[ra, 0] * pa0
         sa1 += T[ra, 1] * pa1
         sa2 += T[ra, 2] * pa2
@@ -184,8 +188,8 @@ def lop_pair8(oa, ob, T, scratch):
     sb0 = sb1 = sb2 = sb3 = sb4 = sb5 = sb6 = sb7 = 0.0
     pb0 = pb1 = pb2 = pb3 = pb4 = pb5 = pb6 = pb7 = 0.0
     for y in range(n):
-        ra = oa[y]
-        rb = ob[y]
+        ra = np.uint64(oa[y])
+        rb = np.uint64(ob[y])
         sa0 += T[ra, 0] * pa0
         sa1 += T[ra, 1] * pa1
         sa2 += T[ra, 2] * pa2

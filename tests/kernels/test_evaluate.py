@@ -7,7 +7,7 @@ import pytest
 
 from solvers.errors import InvalidInput
 from solvers.kernels import arith, cuda_available, evaluate_orders, resolve_backend
-from solvers.kernels.cpu import CpuBackend
+from solvers.kernels.cpu import CpuBackend, aligned
 from solvers.kernels.numpy_ref import NumpyBackend
 from solvers.kernels.tables import b_node_tables
 from solvers.sojourn.batch import evaluate_orders as batch_evaluate
@@ -52,6 +52,17 @@ def test_wide_and_narrow_blocks():
     for be in (NumpyBackend(), CpuBackend()):
         got = be.lop(be.prepare_lop(t), orders)
         np.testing.assert_allclose(got, exact, rtol=REL)
+
+
+def test_cpu_tables_are_cache_line_aligned_copies():
+    t = b_node_tables(generate(40, 3))
+    Tw, Tn, c0 = CpuBackend().prepare_lop(t)
+    for got, want in zip((Tw, Tn), t.blocked(), strict=True):
+        assert got.ctypes.data % 64 == 0 and got.flags.c_contiguous
+        np.testing.assert_array_equal(got, want)
+    odd = np.arange(7.0)[1:]  # a view that starts 8 bytes into its buffer
+    assert aligned(odd).ctypes.data % 64 == 0
+    np.testing.assert_array_equal(aligned(odd), odd)
 
 
 def test_arith_runs_as_plain_python():
