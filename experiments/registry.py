@@ -23,6 +23,7 @@ BENCH_MODULES: list[str] = [
     "experiments.sojourn.bench_online",
     "experiments.sojourn.bench_exact",
     "experiments.sojourn.bench_kernels",
+    "experiments.sojourn.bench_kernel_steps",
     "experiments.synergy.bench_alloc",
     "experiments.synergy.bench_sim",
 ]

@@ -2,10 +2,11 @@
 
 Compiled on first use and cached on disk (`cache=True`). Compilation runs with LLVM's SLP
 vectorizer switched on (numba leaves it off by default); it packs the scalar lanes of
-`arith.lop_pair16` into SIMD registers, which about doubled its speed here. On CPUs with
-AVX-512 the SLP vectorizer may also use 512-bit registers (LLVM's tuning for these chips stops
-at 256 bits otherwise), and the tables are 64-byte aligned so that no vector load straddles two
-cache lines; see the README's kernel benchmark for what each step bought.
+`arith.lop_pair16` into SIMD registers, which about doubled its speed here. On AVX-512 CPUs the
+SLP vectorizer may use 512-bit registers (LLVM's tuning for them stops at 256 bits otherwise):
+half the vector instructions and loads per row, which made no difference on a quiet machine here
+but kept the kernel 1.6x faster while the shared machine was busy. The tables are 64-byte
+aligned so that no vector load straddles two cache lines. `bench_kernel_steps` measures each.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from solvers.kernels.tables import LopTables, TruncTables
 BLOCK = 64  # orders per parallel task
 SCEN_BLOCK = 256  # scenarios per pass over a block of orders (keeps X rows in cache)
 _SLP_FLAG = "SLP_VECTORIZE"  # numba.core.config attribute read when LLVM passes are built
-_SLP_WIDE = "-slp-max-reg-size=512"  # LLVM option: SLP vector registers up to 512 bits
+SLP_WIDE = "-slp-max-reg-size=512"  # LLVM option: SLP vector registers of up to 512 bits
 ALIGN = 64  # bytes: table rows start on cache-line boundaries (no split vector loads)
 SERIAL_WORK = 1 << 22  # sweeps smaller than this (K n^2 r) skip the thread pool's start-up cost
 
@@ -135,12 +136,12 @@ def _allow_wide_slp() -> None:
     """Once per process, on AVX-512 hosts: let the SLP vectorizer use 512-bit registers.
 
     A process-wide LLVM option, but it only matters where SLP runs, and numba runs SLP only
-    inside `_slp` (its own default is off). Unset on other CPUs, where it would buy nothing.
+    inside `_slp` (its own default is off).
     """
     global _wide_set
     if not _wide_set:
         if has_avx512():
-            llvm.set_option("", _SLP_WIDE)
+            llvm.set_option("", SLP_WIDE)
         _wide_set = True
 
 

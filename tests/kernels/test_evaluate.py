@@ -172,3 +172,15 @@ def test_batch_module_is_the_numpy_reference():
             batch_evaluate(inst, orders, obj), evaluate_orders(inst, orders, obj, backend="numpy")
         )
     assert batch_evaluate(inst, np.empty((0, 8), dtype=np.int64), Objective("A")).shape == (0,)
+
+
+@pytest.mark.slow
+def test_kernel_ablation_variants_agree_with_the_production_kernel():
+    # bench_kernel_steps raises if any compiled variant's values differ; it sets process-wide
+    # numba/LLVM options, so it runs in its own interpreter
+    import subprocess
+    import sys
+
+    code = "from experiments.sojourn.bench_kernel_steps import run_steps; run_steps(96, 1)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
