@@ -4,8 +4,8 @@ Per n, seeded random instances (solvers.sojourn.instance.generate); the optimum 
 subset DP for n <= 14 and from CP-SAT (with its time limit) above. An instance whose exact run
 did not prove optimality is kept in the journal with its status but left out of every gap
 statistic (counted as `not_proven`). Rows are journaled, so a rerun resumes. Writes
-results/sojourn/sojourn_heuristics.csv (mean/max gap in %, share optimal per objective, n and
-heuristic), sojourn_heuristics-instances.csv, and sojourn_heuristics.{png,pdf}.
+results/sojourn/sojourn-heuristics.csv (mean/max gap in %, share optimal per objective, n and
+heuristic), sojourn-heuristics-instances.csv, and sojourn-heuristics.{png,pdf}.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from solvers.sojourn.methods import solve
 from solvers.sojourn.objectives import Objective
 
 NAME = "sojourn-heuristics"
-STEM = "sojourn_heuristics"
+STEM = "sojourn-heuristics"
 HEURISTICS = ("fcfs", "sept", "ssf", "maxpi", "smith", "uindex", "local")
 OBJECTIVES = ("B", "A")
 DP_MAX_N = 14

@@ -10,7 +10,7 @@ is reported as is and may be negative; its share of snapshots inside the feasibl
 listed. A snapshot whose exact solve was not proven optimal keeps its status in the journal; it
 is left out of the proven gap statistics and its gaps against the proven bound (upper bounds
 on the true gaps) are summarized separately. Rows are journaled, so a rerun resumes. Writes
-results/synergy/synergy_gap.csv (summary), synergy_gap-snapshots.csv and synergy_gap.{png,pdf}.
+results/synergy/synergy-gap.csv (summary), synergy-gap-snapshots.csv and synergy-gap.{png,pdf}.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from solvers.synergy.methods import solve
 from solvers.synergy.snapshots import generate_snapshot
 
 NAME = "synergy-gap"
-STEM = "synergy_gap"
+STEM = "synergy-gap"
 HEURISTICS = ("proportional", "greedy", "tune", "opt")
 MIXES: dict[str, tuple[float, float, float]] = {
     "default": (0.2, 0.7, 0.1),  # the Synergy simulator's image/language/speech mix

@@ -8,7 +8,7 @@ load. Table: per policy and load, mean JCT of every allocator and the proportion
 0.5-9 jobs/h, jobs 4000-4999); "small" (for `make reproduce`) keeps the load per GPU but uses 4
 servers (32 GPUs), the same loads scaled by 4/16, and window jobs 150-299; "tiny" is for tests
 and the notebook. Rows are journaled under results/synergy/, so an interrupted run resumes.
-Writes synergy_jct.csv (every point), synergy_jct_ratios.csv and synergy_jct.{png,pdf}.
+Writes synergy-jct.csv (every point), synergy-jct_ratios.csv and synergy-jct.{png,pdf}.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from experiments.synergy.simulator import SimConfig, simulate
 from experiments.synergy.workloads import philly_derived
 
 NAME = "synergy-jct"
-STEM = "synergy_jct"
+STEM = "synergy-jct"
 ALLOCS = ("proportional", "greedy", "tune", "opt")
 POLICIES = ("fifo", "srtf")
 LABELS = {"proportional": "GPU-proportional", "greedy": "GREEDY", "tune": "TUNE", "opt": "OPT"}

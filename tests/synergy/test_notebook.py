@@ -23,8 +23,8 @@ def test_notebook_executes_tiny(tmp_path, monkeypatch):
     assert "proportional / TUNE:" in text and "dynamic-100job" in text
     assert any("image/png" in o.get("data", {}) for o in outputs)
     d = tmp_path / "results" / "synergy"
-    for name in ("synergy_jct.png", "synergy_jct.pdf", "synergy_jct.csv"):
+    for name in ("synergy-jct.png", "synergy-jct.pdf", "synergy-jct.csv"):
         assert (d / name).exists()
-    rows = list(csv.DictReader((d / "synergy_jct_ratios.csv").open()))
+    rows = list(csv.DictReader((d / "synergy-jct_ratios.csv").open()))
     assert {r["policy"] for r in rows} == {"fifo", "srtf"}
     assert all(float(r["proportional_over_tune"]) > 0 for r in rows)
