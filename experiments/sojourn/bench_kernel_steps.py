@@ -15,10 +15,7 @@ kernel's.
 from __future__ import annotations
 
 import inspect
-import json
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from experiments.output import format_table
+from experiments.sojourn.bench_kernels import in_fresh_interpreter
 
 N = 100
 
@@ -140,15 +138,13 @@ def run(quick: bool = False) -> None:
     count, rounds = (20_000, 4) if quick else (100_000, 8)
     print(f"load average at start: {os.getloadavg()}  cpus: {os.cpu_count()}", flush=True)
     for threads in (1, 2):
-        env = {**os.environ, "NUMBA_NUM_THREADS": str(threads)}
-        code = (
-            "import json; from experiments.sojourn.bench_kernel_steps import run_steps; "
-            f"print(json.dumps(run_steps({count}, {rounds})))"
+        rows = in_fresh_interpreter(
+            "experiments.sojourn.bench_kernel_steps",
+            "run_steps",
+            count,
+            rounds,
+            NUMBA_NUM_THREADS=str(threads),
         )
-        out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
-        ).stdout
-        rows = json.loads(out.strip().splitlines()[-1])
         print(f"\ncpu kernel steps, n = {N}, K = {count:,}, {threads} thread(s), {rounds} rounds")
         headers = ["tables", "r", "SLP bits", "row index", "64-B aligned", "orders/s", "GFLOP/s"]
         print(

@@ -45,6 +45,7 @@ TIMED_RUNS = 3  # kernel timings: best of this many runs ...
 TIME_BUDGET_S = 5.0  # ... or fewer once this many seconds are spent (the slow numpy runs)
 ROUNDS = 3  # rounds of (peak, every compiled kernel): "% of peak" is a median of paired ratios
 B = Objective("B")
+THIS = "experiments.sojourn.bench_kernels"
 
 
 def peak_gflops(size: int = 3000, reps: int = 3) -> float:
@@ -173,17 +174,26 @@ def per_core_run(n: int, count: int = 50_000) -> dict[str, Any]:
     return {"n": n, "r": t.rank, "kernel_gflops": kernel, "matmul_gflops": 2 * 2000**3 / mm / 1e9}
 
 
-def per_core(n: int) -> dict[str, Any]:
-    """`per_core_run` in a fresh single-threaded interpreter."""
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
-    code = (
-        "import json; from experiments.sojourn.bench_kernels import per_core_run; "
-        f"print(json.dumps(per_core_run({n})))"
-    )
+def in_fresh_interpreter(module: str, func: str, *args: Any, **env: str) -> Any:
+    """`module.func(*args)` in a new Python process (with `env` added to the environment); its
+    JSON result. Nothing of this process carries over: allocations, thread pools, LLVM options."""
+    call = f"{func}({', '.join(map(repr, args))})"
+    code = f"import json; from {module} import {func}; print(json.dumps({call}))"
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **env},
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def per_core(n: int) -> dict[str, Any]:
+    """`per_core_run` in a fresh single-threaded interpreter."""
+    return in_fresh_interpreter(
+        THIS, "per_core_run", n, OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1"
+    )
 
 
 def memory_run(count: int, n: int, chunk: int = 1 << 16) -> dict[str, Any]:
@@ -204,15 +214,7 @@ def memory_run(count: int, n: int, chunk: int = 1 << 16) -> dict[str, Any]:
 
 def memory(quick: bool) -> dict[str, Any]:
     """`memory_run` in a fresh interpreter so earlier allocations do not count."""
-    count = 10**6 if quick else 10**7
-    code = (
-        "import json; from experiments.sojourn.bench_kernels import memory_run; "
-        f"print(json.dumps(memory_run({count}, 100)))"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return in_fresh_interpreter(THIS, "memory_run", 10**6 if quick else 10**7, 100)
 
 
 def hit_instances(quick: bool) -> list[dict[str, Any]]:
