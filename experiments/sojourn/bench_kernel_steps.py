@@ -59,6 +59,8 @@ def _variant(fn: Callable[..., Any], unsigned: bool) -> Callable[..., Any]:
 
     src = inspect.getsource(fn)
     if not unsigned:
+        if "np.uint64(oa[y])" not in src:
+            raise AssertionError(f"arith.{fn.__name__} no longer casts its row indices")
         src = src.replace("np.uint64(oa[y])", "oa[y]").replace("np.uint64(ob[y])", "ob[y]")
     ns: dict[str, Any] = {"np": np}
     exec(src, ns)  # noqa: S102 - our own source, one edit applied
