@@ -11,6 +11,7 @@ aligned so that no vector load straddles two cache lines. `bench_kernel_steps` m
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -129,20 +130,15 @@ def has_avx512() -> bool:
         return False
 
 
-_wide_set = False
-
-
+@functools.cache
 def _allow_wide_slp() -> None:
     """Once per process, on AVX-512 hosts: let the SLP vectorizer use 512-bit registers.
 
     A process-wide LLVM option, but it only matters where SLP runs, and numba runs SLP only
     inside `_slp` (its own default is off).
     """
-    global _wide_set
-    if not _wide_set:
-        if has_avx512():
-            llvm.set_option("", SLP_WIDE)
-        _wide_set = True
+    if has_avx512():
+        llvm.set_option("", SLP_WIDE)
 
 
 def aligned(a: np.ndarray, align: int = ALIGN) -> np.ndarray:
