@@ -24,7 +24,7 @@ reproduce: $(STAMP)
 	$(BIN)/schedlab reproduce --size small
 
 bench: $(STAMP)
-	$(BIN)/python -m experiments.bench
+	$(BIN)/python -m schedlab.experiments.bench
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

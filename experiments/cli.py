@@ -14,18 +14,18 @@ from typing import Any
 
 import click
 
-from solvers.errors import InvalidInput
+from schedlab.solvers.errors import InvalidInput
 
 # (module, attribute) of each subject's click group, imported when the CLI starts.
 SUBJECT_GROUPS: list[tuple[str, str]] = [
-    ("experiments.sojourn.cli", "sojourn"),
-    ("experiments.synergy.cli", "synergy"),
+    ("schedlab.experiments.sojourn.cli", "sojourn"),
+    ("schedlab.experiments.synergy.cli", "synergy"),
 ]
 # Cross-cutting commands (figure, reproduce, verify, ...).
 COMMANDS: list[tuple[str, str]] = [
-    ("experiments.commands", "figure"),
-    ("experiments.commands", "reproduce"),
-    ("experiments.theory_cli", "verify"),
+    ("schedlab.experiments.commands", "figure"),
+    ("schedlab.experiments.commands", "reproduce"),
+    ("schedlab.experiments.theory_cli", "verify"),
 ]
 
 

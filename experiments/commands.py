@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from experiments.registry import SIZES, figures
-from solvers.errors import InvalidInput
+from schedlab.experiments.registry import SIZES, figures
+from schedlab.solvers.errors import InvalidInput
 
 
 def _run_figure(name: str, size: str, seed: int, outdir: Path) -> list[Path]:

@@ -11,7 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from solvers.util import atomic_write_bytes  # noqa: E402
+from schedlab.solvers.util import atomic_write_bytes  # noqa: E402
 
 
 def new_figure(*args: Any, **kwargs: Any) -> tuple[Any, Any]:

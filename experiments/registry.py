@@ -13,19 +13,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FIGURE_MODULES: list[str] = [
-    "experiments.sojourn.fig_online",
-    "experiments.sojourn.fig_gap",
-    "experiments.sojourn.fig_heuristics",
-    "experiments.synergy.fig_gap",
-    "experiments.synergy.fig_jct",
+    "schedlab.experiments.sojourn.fig_online",
+    "schedlab.experiments.sojourn.fig_gap",
+    "schedlab.experiments.sojourn.fig_heuristics",
+    "schedlab.experiments.synergy.fig_gap",
+    "schedlab.experiments.synergy.fig_jct",
 ]
 BENCH_MODULES: list[str] = [
-    "experiments.sojourn.bench_online",
-    "experiments.sojourn.bench_exact",
-    "experiments.sojourn.bench_kernels",
-    "experiments.sojourn.bench_kernel_steps",
-    "experiments.synergy.bench_alloc",
-    "experiments.synergy.bench_sim",
+    "schedlab.experiments.sojourn.bench_online",
+    "schedlab.experiments.sojourn.bench_exact",
+    "schedlab.experiments.sojourn.bench_kernels",
+    "schedlab.experiments.sojourn.bench_kernel_steps",
+    "schedlab.experiments.synergy.bench_alloc",
+    "schedlab.experiments.synergy.bench_sim",
 ]
 
 SIZES = ("small", "full")

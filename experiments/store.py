@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from solvers.util import atomic_write_text
+from schedlab.solvers.util import atomic_write_text
 
 
 def results_dir(outdir: Path, subject: str) -> Path:

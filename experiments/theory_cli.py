@@ -15,11 +15,11 @@ from typing import Any
 
 import click
 
-from experiments.output import emit_json, format_table
-from experiments.store import RowStore, results_dir, write_json
-from theory.claims import claims as all_claims
-from theory.claims import resolve, run_claim
-from theory.verdict import SIZES, Runner, RunnerFactory, Verdict
+from schedlab.experiments.output import emit_json, format_table
+from schedlab.experiments.store import RowStore, results_dir, write_json
+from schedlab.theory.claims import claims as all_claims
+from schedlab.theory.claims import resolve, run_claim
+from schedlab.theory.verdict import SIZES, Runner, RunnerFactory, Verdict
 
 
 def journal_runner(outdir: Path, *, fresh: bool = False) -> RunnerFactory:

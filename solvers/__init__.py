@@ -2,7 +2,7 @@
 
 This package knows nothing of `experiments` (simulators, figures, the CLI)."""
 
-from solvers.errors import InvalidInput
-from solvers.result import SolveResult, Status
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.result import SolveResult, Status
 
 __all__ = ["InvalidInput", "SolveResult", "Status"]

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from solvers.errors import InvalidInput
+from schedlab.solvers.errors import InvalidInput
 
 
 @dataclass(frozen=True)

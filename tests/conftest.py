@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.instance import Instance, generate
 
 
 @pytest.fixture

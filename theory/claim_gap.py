@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from solvers.sojourn.instance import generate
-from theory.claims import register_claim
-from theory.gap_study import GAP_CONFIGS, ZERO_TOL, gap_rows, summarize
-from theory.verdict import RunnerFactory, Verdict, save_instance, settings
+from schedlab.solvers.sojourn.instance import generate
+from schedlab.theory.claims import register_claim
+from schedlab.theory.gap_study import GAP_CONFIGS, ZERO_TOL, gap_rows, summarize
+from schedlab.theory.verdict import RunnerFactory, Verdict, save_instance, settings
 
 TITLE = "Smith's rule (and the u*-index) is asymptotically optimal for B: the gap falls with n"
 MIN_RANGE = 10  # the largest n must be at least this multiple of the smallest

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from solvers.sojourn.instance import Instance, generate
-from theory.claims import register_claim
-from theory.verdict import RunnerFactory, Verdict, save_instance, settings, verdict_from
+from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.theory.claims import register_claim
+from schedlab.theory.verdict import RunnerFactory, Verdict, save_instance, settings, verdict_from
 
 REL_TOL = 1e-12
 DEFAULTS: dict[str, dict[str, Any]] = {

@@ -12,16 +12,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from solvers.sojourn.instance import Instance, generate
-from theory.claims import register_claim
-from theory.sojourn_lop import (
+from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.theory.claims import register_claim
+from schedlab.theory.sojourn_lop import (
     REL_TOL,
     check_block_rule,
     check_stable_sort_step,
     check_swap_identity,
     cyclic_instances,
 )
-from theory.verdict import RunnerFactory, Verdict, instance_seed, save_instance, settings
+from schedlab.theory.verdict import RunnerFactory, Verdict, instance_seed, save_instance, settings
 
 TITLE = "B's linear-ordering optimum splits into preference blocks (exact MILP/CP-SAT rely on it)"
 # The first three (n, seed, max_checkpoints) found by cyclic_instances(3, n=8): their B pairwise

@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from solvers.sojourn.instance import Instance, generate
-from solvers.sojourn.methods import solve
-from solvers.sojourn.objectives import Objective, evaluate
-from theory.claims import register_claim
-from theory.policy_dp import State, evaluate_policy_exact, optimal_policy
-from theory.verdict import (
+from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.methods import solve
+from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.theory.claims import register_claim
+from schedlab.theory.policy_dp import State, evaluate_policy_exact, optimal_policy
+from schedlab.theory.verdict import (
     RunnerFactory,
     Verdict,
     instance_seed,

@@ -24,12 +24,12 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from solvers.sojourn.instance import generate
-from solvers.sojourn.objectives import Objective, quadrature_nodes, value_B
-from solvers.sojourn.outcomes import enumerate_value
-from theory.claims import register_claim
-from theory.exact_b import b_enumeration, b_lop
-from theory.verdict import (
+from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.objectives import Objective, quadrature_nodes, value_B
+from schedlab.solvers.sojourn.outcomes import enumerate_value
+from schedlab.theory.claims import register_claim
+from schedlab.theory.exact_b import b_enumeration, b_lop
+from schedlab.theory.verdict import (
     RunnerFactory,
     Verdict,
     instance_seed,

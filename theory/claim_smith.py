@@ -20,14 +20,14 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from solvers.sojourn.batch import evaluate_orders
-from solvers.sojourn.heuristics import order_by_index, smith_index, u_index
-from solvers.sojourn.instance import Instance, generate
-from solvers.sojourn.methods import solve
-from solvers.sojourn.objectives import Objective, evaluate
-from theory.claims import register_claim
-from theory.exact_b import b_enumeration, rationalize
-from theory.verdict import (
+from schedlab.solvers.sojourn.batch import evaluate_orders
+from schedlab.solvers.sojourn.heuristics import order_by_index, smith_index, u_index
+from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.methods import solve
+from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.theory.claims import register_claim
+from schedlab.theory.exact_b import b_enumeration, rationalize
+from schedlab.theory.verdict import (
     RunnerFactory,
     Verdict,
     instance_seed,

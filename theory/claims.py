@@ -15,17 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from solvers.errors import InvalidInput
-from theory.verdict import SIZES, RunnerFactory, Verdict
+from schedlab.solvers.errors import InvalidInput
+from schedlab.theory.verdict import SIZES, RunnerFactory, Verdict
 
 # Modules whose import registers claims.
 CLAIM_MODULES = (
-    "theory.claim_preemption",
-    "theory.claim_smith",
-    "theory.claim_quadrature",
-    "theory.claim_index",
-    "theory.claim_gap",
-    "theory.claim_lop",
+    "schedlab.theory.claim_preemption",
+    "schedlab.theory.claim_smith",
+    "schedlab.theory.claim_quadrature",
+    "schedlab.theory.claim_index",
+    "schedlab.theory.claim_gap",
+    "schedlab.theory.claim_lop",
 )
 # Optional modules (owned elsewhere) that may register claims themselves when present.
 OPTIONAL_CLAIM_MODULES: tuple[str, ...] = ()

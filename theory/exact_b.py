@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from solvers.sojourn.instance import Instance
+from schedlab.solvers.sojourn.instance import Instance
 
 Poly = list[Fraction]  # coefficients, lowest degree first
 

@@ -20,13 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from solvers.result import SolveResult, Status
-from solvers.sojourn.batch import linear_ordering_weights
-from solvers.sojourn.heuristics import order_by_index, smith_index, u_index
-from solvers.sojourn.instance import Instance, generate
-from solvers.sojourn.methods import load_methods, solve
-from solvers.sojourn.objectives import Objective, evaluate
-from theory.verdict import RunnerFactory, instance_seed, rel_gap, rows_for
+from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.sojourn.batch import linear_ordering_weights
+from schedlab.solvers.sojourn.heuristics import order_by_index, smith_index, u_index
+from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.methods import load_methods, solve
+from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.theory.verdict import RunnerFactory, instance_seed, rel_gap, rows_for
 
 DP_MAX_N = 20
 ZERO_TOL = 1e-9  # relative gaps at or below this count as zero (the heuristic is optimal)

@@ -29,8 +29,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from solvers.errors import InvalidInput
-from solvers.sojourn.instance import Instance
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.sojourn.instance import Instance
 
 State = tuple[int, ...]
 MODES = ("preemptive", "adaptive", "fixed")

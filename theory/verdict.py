@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from solvers.errors import InvalidInput
-from solvers.sojourn.instance import Instance
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.sojourn.instance import Instance
 
 VERDICTS = ("holds", "fails", "inconclusive")
 SIZES = ("small", "full")

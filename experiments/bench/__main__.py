@@ -1,4 +1,4 @@
-"""`python -m experiments.bench [NAME ...] [--quick]`: run the registered benchmarks."""
+"""`python -m schedlab.experiments.bench [NAME ...] [--quick]`: run the registered benchmarks."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 import importlib
 import time
 
-from experiments.registry import BENCH_MODULES
+from schedlab.experiments.registry import BENCH_MODULES
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ seeded instance generate(n, 10_000 + 100 n + i) within the limit (60 s; 5 s with
 method stops there. "plain" is the textbook model (every triangle inequality, no blocks);
 "lazy" adds violated triangles round by round; "blocks" also splits the jobs into preference
 blocks (proof in theory/sojourn_lop.py) before the lazy model. Run:
-`python -m experiments.bench bench_exact [--quick]`.
+`python -m schedlab.experiments.bench bench_exact [--quick]`.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from experiments.output import format_table
-from solvers.errors import InvalidInput
-from solvers.result import Status
-from solvers.sojourn.instance import generate
-from solvers.sojourn.methods import solve
-from solvers.sojourn.objectives import Objective
+from schedlab.experiments.output import format_table
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.result import Status
+from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.methods import solve
+from schedlab.solvers.sojourn.objectives import Objective
 
 PLAIN = {"triangles": "all", "decompose": False}
 LAZY = {"triangles": "lazy", "decompose": False}

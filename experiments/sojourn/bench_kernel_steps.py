@@ -1,12 +1,12 @@
 """Ablation of the cpu factor kernel: what each implementation step buys (objective B).
 
-Run: `python -m experiments.bench bench_kernel_steps [--quick]`. Compiles the two-order loops of
+Run: `python -m schedlab.experiments.bench bench_kernel_steps [--quick]`. Compiles the two-order loops of
 `arith` (16-lane blocks, "nodes" tables at n = 100; 8-lane block, "lowrank" tables) in variants
 that differ in one step at a time: table rows on 64-byte boundaries or 8 bytes off, signed or
 unsigned row indices (signed ones make numba emit negative-index wraparound code), and, on
 AVX-512 hosts, SLP vector registers of 256 bits (LLVM's tuning default there) or 512 bits (what
 the cpu backend uses there: LLVM option -slp-max-reg-size=512). The variants are compiled here,
-not by `solvers.kernels.cpu` (which would set the 512-bit option before the 256-bit ones). All
+not by `schedlab.solvers.kernels.cpu` (which would set the 512-bit option before the 256-bit ones). All
 variants are timed in interleaved rounds in one fresh interpreter and reported as medians, so
 that they share the machine's drift; every variant's values are checked equal to the production
 kernel's.
@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from experiments.output import format_table
-from experiments.sojourn.bench_kernels import in_fresh_interpreter
+from schedlab.experiments.output import format_table
+from schedlab.experiments.sojourn.bench_kernels import in_fresh_interpreter
 
 N = 100
 
@@ -81,10 +81,10 @@ def run_steps(count: int, rounds: int) -> list[dict[str, Any]]:
     import numba
     from llvmlite import binding as llvm
 
-    from experiments.sojourn.bench_kernels import B, random_orders
-    from solvers.kernels import arith, lop_tables
-    from solvers.kernels.cpu import SLP_WIDE, CpuBackend, aligned, has_avx512
-    from solvers.sojourn.instance import generate
+    from schedlab.experiments.sojourn.bench_kernels import B, random_orders
+    from schedlab.solvers.kernels import arith, lop_tables
+    from schedlab.solvers.kernels.cpu import SLP_WIDE, CpuBackend, aligned, has_avx512
+    from schedlab.solvers.sojourn.instance import generate
 
     numba.core.config.SLP_VECTORIZE = 1  # as `cpu._slp` does
     inst = generate(N, 1)
@@ -141,7 +141,7 @@ def run(quick: bool = False) -> None:
     print(f"load average at start: {os.getloadavg()}  cpus: {os.cpu_count()}", flush=True)
     for threads in (1, 2):
         rows = in_fresh_interpreter(
-            "experiments.sojourn.bench_kernel_steps",
+            "schedlab.experiments.sojourn.bench_kernel_steps",
             "run_steps",
             count,
             rounds,

@@ -1,6 +1,6 @@
 """Benchmark of the batch evaluation kernels and of the `batchlocal` search.
 
-Run: `python -m experiments.bench bench_kernels [--quick]`. Prints
+Run: `python -m schedlab.experiments.bench bench_kernels [--quick]`. Prints
 1. orders evaluated per second for objective B, n in {20, 100, 500}, K = 100,000 random orders
    (10,000 with --quick), for every backend present (numpy, numba cpu, numba cuda), with the
    achieved floating-point rate against the machine's peak measured in the same run (numpy
@@ -32,20 +32,20 @@ from typing import Any
 
 import numpy as np
 
-from experiments.output import format_table
-from experiments.store import RowStore, results_dir
-from solvers.kernels import cuda_available, evaluate_orders, lop_tables
-from solvers.result import Status
-from solvers.sojourn.instance import generate
-from solvers.sojourn.methods import solve
-from solvers.sojourn.objectives import Objective
+from schedlab.experiments.output import format_table
+from schedlab.experiments.store import RowStore, results_dir
+from schedlab.solvers.kernels import cuda_available, evaluate_orders, lop_tables
+from schedlab.solvers.result import Status
+from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.methods import solve
+from schedlab.solvers.sojourn.objectives import Objective
 
 NS = (20, 100, 500)
 TIMED_RUNS = 3  # kernel timings: best of this many runs ...
 TIME_BUDGET_S = 5.0  # ... or fewer once this many seconds are spent (the slow numpy runs)
 ROUNDS = 3  # rounds of (peak, every compiled kernel): "% of peak" is a median of paired ratios
 B = Objective("B")
-THIS = "experiments.sojourn.bench_kernels"
+THIS = "schedlab.experiments.sojourn.bench_kernels"
 
 
 def peak_gflops(size: int = 3000, reps: int = 3) -> float:
@@ -150,7 +150,7 @@ def per_core_run(n: int, count: int = 50_000) -> dict[str, Any]:
     Meant for a fresh process with OPENBLAS_NUM_THREADS=1 and NUMBA_NUM_THREADS=1 (see
     `per_core`): on a shared machine, CPU time is steadier than wall-clock time.
     """
-    from solvers.kernels.cpu import CpuBackend
+    from schedlab.solvers.kernels.cpu import CpuBackend
 
     inst = generate(n, 1)
     t = lop_tables(inst, B)

@@ -11,10 +11,10 @@ import os
 import time
 from pathlib import Path
 
-from experiments.output import format_table
-from experiments.sojourn.online.philly import philly_workload, read_trace, sample_path
-from experiments.sojourn.online.policies import POLICY_NAMES, get_policy
-from experiments.sojourn.online.runner import evaluate_policy
+from schedlab.experiments.output import format_table
+from schedlab.experiments.sojourn.online.philly import philly_workload, read_trace, sample_path
+from schedlab.experiments.sojourn.online.policies import POLICY_NAMES, get_policy
+from schedlab.experiments.sojourn.online.runner import evaluate_policy
 
 SERVERS = 256
 LOAD = 0.8

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from experiments.output import emit_json, format_table
-from solvers.errors import InvalidInput
-from solvers.sojourn.instance import Instance, generate
-from solvers.sojourn.methods import load_methods, solve
-from solvers.sojourn.objectives import OBJECTIVES, Objective, evaluate
-from solvers.sojourn.outcomes import enumerate_value, monte_carlo_value
+from schedlab.experiments.output import emit_json, format_table
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.methods import load_methods, solve
+from schedlab.solvers.sojourn.objectives import OBJECTIVES, Objective, evaluate
+from schedlab.solvers.sojourn.outcomes import enumerate_value, monte_carlo_value
 
 OBJECTIVE_CHOICE = click.Choice(OBJECTIVES, case_sensitive=False)
 
@@ -209,6 +209,6 @@ def solve_cmd(
 
 
 # Further verbs live in their own modules and are attached here.
-from experiments.sojourn.simulate_cli import simulate  # noqa: E402
+from schedlab.experiments.sojourn.simulate_cli import simulate  # noqa: E402
 
 sojourn.add_command(simulate)

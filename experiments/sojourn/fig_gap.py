@@ -1,6 +1,6 @@
 """Figure `sojourn-gap`: gap of Smith's rule and the u*-index to the exact B optimum vs n.
 
-The numbers come from theory.gap_study (the computation behind claim 7, one implementation):
+The numbers come from schedlab.theory.gap_study (the computation behind claim 7, one implementation):
 random instances per n, exact optimum by subset DP (n <= 20) or CP-SAT, rows journaled under
 results/theory/journal/ so a rerun resumes and claim 7 at the same size reuses them. Writes
 results/sojourn/sojourn-gap.{png,pdf,csv,json} and sojourn-gap-instances.csv.
@@ -14,12 +14,12 @@ from typing import Any
 
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
-from experiments.plotting import new_figure, save_figure
-from experiments.registry import register_figure
-from experiments.store import results_dir, write_csv, write_json
-from experiments.theory_cli import journal_runner
-from theory.gap_study import GAP_CONFIGS, HEURISTICS, ZERO_TOL, gap_rows, summarize
-from theory.verdict import RunnerFactory
+from schedlab.experiments.plotting import new_figure, save_figure
+from schedlab.experiments.registry import register_figure
+from schedlab.experiments.store import results_dir, write_csv, write_json
+from schedlab.experiments.theory_cli import journal_runner
+from schedlab.theory.gap_study import GAP_CONFIGS, HEURISTICS, ZERO_TOL, gap_rows, summarize
+from schedlab.theory.verdict import RunnerFactory
 
 NAME = "sojourn-gap"
 LABELS = {"smith": "Smith's rule E[X]/π", "uindex": "u*-index, u* = 1 − 1/E[N]"}

@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from experiments.plotting import new_figure, save_figure
-from experiments.registry import register_figure
-from experiments.store import RowStore, results_dir, write_csv
-from solvers.result import Status
-from solvers.sojourn.instance import generate
-from solvers.sojourn.methods import solve
-from solvers.sojourn.objectives import Objective
+from schedlab.experiments.plotting import new_figure, save_figure
+from schedlab.experiments.registry import register_figure
+from schedlab.experiments.store import RowStore, results_dir, write_csv
+from schedlab.solvers.result import Status
+from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.methods import solve
+from schedlab.solvers.sojourn.objectives import Objective
 
 NAME = "sojourn-heuristics"
 STEM = "sojourn-heuristics"

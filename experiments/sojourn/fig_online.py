@@ -5,7 +5,7 @@ distributions, every policy on the same jobs and outcomes per replication (commo
 numbers), 95% Student-t bands over replications. Philly part: replay of the trace (the shipped
 2,000-job subsample at size small; the full trace at size full, from $SCHEDLAB_PHILLY_TRACE or
 ../shared/data/philly/philly_jobs.csv) with inter-arrival times scaled to each load, under
-the outcome model of `experiments.sojourn.online.philly`. Rows are journaled (RowStore), so
+the outcome model of `schedlab.experiments.sojourn.online.philly`. Rows are journaled (RowStore), so
 an interrupted run resumes.
 """
 
@@ -21,15 +21,15 @@ from typing import Any
 
 from matplotlib.ticker import ScalarFormatter
 
-from experiments.plotting import plt, save_figure
-from experiments.registry import register_figure
-from experiments.sojourn.online.metrics import mean_ci
-from experiments.sojourn.online.philly import OUTCOME_MODEL
-from experiments.sojourn.online.policies import POLICY_NAMES, get_policy
-from experiments.sojourn.online.runner import evaluate_policy
-from experiments.sojourn.online.sources import philly_source, synthetic_source
-from experiments.store import RowStore, results_dir, write_csv, write_json
-from solvers.errors import InvalidInput
+from schedlab.experiments.plotting import plt, save_figure
+from schedlab.experiments.registry import register_figure
+from schedlab.experiments.sojourn.online.metrics import mean_ci
+from schedlab.experiments.sojourn.online.philly import OUTCOME_MODEL
+from schedlab.experiments.sojourn.online.policies import POLICY_NAMES, get_policy
+from schedlab.experiments.sojourn.online.runner import evaluate_policy
+from schedlab.experiments.sojourn.online.sources import philly_source, synthetic_source
+from schedlab.experiments.store import RowStore, results_dir, write_csv, write_json
+from schedlab.solvers.errors import InvalidInput
 
 NAME = "sojourn-online"
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,19 +6,19 @@ from pathlib import Path
 
 import click
 
-from experiments.output import emit_json, format_table
-from experiments.sojourn.online.philly import OUTCOME_MODEL
-from experiments.sojourn.online.policies import POLICY_NAMES, get_policy
-from experiments.sojourn.online.runner import evaluate_policy
-from experiments.sojourn.online.sources import (
+from schedlab.experiments.output import emit_json, format_table
+from schedlab.experiments.sojourn.online.philly import OUTCOME_MODEL
+from schedlab.experiments.sojourn.online.policies import POLICY_NAMES, get_policy
+from schedlab.experiments.sojourn.online.runner import evaluate_policy
+from schedlab.experiments.sojourn.online.sources import (
     DEFAULT_SYNTHETIC_JOBS,
     DEFAULT_SYNTHETIC_LOAD,
     WORKLOADS,
     philly_source,
     synthetic_source,
 )
-from experiments.sojourn.online.synthetic import GPU_MIXES
-from solvers.errors import InvalidInput, Problems
+from schedlab.experiments.sojourn.online.synthetic import GPU_MIXES
+from schedlab.solvers.errors import InvalidInput, Problems
 
 
 @click.command("simulate")

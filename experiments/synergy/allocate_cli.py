@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from experiments.output import emit_json, format_table
-from solvers.errors import InvalidInput
-from solvers.synergy.methods import load_methods, solve
-from solvers.synergy.model import Snapshot
-from solvers.synergy.snapshots import GPU_MIXES, generate_snapshot
+from schedlab.experiments.output import emit_json, format_table
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.synergy.methods import load_methods, solve
+from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.snapshots import GPU_MIXES, generate_snapshot
 
 METHOD_NAMES = ("proportional", "greedy", "tune", "opt", "milp", "cpsat", "enum")
 

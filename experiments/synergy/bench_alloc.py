@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import time
 
-from experiments.output import format_table
-from solvers.synergy import RoundAllocator, generate_snapshot
+from schedlab.experiments.output import format_table
+from schedlab.solvers.synergy import RoundAllocator, generate_snapshot
 
 METHODS = ("proportional", "greedy", "tune", "opt")
 RA = RoundAllocator()  # reused across rounds, as a simulator does

@@ -4,15 +4,15 @@ The issue's target: one point of the Philly-derived workload at 9 jobs/h (about 
 700 simulated hours, JCT over jobs 4000-4999) in <= 60 s on one core, with FIFO and both
 GPU-proportional and TUNE allocation (Synergy's Python simulator: 18-20 min). Also both
 100-job trace replays (static: makespan; dynamic: average JCT) on 4 servers.
-Run: `python -m experiments.bench bench_sim [--quick]`.
+Run: `python -m schedlab.experiments.bench bench_sim [--quick]`.
 """
 
 from __future__ import annotations
 
-from experiments.output import format_table
-from experiments.synergy.simulator import SimConfig, simulate
-from experiments.synergy.traces import builtin_trace
-from experiments.synergy.workloads import philly_derived
+from schedlab.experiments.output import format_table
+from schedlab.experiments.synergy.simulator import SimConfig, simulate
+from schedlab.experiments.synergy.traces import builtin_trace
+from schedlab.experiments.synergy.workloads import philly_derived
 
 TARGET_S = 60.0
 

@@ -1,6 +1,6 @@
 """What the workloads need to know about the profiled models: task class and iteration time.
 
-A thin view over the model profiles that `solvers.synergy` ships (no second copy of the data).
+A thin view over the model profiles that `schedlab.solvers.synergy` ships (no second copy of the data).
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from solvers.synergy.profiles import ProfileSet, default_profiles
+from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
 
 # Task classes in the order the Synergy simulator uses (ties in the class split go to the first).
 TASKS: tuple[str, ...] = ("image", "language", "speech")
@@ -46,5 +46,5 @@ def catalog_of(profiles: ProfileSet) -> ModelCatalog:
 
 @lru_cache(maxsize=1)
 def default_catalog() -> ModelCatalog:
-    """The ten profiled models of the Synergy simulator (`solvers.synergy` profiles)."""
+    """The ten profiled models of the Synergy simulator (`schedlab.solvers.synergy` profiles)."""
     return catalog_of(default_profiles())

@@ -17,10 +17,10 @@ def synergy() -> None:
 
 
 # Verbs live in their own modules and are attached below.
-from experiments.synergy.simulate_cli import simulate  # noqa: E402
+from schedlab.experiments.synergy.simulate_cli import simulate  # noqa: E402
 
 synergy.add_command(simulate)
-from experiments.synergy.allocate_cli import allocate, snapshot_cmd  # noqa: E402
+from schedlab.experiments.synergy.allocate_cli import allocate, snapshot_cmd  # noqa: E402
 
 synergy.add_command(allocate)
 synergy.add_command(snapshot_cmd)

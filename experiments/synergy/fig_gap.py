@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from experiments.plotting import new_figure, save_figure
-from experiments.registry import register_figure
-from experiments.store import RowStore, results_dir, write_csv
-from solvers.result import Status
-from solvers.synergy.methods import solve
-from solvers.synergy.snapshots import generate_snapshot
+from schedlab.experiments.plotting import new_figure, save_figure
+from schedlab.experiments.registry import register_figure
+from schedlab.experiments.store import RowStore, results_dir, write_csv
+from schedlab.solvers.result import Status
+from schedlab.solvers.synergy.methods import solve
+from schedlab.solvers.synergy.snapshots import generate_snapshot
 
 NAME = "synergy-gap"
 STEM = "synergy-gap"

@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from experiments.plotting import new_figure, save_figure
-from experiments.registry import register_figure
-from experiments.store import RowStore, results_dir, write_csv
-from experiments.synergy.metrics import cdf
-from experiments.synergy.simulator import SimConfig, simulate
-from experiments.synergy.workloads import philly_derived
+from schedlab.experiments.plotting import new_figure, save_figure
+from schedlab.experiments.registry import register_figure
+from schedlab.experiments.store import RowStore, results_dir, write_csv
+from schedlab.experiments.synergy.metrics import cdf
+from schedlab.experiments.synergy.simulator import SimConfig, simulate
+from schedlab.experiments.synergy.workloads import philly_derived
 
 NAME = "synergy-jct"
 STEM = "synergy-jct"

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.synergy.workloads import DEFAULT_WINDOW
+from schedlab.experiments.synergy.workloads import DEFAULT_WINDOW
 
 
 def resolve_window(

@@ -6,22 +6,22 @@ from pathlib import Path
 
 import click
 
-from experiments.output import emit_json, format_table
-from experiments.store import write_csv
-from experiments.synergy.policies import POLICIES
-from experiments.synergy.simulator import SimConfig, SimResult
-from experiments.synergy.simulator import simulate as run_simulation
-from experiments.synergy.traces import (
+from schedlab.experiments.output import emit_json, format_table
+from schedlab.experiments.store import write_csv
+from schedlab.experiments.synergy.policies import POLICIES
+from schedlab.experiments.synergy.simulator import SimConfig, SimResult
+from schedlab.experiments.synergy.simulator import simulate as run_simulation
+from schedlab.experiments.synergy.traces import (
     BUILTIN_TRACES,
     TRACE_SERVERS,
     builtin_trace,
     load_philly,
     load_synergy_trace,
 )
-from experiments.synergy.workloads import Workload, multi_gpu, philly_derived
-from solvers.errors import InvalidInput
-from solvers.synergy.methods import load_methods
-from solvers.synergy.profiles import default_profiles
+from schedlab.experiments.synergy.workloads import Workload, multi_gpu, philly_derived
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.synergy.methods import load_methods
+from schedlab.solvers.synergy.profiles import default_profiles
 
 WORKLOADS = ("philly-derived", "multi-gpu", "philly", *BUILTIN_TRACES)
 

@@ -3,7 +3,7 @@
 Every round (300 s by default), at times 0, R, 2R, ...:
 1. jobs that arrived by the round's start become runnable (a job arriving mid-round waits);
 2. the policy orders the runnable jobs (`policies.py`);
-3. the allocation algorithm of `solvers.synergy` places them in that order: every job whose
+3. the allocation algorithm of `schedlab.solvers.synergy` places them in that order: every job whose
    GPUs still fit cluster-wide is considered, and gets GPUs on servers plus CPU and memory per
    GPU (proportional / greedy / tune through `engine.RoundAllocator`, the solvers' fast path;
    any other registered method, e.g. opt, through the method registry on a `Snapshot`);
@@ -35,16 +35,16 @@ from typing import Any
 
 import numpy as np
 
-from experiments.synergy.metrics import JctStats, Utilization, jct_stats, resolve_window
-from experiments.synergy.policies import PolicyView, get_policy
-from experiments.synergy.workloads import JobSpec, Workload
-from solvers.errors import InvalidInput
-from solvers.synergy.allocation import Allocation, JobAllocation, check_allocation
-from solvers.synergy.engine import HEURISTICS, RoundAllocator
-from solvers.synergy.methods import load_methods, solve
-from solvers.synergy.model import Cluster, Job, Snapshot
-from solvers.synergy.opt import opt_round
-from solvers.synergy.profiles import ProfileSet, default_profiles
+from schedlab.experiments.synergy.metrics import JctStats, Utilization, jct_stats, resolve_window
+from schedlab.experiments.synergy.policies import PolicyView, get_policy
+from schedlab.experiments.synergy.workloads import JobSpec, Workload
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, check_allocation
+from schedlab.solvers.synergy.engine import HEURISTICS, RoundAllocator
+from schedlab.solvers.synergy.methods import load_methods, solve
+from schedlab.solvers.synergy.model import Cluster, Job, Snapshot
+from schedlab.solvers.synergy.opt import opt_round
+from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
 
 # A job whose remaining work ends within this (relative) of the round end completes.
 _DONE_RTOL = 1e-12
@@ -182,7 +182,7 @@ class _Round:
 
 
 class _Allocator:
-    """Calls one allocation method of `solvers.synergy` on the ordered runnable jobs."""
+    """Calls one allocation method of `schedlab.solvers.synergy` on the ordered runnable jobs."""
 
     def __init__(
         self,

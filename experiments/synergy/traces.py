@@ -13,14 +13,14 @@ from datetime import datetime
 from importlib import resources
 from pathlib import Path
 
-from experiments.synergy.catalog import ModelCatalog, default_catalog
-from experiments.synergy.workloads import (
+from schedlab.experiments.synergy.catalog import ModelCatalog, default_catalog
+from schedlab.experiments.synergy.workloads import (
     DEFAULT_CLASS_SPLIT,
     ClassAssigner,
     JobSpec,
     Workload,
 )
-from solvers.errors import InvalidInput, Problems
+from schedlab.solvers.errors import InvalidInput, Problems
 
 # Shipped copies (see experiments/synergy/data/ATTRIBUTION.md).
 BUILTIN_TRACES: dict[str, str] = {
@@ -36,7 +36,7 @@ _MAX_PROBLEMS = 20
 
 def data_path(name: str) -> Path:
     """Path of a file shipped in experiments/synergy/data."""
-    return Path(str(resources.files("experiments.synergy.data").joinpath(name)))
+    return Path(str(resources.files("schedlab.experiments.synergy.data").joinpath(name)))
 
 
 def _read_lines(path: Path) -> list[str]:

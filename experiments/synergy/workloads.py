@@ -19,7 +19,7 @@ from itertools import islice
 
 import numpy as np
 
-from experiments.synergy.catalog import TASKS, ModelCatalog, default_catalog
+from schedlab.experiments.synergy.catalog import TASKS, ModelCatalog, default_catalog
 
 # Default measurement window of the Synergy simulator (job ids [4000, 5000)).
 DEFAULT_WINDOW: tuple[int, int] = (4000, 5000)

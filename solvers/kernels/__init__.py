@@ -9,16 +9,16 @@ Backends: 'numpy' (vectorized reference), 'cpu' (numba, parallel), 'cuda' (numba
 (`arith`) and compiled for both numba targets.
 """
 
-from solvers.kernels.backends import BACKENDS, cuda_available, resolve_backend
-from solvers.kernels.evaluate import evaluate_orders, iter_values
-from solvers.kernels.insertion import (
+from schedlab.solvers.kernels.backends import BACKENDS, cuda_available, resolve_backend
+from schedlab.solvers.kernels.evaluate import evaluate_orders, iter_values
+from schedlab.solvers.kernels.insertion import (
     apply_moves,
     best_insertion_moves,
     insertion_deltas,
     insertion_sweeps,
 )
-from solvers.kernels.montecarlo import BatchEstimate, monte_carlo_orders
-from solvers.kernels.tables import LopTables, lop_tables
+from schedlab.solvers.kernels.montecarlo import BatchEstimate, monte_carlo_orders
+from schedlab.solvers.kernels.tables import LopTables, lop_tables
 
 __all__ = [
     "BACKENDS",

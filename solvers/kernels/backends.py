@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from solvers.errors import InvalidInput
+from schedlab.solvers.errors import InvalidInput
 
 BACKENDS = ("auto", "numpy", "cpu", "cuda")
 
@@ -37,13 +37,13 @@ def get_backend(name: str) -> Any:
     """A backend object (NumpyBackend, CpuBackend or CudaBackend) for `name` (may be 'auto')."""
     resolved = resolve_backend(name)
     if resolved == "numpy":
-        from solvers.kernels.numpy_ref import NumpyBackend
+        from schedlab.solvers.kernels.numpy_ref import NumpyBackend
 
         return NumpyBackend()
     if resolved == "cpu":
-        from solvers.kernels.cpu import CpuBackend
+        from schedlab.solvers.kernels.cpu import CpuBackend
 
         return CpuBackend()
-    from solvers.kernels.gpu import CudaBackend
+    from schedlab.solvers.kernels.gpu import CudaBackend
 
     return CudaBackend()

@@ -21,8 +21,8 @@ import numpy as np
 from llvmlite import binding as llvm
 from numba import njit, prange
 
-from solvers.kernels import arith
-from solvers.kernels.tables import LopTables, TruncTables
+from schedlab.solvers.kernels import arith
+from schedlab.solvers.kernels.tables import LopTables, TruncTables
 
 BLOCK = 64  # orders per parallel task
 SCEN_BLOCK = 256  # scenarios per pass over a block of orders (keeps X rows in cache)

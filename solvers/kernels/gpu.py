@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 from numba import cuda, float64
 
-from solvers.kernels import arith
-from solvers.kernels.tables import LopTables, TruncTables
+from schedlab.solvers.kernels import arith
+from schedlab.solvers.kernels.tables import LopTables, TruncTables
 
 THREADS = 128
 
@@ -93,7 +93,7 @@ class CudaBackend:
         self._cuda = cuda
 
     def bad_rows(self, chunk: np.ndarray, n: int) -> np.ndarray:
-        from solvers.kernels.cpu import CpuBackend  # validation runs on the host
+        from schedlab.solvers.kernels.cpu import CpuBackend  # validation runs on the host
 
         return CpuBackend().bad_rows(chunk, n)
 

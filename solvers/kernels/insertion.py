@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.errors import InvalidInput
-from solvers.kernels.backends import get_backend
-from solvers.kernels.numpy_ref import insertion_deltas
-from solvers.kernels.tables import LopTables
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kernels.backends import get_backend
+from schedlab.solvers.kernels.numpy_ref import insertion_deltas
+from schedlab.solvers.kernels.tables import LopTables
 
 __all__ = ["apply_moves", "best_insertion_moves", "insertion_deltas", "insertion_sweeps"]
 

@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from solvers.errors import InvalidInput
-from solvers.kernels.arith import KIND_CODES
-from solvers.kernels.backends import get_backend
-from solvers.kernels.orders import DEFAULT_CHUNK, OrderSource, iter_chunks, raise_for_bad_rows
-from solvers.sojourn.instance import Instance
-from solvers.sojourn.objectives import Objective
-from solvers.sojourn.outcomes import sample_outcomes
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kernels.arith import KIND_CODES
+from schedlab.solvers.kernels.backends import get_backend
+from schedlab.solvers.kernels.orders import DEFAULT_CHUNK, OrderSource, iter_chunks, raise_for_bad_rows
+from schedlab.solvers.sojourn.instance import Instance
+from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.outcomes import sample_outcomes
 
 SCENARIO_CHUNK = 1 << 15
 _KEEP_CELLS = 1 << 24  # scenarios x jobs kept in memory across order chunks

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.kernels.orders import numpy_row_problems
-from solvers.kernels.tables import LopTables, TruncTables
+from schedlab.solvers.kernels.orders import numpy_row_problems
+from schedlab.solvers.kernels.tables import LopTables, TruncTables
 
 SUB = 4096  # orders per vectorized step
 _CELLS = 1 << 22  # cells of a (orders x scenarios) or (orders x positions x positions) block

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from solvers.errors import InvalidInput
+from schedlab.solvers.errors import InvalidInput
 
 OrderSource = np.ndarray | Iterable[np.ndarray] | Callable[[int], np.ndarray | None]
 DEFAULT_CHUNK = 1 << 16

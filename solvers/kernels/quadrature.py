@@ -10,7 +10,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from solvers.sojourn.objectives import gauss_legendre_01
+from schedlab.solvers.sojourn.objectives import gauss_legendre_01
 
 NEWTON_FROM = 256  # below this, numpy's leggauss is fast and is used as is
 

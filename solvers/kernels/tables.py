@@ -22,11 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.errors import InvalidInput
-from solvers.kernels.linalg import HouseholderQR
-from solvers.kernels.quadrature import gauss_legendre_unit
-from solvers.sojourn.instance import Instance
-from solvers.sojourn.objectives import Objective, quadrature_nodes
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kernels.linalg import HouseholderQR
+from schedlab.solvers.kernels.quadrature import gauss_legendre_unit
+from schedlab.solvers.sojourn.instance import Instance
+from schedlab.solvers.sojourn.objectives import Objective, quadrature_nodes
 
 WIDE, LANES = 16, 8  # column blocks of the evaluation kernel (see LopTables.blocked)
 NODE_TOL = 1e-14  # relative mass of dropped quadrature nodes
@@ -196,7 +196,7 @@ def lop_tables(inst: Instance, objective: Objective, kind: str = "nodes") -> Lop
         raise InvalidInput(f"objective {objective.label}: not a linear-ordering objective (A, B)")
     t = b_node_tables(inst)
     if kind == "lowrank":
-        from solvers.sojourn.heuristics import order_by_index, smith_index
+        from schedlab.solvers.sojourn.heuristics import order_by_index, smith_index
 
         ref = np.array(order_by_index(smith_index(inst)), dtype=np.int64)
         t = compress(t, ref)

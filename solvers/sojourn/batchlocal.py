@@ -23,17 +23,17 @@ from typing import Any
 
 import numpy as np
 
-from solvers.errors import InvalidInput
-from solvers.kernels.backends import get_backend
-from solvers.kernels.evaluate import evaluate_orders as kernel_evaluate
-from solvers.kernels.insertion import apply_moves
-from solvers.kernels.numpy_ref import NumpyBackend
-from solvers.kernels.tables import LopTables, a_tables, b_node_tables, compress
-from solvers.result import SolveResult, Status
-from solvers.sojourn.heuristics import order_by_index, smith_index, u_index, u_star
-from solvers.sojourn.instance import Instance
-from solvers.sojourn.methods import SOJOURN_METHODS
-from solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kernels.backends import get_backend
+from schedlab.solvers.kernels.evaluate import evaluate_orders as kernel_evaluate
+from schedlab.solvers.kernels.insertion import apply_moves
+from schedlab.solvers.kernels.numpy_ref import NumpyBackend
+from schedlab.solvers.kernels.tables import LopTables, a_tables, b_node_tables, compress
+from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.sojourn.heuristics import order_by_index, smith_index, u_index, u_star
+from schedlab.solvers.sojourn.instance import Instance
+from schedlab.solvers.sojourn.methods import SOJOURN_METHODS
+from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
 
 EXACT_VALUE_MAX = 2000  # above this n the closed form's O(n^2)-memory quadrature is avoided
 REL_THR = 1e-12  # a move must lower the value by more than this (relative) to count

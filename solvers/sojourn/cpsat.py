@@ -1,6 +1,6 @@
 """CP-SAT model of the linear-ordering objectives A and B (OR-Tools).
 
-Per block (see `solvers.sojourn.lop`): Boolean x_ab = "a precedes b" for a < b, transitivity
+Per block (see `schedlab.solvers.sojourn.lop`): Boolean x_ab = "a precedes b" for a < b, transitivity
 as two clauses per triple (x_ab & x_bc -> x_ac, !x_ab & !x_bc -> !x_ac), all up front or
 lazily. CP-SAT needs integer objective coefficients: d_ab = W[a,b] - W[b,a] is scaled by s
 (max |d| * s = 2^scale_bits) and rounded. The returned order is re-evaluated by the closed
@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 from ortools.sat.python import cp_model
 
-from solvers.errors import InvalidInput
-from solvers.result import SolveResult
-from solvers.sojourn.instance import Instance
-from solvers.sojourn.lop import RoundResult, Triple, refuse_non_lop, solve_lop
-from solvers.sojourn.methods import SOJOURN_METHODS
-from solvers.sojourn.objectives import Objective
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.result import SolveResult
+from schedlab.solvers.sojourn.instance import Instance
+from schedlab.solvers.sojourn.lop import RoundResult, Triple, refuse_non_lop, solve_lop
+from schedlab.solvers.sojourn.methods import SOJOURN_METHODS
+from schedlab.solvers.sojourn.objectives import Objective
 
 MAX_SCALE_BITS = 40
 

@@ -16,12 +16,12 @@ import time
 import numpy as np
 from numba import njit
 
-from solvers.errors import InvalidInput
-from solvers.result import SolveResult, Status
-from solvers.sojourn.batch import evaluate_orders, linear_ordering_weights
-from solvers.sojourn.instance import Instance
-from solvers.sojourn.methods import SOJOURN_METHODS
-from solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.sojourn.batch import evaluate_orders, linear_ordering_weights
+from schedlab.solvers.sojourn.instance import Instance
+from schedlab.solvers.sojourn.methods import SOJOURN_METHODS
+from schedlab.solvers.sojourn.objectives import Objective, evaluate
 
 BRUTE_MAX_N = 10
 DP_MAX_CELLS = 1 << 26  # subsets x states kept in memory by the DP (about 0.5 GB of float64)

@@ -7,11 +7,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from solvers.result import SolveResult, Status
-from solvers.sojourn.batch import evaluate_orders
-from solvers.sojourn.instance import Instance
-from solvers.sojourn.methods import SOJOURN_METHODS
-from solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.sojourn.batch import evaluate_orders
+from schedlab.solvers.sojourn.instance import Instance
+from schedlab.solvers.sojourn.methods import SOJOURN_METHODS
+from schedlab.solvers.sojourn.objectives import Objective, evaluate
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.errors import InvalidInput
+from schedlab.solvers.errors import InvalidInput
 
 INDEX_KINDS = ("gamma", "gittins", "serpt", "sevcik", "survival", "age")
 

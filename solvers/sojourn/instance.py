@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from solvers.errors import InvalidInput, Problems
+from schedlab.solvers.errors import InvalidInput, Problems
 
 PROB_TOL = 1e-9
 
@@ -238,7 +238,7 @@ class Instance:
 
     def save(self, path: str | Path) -> None:
         """Write atomically (temporary file, then rename)."""
-        from solvers.util import atomic_write_text
+        from schedlab.solvers.util import atomic_write_text
 
         atomic_write_text(Path(path), self.to_json() + "\n")
 
@@ -342,7 +342,7 @@ def generate(
         probs = rng.dirichlet(np.ones(c + 1)).tolist()
         jobs.append({"id": f"j{i}", "sizes": sizes, "probs": probs})
     meta = {
-        "generator": "solvers.sojourn.instance.generate",
+        "generator": "schedlab.solvers.sojourn.instance.generate",
         "seed": seed,
         "max_checkpoints": max_checkpoints,
     }

@@ -22,11 +22,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from solvers.errors import InvalidInput
-from solvers.result import SolveResult, Status
-from solvers.sojourn.batch import linear_ordering_weights
-from solvers.sojourn.instance import Instance
-from solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.sojourn.batch import linear_ordering_weights
+from schedlab.solvers.sojourn.instance import Instance
+from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
 
 OPT_REL_TOL = 1e-9  # "optimal" = value - proven bound <= OPT_REL_TOL * max(1, |value|)
 TIE_REL_TOL = 1e-9  # |W[a,b] - W[b,a]| below this times max|W| counts as a tie (rounding-safe)

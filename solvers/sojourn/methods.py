@@ -9,21 +9,21 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from solvers.errors import InvalidInput
-from solvers.registry import MethodRegistry
-from solvers.result import SolveResult
-from solvers.sojourn.instance import Instance
-from solvers.sojourn.objectives import Objective
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.registry import MethodRegistry
+from schedlab.solvers.result import SolveResult
+from schedlab.solvers.sojourn.instance import Instance
+from schedlab.solvers.sojourn.objectives import Objective
 
 SOJOURN_METHODS = MethodRegistry("sojourn")
 
 # Modules whose import registers methods (kept here so the registry is always complete).
 _METHOD_MODULES = (
-    "solvers.sojourn.heuristics",
-    "solvers.sojourn.exact_enum",
-    "solvers.sojourn.milp",
-    "solvers.sojourn.cpsat",
-    "solvers.sojourn.batchlocal",
+    "schedlab.solvers.sojourn.heuristics",
+    "schedlab.solvers.sojourn.exact_enum",
+    "schedlab.solvers.sojourn.milp",
+    "schedlab.solvers.sojourn.cpsat",
+    "schedlab.solvers.sojourn.batchlocal",
 )
 
 

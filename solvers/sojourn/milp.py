@@ -1,6 +1,6 @@
 """PuLP MILP for the linear-ordering objectives A and B (back ends CBC and HiGHS).
 
-Per block (see `solvers.sojourn.lop`): binaries x_ab = 1 iff a precedes b (a < b; x_ba is
+Per block (see `schedlab.solvers.sojourn.lop`): binaries x_ab = 1 iff a precedes b (a < b; x_ba is
 1 - x_ab), objective sum_{a<b} (W[a,b] - W[b,a]) x_ab + sum_{a<b} W[b,a], and for a < b < c the
 triangle inequalities x_ab + x_bc - x_ac <= 1 and x_ac - x_ab - x_bc <= 0. The status comes
 from `prob.sol_status` (1 proven optimal, 2 feasible), never from PuLP's "Optimal" string. The
@@ -23,12 +23,12 @@ import numpy as np
 import pulp
 from pulp.apis.coin_api import pulp_cbc_path
 
-from solvers.errors import InvalidInput
-from solvers.result import SolveResult
-from solvers.sojourn.instance import Instance
-from solvers.sojourn.lop import RoundResult, Triple, refuse_non_lop, solve_lop
-from solvers.sojourn.methods import SOJOURN_METHODS
-from solvers.sojourn.objectives import Objective
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.result import SolveResult
+from schedlab.solvers.sojourn.instance import Instance
+from schedlab.solvers.sojourn.lop import RoundResult, Triple, refuse_non_lop, solve_lop
+from schedlab.solvers.sojourn.methods import SOJOURN_METHODS
+from schedlab.solvers.sojourn.objectives import Objective
 
 MILP_SOLVERS = ("highs", "cbc")
 GAP_REL = 1e-11  # relative MIP gap asked of the back end (our own OPTIMAL test is 1e-9)
@@ -206,7 +206,7 @@ def cbc_log_bound(log: str) -> float | None:
 
 def _gap_abs(inst: Instance, objective: Objective) -> float:
     """Absolute gap asked of the back end: a tiny share of a lower bound on the optimum."""
-    from solvers.sojourn.batch import linear_ordering_weights
+    from schedlab.solvers.sojourn.batch import linear_ordering_weights
 
     c, W = linear_ordering_weights(inst, objective)
     scale = float(c.sum() + np.triu(np.minimum(W, W.T), 1).sum())

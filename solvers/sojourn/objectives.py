@@ -16,8 +16,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from solvers.errors import InvalidInput
-from solvers.sojourn.instance import Instance, check_order
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.sojourn.instance import Instance, check_order
 
 OBJECTIVES = ("A", "B", "TK", "DK")
 LINEAR_ORDERING = ("A", "B")  # objectives that are linear ordering problems (pairwise weights)

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.errors import InvalidInput
-from solvers.sojourn.instance import Instance, check_order
-from solvers.sojourn.objectives import Objective
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.sojourn.instance import Instance, check_order
+from schedlab.solvers.sojourn.objectives import Objective
 
 MAX_OUTCOMES = 2_000_000
 

@@ -10,7 +10,7 @@ The value of an allocation is the sum over running jobs (total throughput).
 
 Validated path (users, CLI, experiments)::
 
-    from solvers.synergy import Snapshot, solve, check_allocation, Allocation
+    from schedlab.solvers.synergy import Snapshot, solve, check_allocation, Allocation
     snap = Snapshot.load("snap.json")              # InvalidInput names file, job and field
     res = solve(snap, "tune")                      # SolveResult; methods: see load_methods()
     res.value, res.status, res.bound, res.stats    # total throughput, ...
@@ -19,7 +19,7 @@ Validated path (users, CLI, experiments)::
 
 Fast path (simulators; no validation, plain lists in policy order)::
 
-    from solvers.synergy import RoundAllocator, Cluster
+    from schedlab.solvers.synergy import RoundAllocator, Cluster
     ra = RoundAllocator(Cluster(servers=16))       # once per simulation
     k = ra.model_index("res18")                    # model name -> index
     rr = ra.allocate("tune", [k, ...], [1, ...])  # proportional | greedy | tune | opt
@@ -40,7 +40,7 @@ The exact methods run exactly the jobs GPU-proportional runs this round
 TUNE and rounded OPT satisfy the same constraints, so their gap to the optimum is meaningful.
 """
 
-from solvers.synergy.allocation import (
+from schedlab.solvers.synergy.allocation import (
     Allocation,
     JobAllocation,
     Part,
@@ -48,11 +48,11 @@ from solvers.synergy.allocation import (
     total_tput,
     validate_allocation,
 )
-from solvers.synergy.engine import RoundAllocator, RoundResult
-from solvers.synergy.methods import load_methods, solve
-from solvers.synergy.model import Cluster, Job, Snapshot
-from solvers.synergy.profiles import ModelProfile, ProfileSet, default_profiles
-from solvers.synergy.snapshots import generate_snapshot
+from schedlab.solvers.synergy.engine import RoundAllocator, RoundResult
+from schedlab.solvers.synergy.methods import load_methods, solve
+from schedlab.solvers.synergy.model import Cluster, Job, Snapshot
+from schedlab.solvers.synergy.profiles import ModelProfile, ProfileSet, default_profiles
+from schedlab.solvers.synergy.snapshots import generate_snapshot
 
 __all__ = [
     "Allocation",

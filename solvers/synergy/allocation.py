@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from solvers.errors import InvalidInput, Problems
-from solvers.synergy.model import Snapshot
-from solvers.synergy.profiles import TPUT_TOL
+from schedlab.solvers.errors import InvalidInput, Problems
+from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.profiles import TPUT_TOL
 
 CAP_RTOL = 1e-9  # relative tolerance of capacity checks (floating sums of 20.83 GB ...)
 

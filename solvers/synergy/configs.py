@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from solvers.synergy.model import Cluster
-from solvers.synergy.profiles import TPUT_TOL, ProfileSet
+from schedlab.solvers.synergy.model import Cluster
+from schedlab.solvers.synergy.profiles import TPUT_TOL, ProfileSet
 
 Config = tuple[float, float, float]  # (cpus_per_gpu, mem_gb_per_gpu, tput_per_gpu)
 

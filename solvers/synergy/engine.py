@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from solvers.synergy.allocation import Allocation, JobAllocation
-from solvers.synergy.model import Cluster
-from solvers.synergy.profiles import GRID_TOL, ProfileSet, default_profiles
+from schedlab.solvers.synergy.allocation import Allocation, JobAllocation
+from schedlab.solvers.synergy.model import Cluster
+from schedlab.solvers.synergy.profiles import GRID_TOL, ProfileSet, default_profiles
 
 HEURISTICS = ("proportional", "greedy", "tune")
 FAST_METHODS = HEURISTICS + ("opt",)
@@ -165,7 +165,7 @@ class RoundAllocator:
             return self.proportional(models, gpus)
         if method == "opt":
             if self._opt is None:
-                from solvers.synergy.opt import OptAllocator
+                from schedlab.solvers.synergy.opt import OptAllocator
 
                 self._opt = OptAllocator(self)
             return self._opt.allocate(models, gpus)

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from solvers.errors import InvalidInput
-from solvers.result import Status
-from solvers.synergy.allocation import Allocation, JobAllocation
-from solvers.synergy.configs import Config, candidate_configs
-from solvers.synergy.highs import empty_model, run_highs
-from solvers.synergy.model import Snapshot
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.result import Status
+from schedlab.solvers.synergy.allocation import Allocation, JobAllocation
+from schedlab.solvers.synergy.configs import Config, candidate_configs
+from schedlab.solvers.synergy.highs import empty_model, run_highs
+from schedlab.solvers.synergy.model import Snapshot
 
 RUN_SETS = ("proportional", "any")
 

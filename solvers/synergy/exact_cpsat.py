@@ -19,18 +19,18 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from solvers.errors import InvalidInput
-from solvers.result import SolveResult, Status
-from solvers.synergy.allocation import Allocation, total_tput
-from solvers.synergy.exact_common import (
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.synergy.allocation import Allocation, total_tput
+from schedlab.solvers.synergy.exact_common import (
     ExactStructure,
     build_structure,
     decode,
     relaxation_bound,
 )
-from solvers.synergy.methods import SYNERGY_METHODS
-from solvers.synergy.model import Snapshot
-from solvers.synergy.solution import make_result
+from schedlab.solvers.synergy.methods import SYNERGY_METHODS
+from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.solution import make_result
 
 SCALES = (1, 10, 100, 1000, 10_000, 100_000, 1_000_000)
 
@@ -192,7 +192,7 @@ def solve_cpsat(
             md.add(sum(obj) <= int(round(rel * ts)))
     md.maximize(sum(obj))
     if hint and st.must_run:
-        from solvers.synergy.methods import solve
+        from schedlab.solvers.synergy.methods import solve
 
         start = solve(snap, "opt")
         counts_h, multi_h = _hint_from(st, Allocation.from_dict(start.solution))

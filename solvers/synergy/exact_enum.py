@@ -14,14 +14,14 @@ import time
 from itertools import product
 from typing import Any
 
-from solvers.errors import InvalidInput
-from solvers.result import SolveResult, Status
-from solvers.synergy.allocation import Allocation, JobAllocation, total_tput
-from solvers.synergy.configs import all_configs
-from solvers.synergy.exact_common import build_structure
-from solvers.synergy.methods import SYNERGY_METHODS
-from solvers.synergy.model import Snapshot
-from solvers.synergy.solution import make_result
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, total_tput
+from schedlab.solvers.synergy.configs import all_configs
+from schedlab.solvers.synergy.exact_common import build_structure
+from schedlab.solvers.synergy.methods import SYNERGY_METHODS
+from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.solution import make_result
 
 MAX_JOBS = 10
 MAX_SERVERS = 4

@@ -17,13 +17,13 @@ from typing import Any
 
 import pulp
 
-from solvers.errors import InvalidInput
-from solvers.result import SolveResult, Status
-from solvers.synergy.allocation import total_tput
-from solvers.synergy.exact_common import build_structure, decode, relaxation_bound
-from solvers.synergy.methods import SYNERGY_METHODS
-from solvers.synergy.model import Snapshot
-from solvers.synergy.solution import make_result
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.synergy.allocation import total_tput
+from schedlab.solvers.synergy.exact_common import build_structure, decode, relaxation_bound
+from schedlab.solvers.synergy.methods import SYNERGY_METHODS
+from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.solution import make_result
 
 SOLVERS = ("highs", "cbc")
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import time
 
-from solvers.result import SolveResult
-from solvers.synergy.engine import RoundAllocator
-from solvers.synergy.methods import SYNERGY_METHODS
-from solvers.synergy.model import Snapshot
-from solvers.synergy.solution import make_result
+from schedlab.solvers.result import SolveResult
+from schedlab.solvers.synergy.engine import RoundAllocator
+from schedlab.solvers.synergy.methods import SYNERGY_METHODS
+from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.solution import make_result
 
 
 def _run(snap: Snapshot, method: str) -> SolveResult:

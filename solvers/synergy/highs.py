@@ -12,7 +12,7 @@ from typing import Any
 import highspy
 import numpy as np
 
-from solvers.result import Status
+from schedlab.solvers.result import Status
 
 
 @dataclass(frozen=True)

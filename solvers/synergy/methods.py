@@ -9,20 +9,20 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from solvers.errors import InvalidInput
-from solvers.registry import MethodRegistry
-from solvers.result import SolveResult
-from solvers.synergy.model import Snapshot
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.registry import MethodRegistry
+from schedlab.solvers.result import SolveResult
+from schedlab.solvers.synergy.model import Snapshot
 
 SYNERGY_METHODS = MethodRegistry("synergy")
 
 # Modules whose import registers methods (kept here so the registry is always complete).
 _METHOD_MODULES = (
-    "solvers.synergy.heuristics",
-    "solvers.synergy.opt",
-    "solvers.synergy.exact_milp",
-    "solvers.synergy.exact_cpsat",
-    "solvers.synergy.exact_enum",
+    "schedlab.solvers.synergy.heuristics",
+    "schedlab.solvers.synergy.opt",
+    "schedlab.solvers.synergy.exact_milp",
+    "schedlab.solvers.synergy.exact_cpsat",
+    "schedlab.solvers.synergy.exact_enum",
 )
 
 

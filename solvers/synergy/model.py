@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from solvers.errors import InvalidInput, Problems
-from solvers.synergy.profiles import ProfileSet, default_profiles
+from schedlab.solvers.errors import InvalidInput, Problems
+from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
 
 
 def _is_num(x: Any) -> bool:
@@ -305,7 +305,7 @@ class Snapshot:
 
     def save(self, path: str | Path) -> None:
         """Write atomically (temporary file, then rename)."""
-        from solvers.util import atomic_write_text
+        from schedlab.solvers.util import atomic_write_text
 
         atomic_write_text(Path(path), self.to_json() + "\n")
 

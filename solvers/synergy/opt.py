@@ -27,13 +27,13 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from solvers.result import SolveResult, Status
-from solvers.synergy.configs import candidate_configs
-from solvers.synergy.engine import RoundAllocator, RoundResult, _State
-from solvers.synergy.highs import empty_model, run_highs
-from solvers.synergy.methods import SYNERGY_METHODS
-from solvers.synergy.model import Snapshot
-from solvers.synergy.solution import make_result
+from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.synergy.configs import candidate_configs
+from schedlab.solvers.synergy.engine import RoundAllocator, RoundResult, _State
+from schedlab.solvers.synergy.highs import empty_model, run_highs
+from schedlab.solvers.synergy.methods import SYNERGY_METHODS
+from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.solution import make_result
 
 INT_TOL = 1e-6
 CACHE_SIZE = 20_000

@@ -20,7 +20,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from solvers.errors import InvalidInput, Problems
+from schedlab.solvers.errors import InvalidInput, Problems
 
 TPUT_TOL = 1e-9  # throughput comparisons (profile values have 2-3 decimals)
 GRID_TOL = 1e-9  # resource-per-GPU comparisons against grid values
@@ -257,5 +257,5 @@ def _check_model(
 @cache
 def default_profiles() -> ProfileSet:
     """The 10 shipped Synergy profiles (package data `solvers/synergy/data/profiles.json`)."""
-    text = resources.files("solvers.synergy.data").joinpath("profiles.json").read_text()
+    text = resources.files("schedlab.solvers.synergy.data").joinpath("profiles.json").read_text()
     return ProfileSet.from_dict(json.loads(text))

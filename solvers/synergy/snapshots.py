@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from solvers.errors import InvalidInput, Problems
-from solvers.synergy.model import Cluster, Job, Snapshot
-from solvers.synergy.profiles import ProfileSet, default_profiles
+from schedlab.solvers.errors import InvalidInput, Problems
+from schedlab.solvers.synergy.model import Cluster, Job, Snapshot
+from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
 
 TASKS = ("image", "language", "speech")
 GPU_MIXES = {"single": ((1,), (1.0,)), "multi": ((1, 2, 4, 8), (0.70, 0.10, 0.15, 0.05))}
@@ -62,7 +62,7 @@ def generate_snapshot(
         rem = float(60.0 * 10 ** rng.uniform(lo, hi))
         out.append(Job(f"j{i}", model, g, round(rem, 3)))
     meta = {
-        "generator": "solvers.synergy.snapshots.generate_snapshot",
+        "generator": "schedlab.solvers.synergy.snapshots.generate_snapshot",
         "seed": seed,
         "gpu_mix": gpu_mix,
         "task_mix": [float(x) for x in task_mix],

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from solvers.result import SolveResult, Status
-from solvers.synergy.allocation import Allocation, check_allocation, proportional_tput, total_tput
-from solvers.synergy.model import Snapshot
-from solvers.synergy.profiles import TPUT_TOL
+from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.synergy.allocation import Allocation, check_allocation, proportional_tput, total_tput
+from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.profiles import TPUT_TOL
 
 
 def solution_dict(snap: Snapshot, alloc: Allocation) -> dict[str, Any]:

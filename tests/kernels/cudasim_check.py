@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from solvers.kernels import (
+from schedlab.solvers.kernels import (
     best_insertion_moves,
     evaluate_orders,
     insertion_sweeps,
@@ -18,9 +18,9 @@ from solvers.kernels import (
     monte_carlo_orders,
     resolve_backend,
 )
-from solvers.sojourn.instance import generate
-from solvers.sojourn.methods import solve
-from solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.methods import solve
+from schedlab.solvers.sojourn.objectives import Objective, evaluate
 
 
 def main() -> None:

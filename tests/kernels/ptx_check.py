@@ -6,7 +6,7 @@ from __future__ import annotations
 from numba import boolean, cuda, float64, int64, uint8, void
 from numba.types import UniTuple
 
-from solvers.kernels import arith
+from schedlab.solvers.kernels import arith
 
 V = float64[:]
 T2 = float64[:, ::1]

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from experiments.cli import cli
-from solvers.errors import InvalidInput
-from solvers.result import Status
-from solvers.sojourn.batchlocal import kick, start_orders
-from solvers.sojourn.instance import generate
-from solvers.sojourn.methods import solve
-from solvers.sojourn.objectives import Objective, evaluate
+from schedlab.experiments.cli import cli
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.result import Status
+from schedlab.solvers.sojourn.batchlocal import kick, start_orders
+from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.methods import solve
+from schedlab.solvers.sojourn.objectives import Objective, evaluate
 
 B = Objective("B")
 
@@ -98,7 +98,7 @@ def test_cli_solve_batchlocal(tmp_path):
 
 @pytest.mark.slow
 def test_hit_rate_on_200_instances_against_cpsat(tmp_path):
-    from experiments.sojourn.bench_kernels import hit_rate
+    from schedlab.experiments.sojourn.bench_kernels import hit_rate
 
     hr = hit_rate(quick=False, outdir=tmp_path)
     assert hr["proven"] >= 190

@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solvers.kernels import cuda_available, evaluate_orders, monte_carlo_orders
-from solvers.sojourn.instance import generate
-from solvers.sojourn.methods import solve
-from solvers.sojourn.objectives import Objective
+from schedlab.solvers.kernels import cuda_available, evaluate_orders, monte_carlo_orders
+from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.methods import solve
+from schedlab.solvers.sojourn.objectives import Objective
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers.errors import InvalidInput
-from solvers.kernels import arith, cuda_available, evaluate_orders, resolve_backend
-from solvers.kernels.cpu import CpuBackend, aligned
-from solvers.kernels.numpy_ref import NumpyBackend
-from solvers.kernels.tables import b_node_tables
-from solvers.sojourn.batch import evaluate_orders as batch_evaluate
-from solvers.sojourn.instance import generate
-from solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kernels import arith, cuda_available, evaluate_orders, resolve_backend
+from schedlab.solvers.kernels.cpu import CpuBackend, aligned
+from schedlab.solvers.kernels.numpy_ref import NumpyBackend
+from schedlab.solvers.kernels.tables import b_node_tables
+from schedlab.solvers.sojourn.batch import evaluate_orders as batch_evaluate
+from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.objectives import Objective, evaluate
 
 REL = 1e-9
 BACKENDS = ["numpy", "cpu"]
@@ -181,6 +181,6 @@ def test_kernel_ablation_variants_agree_with_the_production_kernel():
     import subprocess
     import sys
 
-    code = "from experiments.sojourn.bench_kernel_steps import run_steps; run_steps(96, 1)"
+    code = "from schedlab.experiments.sojourn.bench_kernel_steps import run_steps; run_steps(96, 1)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]

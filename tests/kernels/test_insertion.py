@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers.errors import InvalidInput
-from solvers.kernels import (
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kernels import (
     apply_moves,
     best_insertion_moves,
     evaluate_orders,
@@ -14,9 +14,9 @@ from solvers.kernels import (
     insertion_sweeps,
     lop_tables,
 )
-from solvers.sojourn.heuristics import neighbourhood
-from solvers.sojourn.instance import generate
-from solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.heuristics import neighbourhood
+from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.objectives import Objective
 
 LOP = [Objective("A"), Objective("B")]
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers.errors import InvalidInput
-from solvers.kernels import monte_carlo_orders
-from solvers.kernels import montecarlo as mc
-from solvers.sojourn.instance import generate
-from solvers.sojourn.objectives import Objective, evaluate
-from solvers.sojourn.outcomes import realized_values
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kernels import monte_carlo_orders
+from schedlab.solvers.kernels import montecarlo as mc
+from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.sojourn.outcomes import realized_values
 
 OBJS = [Objective("A"), Objective("B"), Objective("TK", 2), Objective("DK", 3)]
 

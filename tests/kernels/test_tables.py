@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from solvers.kernels.linalg import HouseholderQR
-from solvers.kernels.quadrature import _legendre_newton, gauss_legendre_unit
-from solvers.kernels.tables import a_tables, b_node_tables, compress, lop_tables
-from solvers.sojourn.instance import generate
-from solvers.sojourn.objectives import Objective, evaluate, value_B
+from schedlab.solvers.kernels.linalg import HouseholderQR
+from schedlab.solvers.kernels.quadrature import _legendre_newton, gauss_legendre_unit
+from schedlab.solvers.kernels.tables import a_tables, b_node_tables, compress, lop_tables
+from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.objectives import Objective, evaluate, value_B
 from tests.conftest import random_instances
 
 B = Objective("B")

@@ -11,10 +11,10 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from experiments.cli import cli
-from experiments.sojourn.cli import sojourn
-from solvers.sojourn.instance import Instance, generate
-from solvers.sojourn.objectives import Objective, evaluate
+from schedlab.experiments.cli import cli
+from schedlab.experiments.sojourn.cli import sojourn
+from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.objectives import Objective, evaluate
 
 SOLVE_KEYS = {"status", "objective", "value", "bound", "order", "method", "runtime_s"}
 
@@ -132,7 +132,7 @@ def test_console_script_exit_code_and_stderr(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text('{"jobs": [{"id": "x", "sizes": [1, 2], "probs": [0.5]}]}')
     proc = subprocess.run(
-        [sys.executable, "-m", "experiments.cli", "sojourn", "evaluate", str(path), "--order",
+        [sys.executable, "-m", "schedlab.experiments.cli", "sojourn", "evaluate", str(path), "--order",
          "x", "--objective", "A", "--json"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip

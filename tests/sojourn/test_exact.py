@@ -19,12 +19,12 @@ import numpy as np
 import pytest
 from numba import njit
 
-from solvers.errors import InvalidInput
-from solvers.result import Status
-from solvers.sojourn.instance import Instance, generate
-from solvers.sojourn.methods import load_methods, solve
-from solvers.sojourn.objectives import Objective
-from solvers.sojourn.outcomes import realized_values
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.result import Status
+from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.methods import load_methods, solve
+from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.outcomes import realized_values
 from tests.conftest import random_instances
 
 REL = 1e-9

@@ -7,11 +7,11 @@ import math
 
 import pytest
 
-import theory.gap_study as gap_study
-from experiments.registry import figures
-from experiments.sojourn import fig_gap
-from experiments.sojourn.fig_gap import NAME, make
-from theory.gap_study import GAP_CONFIGS, gap_rows, summarize
+import schedlab.theory.gap_study as gap_study
+from schedlab.experiments.registry import figures
+from schedlab.experiments.sojourn import fig_gap
+from schedlab.experiments.sojourn.fig_gap import NAME, make
+from schedlab.theory.gap_study import GAP_CONFIGS, gap_rows, summarize
 
 
 def test_registered_for_reproduce():

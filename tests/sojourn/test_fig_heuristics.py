@@ -7,14 +7,14 @@ import math
 
 import pytest
 
-from experiments.registry import BENCH_MODULES, figures
-from experiments.sojourn import fig_heuristics
-from experiments.sojourn.fig_heuristics import CONFIGS, HEURISTICS, NAME, STEM, make
+from schedlab.experiments.registry import BENCH_MODULES, figures
+from schedlab.experiments.sojourn import fig_heuristics
+from schedlab.experiments.sojourn.fig_heuristics import CONFIGS, HEURISTICS, NAME, STEM, make
 
 
 def test_registered_for_reproduce():
     assert figures()[NAME].in_reproduce
-    assert "experiments.sojourn.bench_exact" in BENCH_MODULES
+    assert "schedlab.experiments.sojourn.bench_exact" in BENCH_MODULES
 
 
 def test_files_numbers_and_resume(tmp_path, monkeypatch):
@@ -57,7 +57,7 @@ def test_unproven_optimum_is_left_out():
 
 
 def test_bench_exact_quick_runs(capsys, monkeypatch):
-    from experiments.sojourn import bench_exact
+    from schedlab.experiments.sojourn import bench_exact
 
     monkeypatch.setattr(bench_exact, "QUICK_NS", [5, 8])
     bench_exact.run(quick=True)

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from solvers.result import Status
-from solvers.sojourn.heuristics import (
+from schedlab.solvers.result import Status
+from schedlab.solvers.sojourn.heuristics import (
     INDICES,
     local_search,
     neighbourhood,
@@ -17,9 +17,9 @@ from solvers.sojourn.heuristics import (
     u_index,
     u_star,
 )
-from solvers.sojourn.instance import Instance, generate
-from solvers.sojourn.methods import solve
-from solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.methods import solve
+from schedlab.solvers.sojourn.objectives import Objective, evaluate
 from tests.conftest import random_instances
 
 HEURISTICS = [*INDICES, "local"]

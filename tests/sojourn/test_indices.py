@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from solvers.errors import InvalidInput
-from solvers.sojourn.indices import (
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.sojourn.indices import (
     conditional,
     gamma_index,
     gittins_index,

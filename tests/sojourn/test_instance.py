@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from solvers.errors import InvalidInput
-from solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.sojourn.instance import Instance, generate
 
 
 def problems_of(data) -> list[str]:

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from solvers.sojourn.cpsat import CpSatBlockModel, scale_costs
-from solvers.sojourn.lop import (
+from schedlab.solvers.sojourn.cpsat import CpSatBlockModel, scale_costs
+from schedlab.solvers.sojourn.lop import (
     before_matrix,
     lop_cost,
     order_from_before,
@@ -18,7 +18,7 @@ from solvers.sojourn.lop import (
     three_cycles,
     triangles_all,
 )
-from solvers.sojourn.milp import PulpBlockModel, cbc_log_bound
+from schedlab.solvers.sojourn.milp import PulpBlockModel, cbc_log_bound
 
 
 def brute_min(W: np.ndarray) -> float:

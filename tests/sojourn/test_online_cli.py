@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from experiments.cli import cli
+from schedlab.experiments.cli import cli
 
 BASE = ["sojourn", "simulate"]
 

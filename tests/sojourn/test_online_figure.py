@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-import experiments.sojourn.fig_online as fig
-from experiments.registry import figures
+import schedlab.experiments.sojourn.fig_online as fig
+from schedlab.experiments.registry import figures
 
 
 def tiny() -> fig.Config:

@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from experiments.sojourn.online.metrics import mean_ci, t_quantile
-from experiments.sojourn.online.policies import POLICY_NAMES, get_policy
-from experiments.sojourn.online.workload import Workload
-from solvers.errors import InvalidInput
+from schedlab.experiments.sojourn.online.metrics import mean_ci, t_quantile
+from schedlab.experiments.sojourn.online.policies import POLICY_NAMES, get_policy
+from schedlab.experiments.sojourn.online.workload import Workload
+from schedlab.solvers.errors import InvalidInput
 
 
 @pytest.mark.parametrize(

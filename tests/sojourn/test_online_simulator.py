@@ -9,17 +9,17 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from experiments.sojourn.online.metrics import mean_ci
-from experiments.sojourn.online.policies import POLICY_NAMES, get_policy
-from experiments.sojourn.online.runner import quanta_and_keys, replicate, run_once
-from experiments.sojourn.online.simulator import simulate
-from experiments.sojourn.online.synthetic import poisson_arrivals, synthetic_workload
-from experiments.sojourn.online.workload import Workload
-from solvers.errors import InvalidInput
-from solvers.sojourn.heuristics import order_by_index, smith_index
-from solvers.sojourn.indices import pad
-from solvers.sojourn.instance import generate
-from solvers.sojourn.objectives import Objective, evaluate
+from schedlab.experiments.sojourn.online.metrics import mean_ci
+from schedlab.experiments.sojourn.online.policies import POLICY_NAMES, get_policy
+from schedlab.experiments.sojourn.online.runner import quanta_and_keys, replicate, run_once
+from schedlab.experiments.sojourn.online.simulator import simulate
+from schedlab.experiments.sojourn.online.synthetic import poisson_arrivals, synthetic_workload
+from schedlab.experiments.sojourn.online.workload import Workload
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.sojourn.heuristics import order_by_index, smith_index
+from schedlab.solvers.sojourn.indices import pad
+from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.objectives import Objective, evaluate
 
 REL = 1e-9
 

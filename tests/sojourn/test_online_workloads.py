@@ -7,17 +7,17 @@ import math
 import numpy as np
 import pytest
 
-from experiments.sojourn.online.philly import (
+from schedlab.experiments.sojourn.online.philly import (
     SUCCESS_PROB,
     outcome_model,
     philly_workload,
     read_trace,
     sample_path,
 )
-from experiments.sojourn.online.synthetic import random_distributions, synthetic_workload
-from experiments.sojourn.online.workload import Workload
-from solvers.errors import InvalidInput
-from solvers.sojourn.instance import Instance
+from schedlab.experiments.sojourn.online.synthetic import random_distributions, synthetic_workload
+from schedlab.experiments.sojourn.online.workload import Workload
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.sojourn.instance import Instance
 
 
 @pytest.fixture(scope="module")

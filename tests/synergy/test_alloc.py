@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from solvers.synergy import (
+from schedlab.solvers.synergy import (
     Allocation,
     Cluster,
     JobAllocation,
@@ -17,7 +17,7 @@ from solvers.synergy import (
     generate_snapshot,
     solve,
 )
-from solvers.synergy.allocation import proportional_tput
+from schedlab.solvers.synergy.allocation import proportional_tput
 
 
 def snap2() -> Snapshot:

@@ -8,8 +8,8 @@ import math
 import pytest
 from click.testing import CliRunner
 
-from experiments.cli import cli
-from solvers.synergy import Allocation, Snapshot, check_allocation
+from schedlab.experiments.cli import cli
+from schedlab.solvers.synergy import Allocation, Snapshot, check_allocation
 
 
 @pytest.fixture

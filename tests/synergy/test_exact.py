@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from solvers.result import Status
-from solvers.synergy import Allocation, Cluster, check_allocation, generate_snapshot, solve
-from solvers.synergy.configs import all_configs, candidate_configs
-from solvers.synergy.exact_common import build_structure, relaxation_bound
+from schedlab.solvers.result import Status
+from schedlab.solvers.synergy import Allocation, Cluster, check_allocation, generate_snapshot, solve
+from schedlab.solvers.synergy.configs import all_configs, candidate_configs
+from schedlab.solvers.synergy.exact_common import build_structure, relaxation_bound
 
 SHAPES = [
     Cluster(2, 2, 6, 125),
@@ -125,7 +125,7 @@ def test_time_limited_solves_do_not_claim_optimality():
 
 
 def test_enum_refuses_large_snapshots():
-    from solvers.errors import InvalidInput
+    from schedlab.solvers.errors import InvalidInput
 
     with pytest.raises(InvalidInput, match="too large for enumeration"):
         solve(generate_snapshot(8, 20, 0), "enum")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import csv
 
-from experiments.registry import figures
-from experiments.synergy import fig_gap
+from schedlab.experiments.registry import figures
+from schedlab.experiments.synergy import fig_gap
 
 
 def test_tiny_figure_writes_files_and_resumes(tmp_path):

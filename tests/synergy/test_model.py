@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from solvers.errors import InvalidInput
-from solvers.synergy import Cluster, Snapshot, default_profiles, generate_snapshot
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.synergy import Cluster, Snapshot, default_profiles, generate_snapshot
 
 
 def problems_of(data) -> list[str]:

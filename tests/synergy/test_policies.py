@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments.synergy.policies import POLICIES, PolicyView, dominant_share, ftf_rho, get_policy
-from solvers.errors import InvalidInput
+from schedlab.experiments.synergy.policies import POLICIES, PolicyView, dominant_share, ftf_rho, get_policy
+from schedlab.solvers.errors import InvalidInput
 
 
 def view(**over: object) -> PolicyView:

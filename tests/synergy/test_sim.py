@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from experiments.synergy.simulator import SimConfig, simulate
-from experiments.synergy.traces import builtin_trace
-from experiments.synergy.workloads import JobSpec, Workload, multi_gpu, philly_derived
-from solvers.synergy.profiles import default_profiles
+from schedlab.experiments.synergy.simulator import SimConfig, simulate
+from schedlab.experiments.synergy.traces import builtin_trace
+from schedlab.experiments.synergy.workloads import JobSpec, Workload, multi_gpu, philly_derived
+from schedlab.solvers.synergy.profiles import default_profiles
 
 REL = 1e-9
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from experiments.cli import cli
+from schedlab.experiments.cli import cli
 
 
 def run(args: list[str]):

@@ -9,16 +9,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.synergy.catalog import default_catalog
-from experiments.synergy.metrics import resolve_window
-from experiments.synergy.traces import builtin_trace, load_philly, load_synergy_trace
-from experiments.synergy.workloads import (
+from schedlab.experiments.synergy.catalog import default_catalog
+from schedlab.experiments.synergy.metrics import resolve_window
+from schedlab.experiments.synergy.traces import builtin_trace, load_philly, load_synergy_trace
+from schedlab.experiments.synergy.workloads import (
     ClassAssigner,
     expected_work_s,
     multi_gpu,
     philly_derived,
 )
-from solvers.errors import InvalidInput
+from schedlab.solvers.errors import InvalidInput
 
 N = 20_000
 

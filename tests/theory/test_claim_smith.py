@@ -6,13 +6,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from solvers.sojourn.heuristics import order_by_index
-from solvers.sojourn.instance import Instance
-from solvers.sojourn.methods import solve
-from solvers.sojourn.objectives import Objective
-from theory.claim_smith import rule_gap_all_ties, smallest_counterexample, two_job_b_difference
-from theory.claims import claims, run_claim
-from theory.exact_b import b_enumeration, rationalize
+from schedlab.solvers.sojourn.heuristics import order_by_index
+from schedlab.solvers.sojourn.instance import Instance
+from schedlab.solvers.sojourn.methods import solve
+from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.theory.claim_smith import rule_gap_all_ties, smallest_counterexample, two_job_b_difference
+from schedlab.theory.claims import claims, run_claim
+from schedlab.theory.exact_b import b_enumeration, rationalize
 
 
 def sept(inst):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from solvers.errors import InvalidInput
-from theory.claims import claims, resolve, run_claim
+from schedlab.solvers.errors import InvalidInput
+from schedlab.theory.claims import claims, resolve, run_claim
 
 
 def test_registry_lists_claims_1_to_7_in_order():

@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from solvers.errors import InvalidInput
-from solvers.sojourn.instance import Instance, generate
-from solvers.sojourn.objectives import Objective, evaluate
-from theory.policy_dp import (
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.theory.policy_dp import (
     brute_force_preemptive,
     evaluate_policy_exact,
     literal_value_B,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.instance import generate
 from tests.conftest import random_instances
-from theory.sojourn_lop import (
+from schedlab.theory.sojourn_lop import (
     check_block_rule,
     check_stable_sort_step,
     check_swap_identity,

@@ -6,7 +6,7 @@ import json
 
 from click.testing import CliRunner
 
-from experiments.cli import cli
+from schedlab.experiments.cli import cli
 
 
 def run(*args):

@@ -15,7 +15,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from experiments.sojourn.online.simulator import Run
+from schedlab.experiments.sojourn.online.simulator import Run
 
 PERCENTILES = (50, 90, 99)
 

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.sojourn.online.workload import Workload
-from solvers.errors import InvalidInput
-from solvers.sojourn.indices import Padded
+from schedlab.experiments.sojourn.online.workload import Workload
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.sojourn.indices import Padded
 
 OUTCOME_SHARES = {"completed": 0.624, "cancelled": 0.221, "failed": 0.155}
 SUCCESS_PROB = OUTCOME_SHARES["completed"]
@@ -68,7 +68,7 @@ class Trace:
 @contextmanager
 def sample_path() -> Iterator[Path]:
     """Filesystem path of the shipped subsample (works from an installed package)."""
-    ref = resources.files("experiments.sojourn.data").joinpath(SAMPLE_NAME)
+    ref = resources.files("schedlab.experiments.sojourn.data").joinpath(SAMPLE_NAME)
     with resources.as_file(ref) as p:
         yield Path(p)
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from experiments.sojourn.online.metrics import summarize
-from experiments.sojourn.online.policies import Policy
-from experiments.sojourn.online.simulator import Run, simulate
-from experiments.sojourn.online.workload import Workload
-from solvers.errors import InvalidInput
+from schedlab.experiments.sojourn.online.metrics import summarize
+from schedlab.experiments.sojourn.online.policies import Policy
+from schedlab.experiments.sojourn.online.simulator import Run, simulate
+from schedlab.experiments.sojourn.online.workload import Workload
+from schedlab.solvers.errors import InvalidInput
 
 WorkloadSource = Workload | Callable[[np.random.Generator], Workload]
 

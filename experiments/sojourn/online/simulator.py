@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.errors import InvalidInput
+from schedlab.solvers.errors import InvalidInput
 
 INF = float("inf")
 

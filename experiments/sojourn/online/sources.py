@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.sojourn.online.philly import philly_workload, read_trace, sample_path
-from experiments.sojourn.online.synthetic import synthetic_workload
-from experiments.sojourn.online.workload import Workload
-from solvers.errors import InvalidInput
+from schedlab.experiments.sojourn.online.philly import philly_workload, read_trace, sample_path
+from schedlab.experiments.sojourn.online.synthetic import synthetic_workload
+from schedlab.experiments.sojourn.online.workload import Workload
+from schedlab.solvers.errors import InvalidInput
 
 WORKLOADS = ("synthetic", "philly")
 DEFAULT_SYNTHETIC_JOBS = 10_000

@@ -1,6 +1,6 @@
 """Seeded synthetic workloads: random checkpoint distributions and Poisson arrivals at a load.
 
-Per job (the same law as `solvers.sojourn.instance.generate`, vectorized): c ~ U{0..C}
+Per job (the same law as `schedlab.solvers.sojourn.instance.generate`, vectorized): c ~ U{0..C}
 checkpoints; success size m log-uniform on [min_size, max_size]; checkpoint sizes m times c
 sorted U(0.05, 0.95) draws; probabilities over the c + 1 outcomes ~ Dirichlet(1, ..., 1).
 GPU counts: 1 for every job, or the Philly mix (1: 93.2%, 2: 2.2%, 4: 2.3%, 8: 2.0%,
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from experiments.sojourn.online.workload import Workload
-from solvers.errors import InvalidInput, Problems
-from solvers.sojourn.indices import Padded
+from schedlab.experiments.sojourn.online.workload import Workload
+from schedlab.solvers.errors import InvalidInput, Problems
+from schedlab.solvers.sojourn.indices import Padded
 
 PHILLY_GPU_MIX: dict[int, float] = {1: 0.932, 2: 0.022, 4: 0.023, 8: 0.020, 16: 0.0024}
 GPU_MIXES = ("one", "philly")

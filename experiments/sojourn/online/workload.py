@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from solvers.errors import InvalidInput, Problems
-from solvers.sojourn.indices import Padded, level_table, pad
+from schedlab.solvers.errors import InvalidInput, Problems
+from schedlab.solvers.sojourn.indices import Padded, level_table, pad
 
 
 @dataclass(frozen=True)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from experiments.sojourn.online.policies.base import Policy
-from experiments.sojourn.online.policies.fcfs import FCFS
-from experiments.sojourn.online.policies.gamma import Gamma
-from experiments.sojourn.online.policies.gittins import Gittins
-from experiments.sojourn.online.policies.oracle import Oracle
-from experiments.sojourn.online.policies.sept import SEPT
-from experiments.sojourn.online.policies.serpt import SERPT
-from experiments.sojourn.online.policies.smith import Smith
-from solvers.errors import InvalidInput
+from schedlab.experiments.sojourn.online.policies.base import Policy
+from schedlab.experiments.sojourn.online.policies.fcfs import FCFS
+from schedlab.experiments.sojourn.online.policies.gamma import Gamma
+from schedlab.experiments.sojourn.online.policies.gittins import Gittins
+from schedlab.experiments.sojourn.online.policies.oracle import Oracle
+from schedlab.experiments.sojourn.online.policies.sept import SEPT
+from schedlab.experiments.sojourn.online.policies.serpt import SERPT
+from schedlab.experiments.sojourn.online.policies.smith import Smith
+from schedlab.solvers.errors import InvalidInput
 
 POLICIES: dict[str, type[Policy]] = {
     p.name: p for p in (FCFS, SEPT, Smith, Gamma, Gittins, SERPT, Oracle)

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from experiments.sojourn.online.workload import Workload
+from schedlab.experiments.sojourn.online.workload import Workload
 
 
 class Policy(ABC):

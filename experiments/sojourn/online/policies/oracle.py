@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from experiments.sojourn.online.policies.base import Policy
-from experiments.sojourn.online.workload import Workload
+from schedlab.experiments.sojourn.online.policies.base import Policy
+from schedlab.experiments.sojourn.online.workload import Workload
 
 
 class Oracle(Policy):

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from experiments.sojourn.online.policies.base import Policy, lower_first
-from experiments.sojourn.online.workload import Workload
+from schedlab.experiments.sojourn.online.policies.base import Policy, lower_first
+from schedlab.experiments.sojourn.online.workload import Workload
 
 
 class Smith(Policy):
