@@ -17,7 +17,7 @@ order. So every optimal order lists the blocks in order; for such orders the cro
 sum_{p<q} sum_{a in B_p, b in B_q} W[a, b] is fixed, and the rest is the sum of the blocks'
 own costs, which separate: each block must be ordered optimally on its own. QED.
 
-Finding blocks. `schedlab.solvers.sojourn.lop.preference_blocks` uses the digraph with an edge a -> b
+Finding blocks. `solvers.sojourn.lop.preference_blocks` uses the digraph with an edge a -> b
 when W[a, b] - W[b, a] <= tol (tol = 1e-9 max|W| covers the rounding error of the
 Gauss-Legendre weights, about 1e-13 relative), sorts by out-degree and cuts wherever no edge
 points back across the cut. Across a cut no edge b -> a exists, i.e. W[b, a] - W[a, b] > tol,

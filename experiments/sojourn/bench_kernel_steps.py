@@ -1,12 +1,13 @@
 """Ablation of the cpu factor kernel: what each implementation step buys (objective B).
 
-Run: `python -m schedlab.experiments.bench bench_kernel_steps [--quick]`. Compiles the two-order loops of
+Run: `python -m schedlab.experiments.bench bench_kernel_steps [--quick]`.
+Compiles the two-order loops of
 `arith` (16-lane blocks, "nodes" tables at n = 100; 8-lane block, "lowrank" tables) in variants
 that differ in one step at a time: table rows on 64-byte boundaries or 8 bytes off, signed or
 unsigned row indices (signed ones make numba emit negative-index wraparound code), and, on
 AVX-512 hosts, SLP vector registers of 256 bits (LLVM's tuning default there) or 512 bits (what
 the cpu backend uses there: LLVM option -slp-max-reg-size=512). The variants are compiled here,
-not by `schedlab.solvers.kernels.cpu` (which would set the 512-bit option before the 256-bit ones). All
+not by `solvers.kernels.cpu` (which would set the 512-bit option before the 256-bit ones). All
 variants are timed in interleaved rounds in one fresh interpreter and reported as medians, so
 that they share the machine's drift; every variant's values are checked equal to the production
 kernel's.

@@ -1,6 +1,6 @@
 """Figure `sojourn-gap`: gap of Smith's rule and the u*-index to the exact B optimum vs n.
 
-The numbers come from schedlab.theory.gap_study (the computation behind claim 7, one implementation):
+The numbers come from theory.gap_study (the computation behind claim 7, one implementation):
 random instances per n, exact optimum by subset DP (n <= 20) or CP-SAT, rows journaled under
 results/theory/journal/ so a rerun resumes and claim 7 at the same size reuses them. Writes
 results/sojourn/sojourn-gap.{png,pdf,csv,json} and sojourn-gap-instances.csv.

@@ -1,6 +1,6 @@
 """What the workloads need to know about the profiled models: task class and iteration time.
 
-A thin view over the model profiles that `schedlab.solvers.synergy` ships (no second copy of the data).
+A thin view over the model profiles that `solvers.synergy` ships (no second copy of the data).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Per-order arithmetic, written once as plain Python and compiled for both targets.
 
-`schedlab.solvers.kernels.cpu` compiles these with `numba.njit` and `schedlab.solvers.kernels.gpu` with
+`solvers.kernels.cpu` compiles these with `numba.njit` and `solvers.kernels.gpu` with
 `numba.cuda.jit(device=True)`; they can also run as plain Python (tiny inputs, and the CUDA
 simulator). Rules that keep them valid on both targets: no allocation (callers pass scratch
 arrays), no exceptions, only scalar arithmetic and array indexing, no calls between them.

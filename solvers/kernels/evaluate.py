@@ -8,7 +8,12 @@ from typing import Any
 import numpy as np
 
 from schedlab.solvers.kernels.backends import get_backend
-from schedlab.solvers.kernels.orders import DEFAULT_CHUNK, OrderSource, iter_chunks, raise_for_bad_rows
+from schedlab.solvers.kernels.orders import (
+    DEFAULT_CHUNK,
+    OrderSource,
+    iter_chunks,
+    raise_for_bad_rows,
+)
 from schedlab.solvers.kernels.tables import lop_tables, trunc_tables
 from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective

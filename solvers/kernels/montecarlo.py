@@ -18,7 +18,12 @@ import numpy as np
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.arith import KIND_CODES
 from schedlab.solvers.kernels.backends import get_backend
-from schedlab.solvers.kernels.orders import DEFAULT_CHUNK, OrderSource, iter_chunks, raise_for_bad_rows
+from schedlab.solvers.kernels.orders import (
+    DEFAULT_CHUNK,
+    OrderSource,
+    iter_chunks,
+    raise_for_bad_rows,
+)
 from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.outcomes import sample_outcomes

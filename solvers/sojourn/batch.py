@@ -2,7 +2,7 @@
 
 `evaluate_orders(inst, orders, objective)` with `orders` an int array (K, n) of job positions
 returns K values. It is the numpy reference used by brute force and local search, and it is
-the 'numpy' backend of `schedlab.solvers.kernels` (one implementation, see solvers/kernels/numpy_ref.py).
+the 'numpy' backend of `solvers.kernels` (one implementation, see solvers/kernels/numpy_ref.py).
 `linear_ordering_weights` gives the explicit pairwise weights W used by the exact LOP models.
 """
 
@@ -34,7 +34,7 @@ def linear_ordering_weights(inst: Instance, objective: Objective) -> tuple[np.nd
 def evaluate_orders(inst: Instance, orders: np.ndarray, objective: Objective) -> np.ndarray:
     """Values of each row of `orders` (K, n) under `objective`; rows must be permutations.
 
-    The one numpy reference: `schedlab.solvers.kernels` with backend 'numpy' (vectorized over orders,
+    The one numpy reference: `solvers.kernels` with backend 'numpy' (vectorized over orders,
     chunked). Raises InvalidInput (a ValueError) for a wrong shape or a row that is not a
     permutation; K = 0 gives an empty array.
     """

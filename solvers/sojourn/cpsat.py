@@ -1,6 +1,6 @@
 """CP-SAT model of the linear-ordering objectives A and B (OR-Tools).
 
-Per block (see `schedlab.solvers.sojourn.lop`): Boolean x_ab = "a precedes b" for a < b, transitivity
+Per block (see `solvers.sojourn.lop`): Boolean x_ab = "a precedes b" for a < b, transitivity
 as two clauses per triple (x_ab & x_bc -> x_ac, !x_ab & !x_bc -> !x_ac), all up front or
 lazily. CP-SAT needs integer objective coefficients: d_ab = W[a,b] - W[b,a] is scaled by s
 (max |d| * s = 2^scale_bits) and rounded. The returned order is re-evaluated by the closed

@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from schedlab.solvers.result import SolveResult, Status
-from schedlab.solvers.synergy.allocation import Allocation, check_allocation, proportional_tput, total_tput
+from schedlab.solvers.synergy.allocation import (
+    Allocation,
+    check_allocation,
+    proportional_tput,
+    total_tput,
+)
 from schedlab.solvers.synergy.model import Snapshot
 from schedlab.solvers.synergy.profiles import TPUT_TOL
 

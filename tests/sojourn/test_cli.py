@@ -132,8 +132,8 @@ def test_console_script_exit_code_and_stderr(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text('{"jobs": [{"id": "x", "sizes": [1, 2], "probs": [0.5]}]}')
     proc = subprocess.run(
-        [sys.executable, "-m", "schedlab.experiments.cli", "sojourn", "evaluate", str(path), "--order",
-         "x", "--objective", "A", "--json"],
+        [sys.executable, "-m", "schedlab.experiments.cli", "sojourn", "evaluate", str(path),
+         "--order", "x", "--objective", "A", "--json"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 2

@@ -10,7 +10,13 @@ import pytest
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.instance import generate
-from schedlab.solvers.sojourn.objectives import Objective, b_weights, evaluate, quadrature_nodes, value_B
+from schedlab.solvers.sojourn.objectives import (
+    Objective,
+    b_weights,
+    evaluate,
+    quadrature_nodes,
+    value_B,
+)
 from schedlab.solvers.sojourn.outcomes import enumerate_value, monte_carlo_value
 from tests.conftest import random_instances
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from schedlab.experiments.synergy.policies import POLICIES, PolicyView, dominant_share, ftf_rho, get_policy
+from schedlab.experiments.synergy.policies import (
+    POLICIES,
+    PolicyView,
+    dominant_share,
+    ftf_rho,
+    get_policy,
+)
 from schedlab.solvers.errors import InvalidInput
 
 

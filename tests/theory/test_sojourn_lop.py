@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from schedlab.solvers.sojourn.instance import generate
-from tests.conftest import random_instances
 from schedlab.theory.sojourn_lop import (
     check_block_rule,
     check_stable_sort_step,
     check_swap_identity,
     cyclic_instances,
 )
+from tests.conftest import random_instances
 
 CYCLIC = [(8, 757, 4), (8, 1863, 2), (8, 12633, 4), (8, 14360, 2), (8, 14858, 4), (8, 21629, 4)]
 
