@@ -15,7 +15,7 @@ def _run_figure(name: str, size: str, seed: int, outdir: Path) -> list[Path]:
     if name not in specs:
         raise InvalidInput(f"figure: unknown name {name!r}; choose one of: {', '.join(specs)}")
     click.echo(f"[figure {name}] size={size} seed={seed}", err=True)
-    return specs[name].func(size, seed, outdir)
+    return specs[name].obj(size, seed, outdir)
 
 
 @click.command()
@@ -65,6 +65,6 @@ def reproduce(size: str, seed: int, outdir: Path) -> None:
       schedlab reproduce --size small
     """
     for spec in figures().values():
-        if spec.in_reproduce:
+        if spec.meta.get("in_reproduce"):
             for p in _run_figure(spec.name, size, seed, outdir):
                 click.echo(str(p))

@@ -1,63 +1,50 @@
-"""Registries of figures and benchmarks, filled by each subject's modules.
+"""The experiment-side registries: figures, benchmarks, online policies and workloads.
 
-A figure is `func(size: str, seed: int, outdir: Path) -> list[Path]` registered under a name
-(`schedlab figure NAME`); `schedlab reproduce` runs every figure marked `in_reproduce`.
-Add the module that registers it to FIGURE_MODULES.
+All use the one `Registry` of `schedlab.solvers.registry` and are discovered by module name
+under `schedlab.experiments`, so adding one is adding a file:
+
+- a figure is `func(size: str, seed: int, outdir: Path) -> list[Path]`, registered with
+  `@register_figure(name, summary=..., in_reproduce=...)` in a module named `fig_*`;
+  `schedlab figure NAME` runs it, `schedlab reproduce` runs those marked `in_reproduce`;
+- a benchmark is `run(quick: bool) -> None` printing a table, registered with
+  `@BENCHMARKS.register(name)` in a module named `bench_*` (`make bench`);
+- an online policy registers in `POLICIES` (scope: its subject) in a module named
+  `policies`/`policy_*`; a workload in `WORKLOADS` in a module named `workloads`/`workload*`.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-FIGURE_MODULES: list[str] = [
-    "schedlab.experiments.sojourn.fig_online",
-    "schedlab.experiments.sojourn.fig_gap",
-    "schedlab.experiments.sojourn.fig_heuristics",
-    "schedlab.experiments.synergy.fig_gap",
-    "schedlab.experiments.synergy.fig_jct",
-]
-BENCH_MODULES: list[str] = [
-    "schedlab.experiments.sojourn.bench_online",
-    "schedlab.experiments.sojourn.bench_exact",
-    "schedlab.experiments.sojourn.bench_kernels",
-    "schedlab.experiments.sojourn.bench_kernel_steps",
-    "schedlab.experiments.synergy.bench_alloc",
-    "schedlab.experiments.synergy.bench_sim",
-]
+from schedlab.solvers.registry import Entry, Registry
 
 SIZES = ("small", "full")
 
+FigureFn = Callable[[str, int, Path], list[Path]]
 
-@dataclass(frozen=True)
-class FigureSpec:
-    name: str
-    func: Callable[[str, int, Path], list[Path]]
-    summary: str
-    in_reproduce: bool
-
-
-_FIGURES: dict[str, FigureSpec] = {}
+FIGURES: Registry[FigureFn] = Registry(
+    "figure", packages=("schedlab.experiments",), modules=("fig_*",)
+)
+BENCHMARKS: Registry[Callable[..., None]] = Registry(
+    "benchmark", packages=("schedlab.experiments",), modules=("bench_*",)
+)
+POLICIES: Registry[Any] = Registry(
+    "policy", packages=("schedlab.experiments",), modules=("policies", "policy_*")
+)
+WORKLOADS: Registry[Any] = Registry(
+    "workload", packages=("schedlab.experiments",), modules=("workloads", "workload*")
+)
 
 
 def register_figure(
-    name: str, *, summary: str, in_reproduce: bool = True
-) -> Callable[[Callable[[str, int, Path], list[Path]]], Callable[[str, int, Path], list[Path]]]:
-    def deco(
-        func: Callable[[str, int, Path], list[Path]],
-    ) -> Callable[[str, int, Path], list[Path]]:
-        if name in _FIGURES:
-            raise ValueError(f"figure {name!r} registered twice")
-        _FIGURES[name] = FigureSpec(name, func, summary, in_reproduce)
-        return func
-
-    return deco
+    name: str, *, summary: str, in_reproduce: bool = True, tags: tuple[str, ...] = ()
+) -> Callable[[FigureFn], FigureFn]:
+    """Register a figure; `in_reproduce` puts it in `schedlab reproduce`."""
+    return FIGURES.register(name, summary=summary, tags=tags, in_reproduce=in_reproduce)
 
 
-def figures() -> dict[str, FigureSpec]:
-    """All registered figures (imports FIGURE_MODULES on first use)."""
-    for mod in FIGURE_MODULES:
-        importlib.import_module(mod)
-    return dict(sorted(_FIGURES.items()))
+def figures() -> dict[str, Entry[FigureFn]]:
+    """All registered figures by name, sorted."""
+    return {e.name: e for e in sorted(FIGURES.entries(), key=lambda e: e.name)}

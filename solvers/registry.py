@@ -1,14 +1,214 @@
-"""Registries of solve methods, so the CLI and experiments look methods up by name."""
+"""One registry mechanism for everything that is looked up by name.
+
+Methods, allocators, online policies, workloads, figures, claims and benchmarks all register
+themselves where they are defined (`@REGISTRY.register(...)`) and are found by discovery: a
+registry knows the packages (and module-name patterns) to import on first lookup, so no
+hand-kept module list exists anywhere. Lookups are lazy, which keeps `schedlab --help` light.
+
+Code outside schedlab registers the same way: name its modules in the environment variable
+`SCHEDLAB_PLUGINS` (comma-separated) or in the `schedlab.plugins` entry-point group of its
+distribution; they are imported before the first lookup of any registry.
+
+Each entry may carry a typed options dataclass (see `schedlab.solvers.options`): unknown or
+ill-typed options are `InvalidInput`, never swallowed.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+import fnmatch
+import importlib
+import os
+import pkgutil
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from types import MappingProxyType
+from typing import Any, Generic, TypeVar
 
 from schedlab.solvers.errors import InvalidInput
 
+T = TypeVar("T")
 
+PLUGINS_ENV = "SCHEDLAB_PLUGINS"
+_plugins_loaded = False
+
+
+def load_plugins() -> None:
+    """Import the plugin modules named in $SCHEDLAB_PLUGINS and the `schedlab.plugins` group."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    names = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise InvalidInput(
+                f"{PLUGINS_ENV}: cannot import plugin module {name!r} ({exc}); "
+                "fix the name or the Python path"
+            ) from None
+    for ep in entry_points(group="schedlab.plugins"):
+        ep.load()
+
+
+@dataclass(frozen=True)
+class Entry(Generic[T]):
+    """One registered object: its name, scope (subject, or '' for none), tags and options."""
+
+    name: str
+    obj: T
+    summary: str = ""
+    scope: str = ""
+    tags: frozenset[str] = frozenset()
+    options: type | None = None
+    meta: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def key(self) -> str:
+        """`scope/name`, or `name` when the entry has no scope."""
+        return f"{self.scope}/{self.name}" if self.scope else self.name
+
+
+def _first_doc_line(obj: object) -> str:
+    doc = getattr(obj, "__doc__", None) or ""
+    lines = doc.strip().splitlines()
+    return lines[0].strip() if lines else ""
+
+
+class Registry(Generic[T]):
+    """Name -> object for one kind of thing, optionally scoped by subject.
+
+    `packages` are imported recursively on first lookup, keeping only modules whose last
+    name matches one of `modules` (glob patterns); subpackages named in `skip` are not walked.
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        *,
+        packages: Sequence[str] = (),
+        modules: Sequence[str] = ("*",),
+        skip: Sequence[str] = (),
+    ) -> None:
+        self.kind = kind
+        self._packages = tuple(packages)
+        self._modules = tuple(modules)
+        self._skip = tuple(skip)
+        self._entries: dict[tuple[str, str], Entry[T]] = {}
+        self._loaded = False
+
+    # --- registration -------------------------------------------------------------------
+    def register(
+        self,
+        name: str,
+        *,
+        scope: str = "",
+        summary: str = "",
+        tags: Sequence[str] = (),
+        options: type | None = None,
+        **meta: Any,
+    ) -> Callable[[T], T]:
+        """Decorator: register the decorated object under `name` (in `scope`)."""
+
+        def deco(obj: T) -> T:
+            self.add(name, obj, scope=scope, summary=summary, tags=tags, options=options, **meta)
+            return obj
+
+        return deco
+
+    def add(
+        self,
+        name: str,
+        obj: T,
+        *,
+        scope: str = "",
+        summary: str = "",
+        tags: Sequence[str] = (),
+        options: type | None = None,
+        **meta: Any,
+    ) -> Entry[T]:
+        """Register `obj`; a second registration of the same scope/name is an error."""
+        key = (scope, name)
+        if key in self._entries:
+            raise ValueError(f"{self.kind} {scope + '/' if scope else ''}{name!r} registered twice")
+        entry = Entry(
+            name=name,
+            obj=obj,
+            summary=summary or _first_doc_line(obj),
+            scope=scope,
+            tags=frozenset(tags),
+            options=options,
+            meta=MappingProxyType(dict(meta)),
+        )
+        self._entries[key] = entry
+        return entry
+
+    # --- discovery ----------------------------------------------------------------------
+    def load(self) -> Registry[T]:
+        """Import every module of the declared packages that may register entries (once)."""
+        if not self._loaded:
+            self._loaded = True
+            load_plugins()
+            for pkg in self._packages:
+                for mod in self._walk(pkg):
+                    importlib.import_module(mod)
+        return self
+
+    def _walk(self, package: str) -> Iterator[str]:
+        pkg = importlib.import_module(package)
+        for info in pkgutil.iter_modules(getattr(pkg, "__path__", []), package + "."):
+            if any(info.name == s or info.name.startswith(s + ".") for s in self._skip):
+                continue
+            if info.ispkg:
+                yield from self._walk(info.name)
+            elif any(fnmatch.fnmatch(info.name.rsplit(".", 1)[-1], p) for p in self._modules):
+                yield info.name
+
+    # --- lookup -------------------------------------------------------------------------
+    def get(self, name: str, *, scope: str = "") -> Entry[T]:
+        """The entry `name` in `scope`; InvalidInput naming the choices when unknown."""
+        self.load()
+        try:
+            return self._entries[(scope, name)]
+        except KeyError:
+            where = f"{scope} " if scope else ""
+            known = ", ".join(self.names(scope=scope)) or "(none)"
+            raise InvalidInput(
+                f"{self.kind}: unknown {where}{self.kind} {name!r}; choose one of: {known}"
+            ) from None
+
+    def entries(
+        self, *, scope: str | None = None, tag: str | None = None, **meta: Any
+    ) -> list[Entry[T]]:
+        """Entries in registration order, filtered by scope, a tag and metadata values."""
+        self.load()
+        return [
+            e
+            for e in self._entries.values()
+            if (scope is None or e.scope == scope)
+            and (tag is None or tag in e.tags)
+            and all(e.meta.get(k) == v for k, v in meta.items())
+        ]
+
+    def names(self, *, scope: str | None = None, tag: str | None = None, **meta: Any) -> list[str]:
+        """Names of `entries(...)`, in registration order."""
+        return [e.name for e in self.entries(scope=scope, tag=tag, **meta)]
+
+    def scopes(self) -> list[str]:
+        """Every scope that has at least one entry, sorted."""
+        self.load()
+        return sorted({s for s, _ in self._entries})
+
+    def __contains__(self, key: object) -> bool:
+        self.load()
+        if isinstance(key, tuple):
+            return key in self._entries
+        return ("", key) in self._entries
+
+
+# --- transitional: the per-subject registries that predate `Registry` -------------------------
+# Removed once sojourn and synergy register through `schedlab.solvers.solve.register_method`.
 @dataclass(frozen=True)
 class MethodInfo:
     """A registered method: its callable, whether it is exact, and a one-line summary."""
@@ -20,7 +220,7 @@ class MethodInfo:
 
 
 class MethodRegistry:
-    """Name -> solve function for one subject. Use `@REGISTRY.register("name", exact=...)`."""
+    """Name -> solve function for one subject (transitional)."""
 
     def __init__(self, subject: str) -> None:
         self.subject = subject
@@ -32,8 +232,7 @@ class MethodRegistry:
         def deco(func: Callable[..., Any]) -> Callable[..., Any]:
             if name in self._methods:
                 raise ValueError(f"{self.subject}: method {name!r} registered twice")
-            doc = summary or (func.__doc__ or "").strip().splitlines()[0] if func.__doc__ else ""
-            self._methods[name] = MethodInfo(name, func, exact, summary or doc)
+            self._methods[name] = MethodInfo(name, func, exact, summary or _first_doc_line(func))
             return func
 
         return deco

@@ -1,11 +1,24 @@
-"""One result type for every solver in the project (exact methods and heuristics alike)."""
+"""One result type for every solver in the project, and the one rule that certifies optimality.
+
+`SolveResult[S]` is generic in its solution (a list of job ids for sojourn, an `Allocation`
+for Synergy, ...). `certify(value, bound, sense, tol)` is the only place where a value and a
+bound become a status: every backend of every subject calls it.
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Generic, Literal, TypeVar
+
+S = TypeVar("S")
+Sense = Literal["min", "max"]
+
+#: Relative proof tolerance: optimal when |value - bound| <= PROOF_TOL * max(1, |value|).
+PROOF_TOL = 1e-9
+#: A bound may cross the value by this much (relative) from solver rounding; it is clamped.
+CROSSING_TOL = 1e-6
 
 
 class Status(StrEnum):
@@ -26,21 +39,92 @@ def _num(x: float | None) -> float | None:
 
 
 @dataclass(frozen=True)
-class SolveResult:
+class Certificate:
+    """What `certify` concluded: the status, the value, the (possibly clamped) bound, notes."""
+
+    status: Status
+    value: float | None
+    bound: float | None
+    stats: dict[str, Any]
+
+
+def certify(
+    value: float | None,
+    bound: float | None,
+    sense: Sense,
+    tol: float = PROOF_TOL,
+    *,
+    crossing_tol: float = CROSSING_TOL,
+) -> Certificate:
+    """Status of a solve that found `value` (None: no solution) with proven `bound`.
+
+    Optimal only when the bound meets the value within `tol` (relative to max(1, |value|)).
+    A bound on the wrong side of the value by at most `crossing_tol` (relative) is solver
+    rounding: it is clamped to the value and the excess recorded in stats. A larger crossing
+    means the bound is not sound: the bound is dropped and the status is ERROR.
+    """
+    if value is None or not math.isfinite(value):
+        return Certificate(Status.TIMEOUT, None, _num(bound), {})
+    if bound is None or not math.isfinite(bound):
+        return Certificate(Status.FEASIBLE, value, None, {})
+    scale = max(1.0, abs(value))
+    crossing = (bound - value) if sense == "min" else (value - bound)
+    stats: dict[str, Any] = {}
+    if crossing > 0:
+        if crossing > crossing_tol * scale:
+            stats["error"] = (
+                f"bound {bound!r} crosses value {value!r} by {crossing:.3g} "
+                f"(more than the solver tolerance {crossing_tol:g} relative)"
+            )
+            return Certificate(Status.ERROR, value, None, stats)
+        stats["bound_clamped"] = crossing
+        bound = value
+    proven = abs(value - bound) <= tol * scale
+    return Certificate(Status.OPTIMAL if proven else Status.FEASIBLE, value, bound, stats)
+
+
+def _jsonable(solution: Any) -> Any:
+    to_dict = getattr(solution, "to_dict", None)
+    return to_dict() if callable(to_dict) else solution
+
+
+@dataclass(frozen=True)
+class SolveResult(Generic[S]):
     """Outcome of a solve.
 
     `value` is the objective of `solution`; `bound` a proven bound on the optimum (a lower
     bound when minimizing, an upper bound when maximizing) or None when unknown; `solution`
-    is subject-specific and JSON-serializable; `stats` holds solver counters.
+    is subject-specific (JSON-serializable itself or through its `to_dict()`); `stats` holds
+    solver counters.
     """
 
     status: Status
     value: float | None
     bound: float | None
-    solution: Any
+    solution: S
     method: str
     runtime_s: float
     stats: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def certified(
+        cls,
+        cert: Certificate,
+        solution: S,
+        method: str,
+        runtime_s: float,
+        stats: dict[str, Any] | None = None,
+    ) -> SolveResult[S]:
+        """A result whose status, value and bound come from `certify`."""
+        return cls(
+            cert.status,
+            cert.value,
+            cert.bound,
+            solution,
+            method,
+            runtime_s,
+            {**(stats or {}), **cert.stats},
+        )
 
     @property
     def is_optimal(self) -> bool:
@@ -64,7 +148,7 @@ class SolveResult:
             "value": _num(self.value),
             "bound": _num(self.bound),
             "gap": _num(self.gap),
-            "solution": self.solution,
+            "solution": _jsonable(self.solution),
             "method": self.method,
             "runtime_s": self.runtime_s,
             "stats": self.stats,

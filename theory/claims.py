@@ -7,7 +7,6 @@ theory.verdict). Overrides let tests shrink a check or inject a deliberately bro
 
 from __future__ import annotations
 
-import importlib
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -16,19 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.registry import Registry
 from schedlab.theory.verdict import SIZES, RunnerFactory, Verdict
-
-# Modules whose import registers claims.
-CLAIM_MODULES = (
-    "schedlab.theory.claim_preemption",
-    "schedlab.theory.claim_smith",
-    "schedlab.theory.claim_quadrature",
-    "schedlab.theory.claim_index",
-    "schedlab.theory.claim_gap",
-    "schedlab.theory.claim_lop",
-)
-# Optional modules (owned elsewhere) that may register claims themselves when present.
-OPTIONAL_CLAIM_MODULES: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -41,16 +29,15 @@ class ClaimSpec:
     func: Callable[..., Verdict]
 
 
-_CLAIMS: dict[str, ClaimSpec] = {}
+#: Every claim check, discovered in the `claim_*` modules of `schedlab.theory`.
+CLAIMS: Registry[ClaimSpec] = Registry("claim", packages=("schedlab.theory",), modules=("claim_*",))
 
 
 def register_claim(
     claim_id: str, slug: str, title: str
 ) -> Callable[[Callable[..., Verdict]], Callable[..., Verdict]]:
     def deco(func: Callable[..., Verdict]) -> Callable[..., Verdict]:
-        if claim_id in _CLAIMS:
-            raise ValueError(f"claim {claim_id!r} registered twice")
-        _CLAIMS[claim_id] = ClaimSpec(claim_id, slug, title, func)
+        CLAIMS.add(claim_id, ClaimSpec(claim_id, slug, title, func), summary=title)
         return func
 
     return deco
@@ -63,15 +50,8 @@ def _sort_key(claim_id: str) -> tuple[int, str]:
 
 def claims() -> dict[str, ClaimSpec]:
     """All registered claims, ordered by id."""
-    for mod in CLAIM_MODULES:
-        importlib.import_module(mod)
-    for mod in OPTIONAL_CLAIM_MODULES:
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name != mod:
-                raise
-    return {k: _CLAIMS[k] for k in sorted(_CLAIMS, key=_sort_key)}
+    specs = {e.name: e.obj for e in CLAIMS.entries()}
+    return {k: specs[k] for k in sorted(specs, key=_sort_key)}
 
 
 def resolve(names: Sequence[str]) -> list[ClaimSpec]:

@@ -1,2 +1,3 @@
-"""Benchmarks (`make bench`): each module in experiments.registry.BENCH_MODULES has a
-`run(quick: bool) -> None` that prints a table. Speed targets live here, never in unit tests."""
+"""Benchmarks (`make bench`): every `bench_*` module registers a `run(quick: bool) -> None` in
+`schedlab.experiments.registry.BENCHMARKS` that prints a table. Speed targets live here, never
+in unit tests."""

@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import time
 
-from schedlab.experiments.registry import BENCH_MODULES
+from schedlab.experiments.registry import BENCHMARKS
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("names", nargs="*", help="module names (last dotted part); default: all")
+    ap.add_argument("names", nargs="*", help="benchmark names (bench_*); default: all")
     ap.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     args = ap.parse_args()
-    for mod in BENCH_MODULES:
-        short = mod.rsplit(".", 1)[-1]
-        if args.names and short not in args.names:
+    known = BENCHMARKS.names()
+    unknown = [n for n in args.names if n not in known]
+    if unknown:
+        ap.error(f"unknown benchmark(s) {', '.join(unknown)}; choose from: {', '.join(known)}")
+    for entry in BENCHMARKS.entries():
+        if args.names and entry.name not in args.names:
             continue
-        print(f"\n=== {short} ({time.strftime('%Y-%m-%d %H:%M:%S')}) ===", flush=True)
-        importlib.import_module(mod).run(quick=args.quick)
+        print(f"\n=== {entry.name} ({time.strftime('%Y-%m-%d %H:%M:%S')}) ===", flush=True)
+        entry.obj(quick=args.quick)
 
 
 if __name__ == "__main__":

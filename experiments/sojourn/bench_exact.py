@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schedlab.experiments.output import format_table
+from schedlab.experiments.registry import BENCHMARKS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.instance import generate
@@ -82,6 +83,7 @@ def sweep(
     return out
 
 
+@BENCHMARKS.register("bench_exact")
 def run(quick: bool = False) -> None:
     """Print, per exact method, the largest n proven optimal for B within the limit."""
     ns, limit_s, count = (QUICK_NS, 5.0, 1) if quick else (FULL_NS, 60.0, 2)

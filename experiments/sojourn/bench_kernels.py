@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.output import format_table
+from schedlab.experiments.registry import BENCHMARKS
 from schedlab.experiments.store import RowStore, results_dir
 from schedlab.solvers.kernels import cuda_available, evaluate_orders, lop_tables
 from schedlab.solvers.result import Status
@@ -266,6 +267,7 @@ def hit_rate(quick: bool, outdir: Path = Path("results")) -> dict[str, Any]:
     }
 
 
+@BENCHMARKS.register("bench_kernels")
 def run(quick: bool = False) -> None:
     print(f"load average at start: {os.getloadavg()}  cpus: {os.cpu_count()}", flush=True)
     rows, peak = throughput(quick)

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from schedlab.experiments.output import format_table
+from schedlab.experiments.registry import BENCHMARKS
 from schedlab.experiments.sojourn.online.philly import philly_workload, read_trace, sample_path
 from schedlab.experiments.sojourn.online.policies import POLICY_NAMES, get_policy
 from schedlab.experiments.sojourn.online.runner import evaluate_policy
@@ -29,6 +30,7 @@ def _trace_path() -> Path | None:
     return shared if shared.exists() else None
 
 
+@BENCHMARKS.register("bench_online")
 def run(quick: bool = False) -> None:
     path = _trace_path()
     t0 = time.perf_counter()

@@ -9,12 +9,14 @@ from __future__ import annotations
 import time
 
 from schedlab.experiments.output import format_table
+from schedlab.experiments.registry import BENCHMARKS
 from schedlab.solvers.synergy import RoundAllocator, generate_snapshot
 
 METHODS = ("proportional", "greedy", "tune", "opt")
 RA = RoundAllocator()  # reused across rounds, as a simulator does
 
 
+@BENCHMARKS.register("bench_alloc")
 def run(quick: bool) -> None:
     count = 10 if quick else 50
     rows = []

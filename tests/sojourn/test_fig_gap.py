@@ -16,7 +16,7 @@ from schedlab.theory.gap_study import GAP_CONFIGS, gap_rows, summarize
 
 def test_registered_for_reproduce():
     spec = figures()[NAME]
-    assert spec.in_reproduce
+    assert spec.meta["in_reproduce"]
 
 
 def test_files_numbers_and_resume(tmp_path, monkeypatch):

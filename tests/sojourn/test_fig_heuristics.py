@@ -7,14 +7,14 @@ import math
 
 import pytest
 
-from schedlab.experiments.registry import BENCH_MODULES, figures
+from schedlab.experiments.registry import BENCHMARKS, figures
 from schedlab.experiments.sojourn import fig_heuristics
 from schedlab.experiments.sojourn.fig_heuristics import CONFIGS, HEURISTICS, NAME, STEM, make
 
 
 def test_registered_for_reproduce():
-    assert figures()[NAME].in_reproduce
-    assert "schedlab.experiments.sojourn.bench_exact" in BENCH_MODULES
+    assert figures()[NAME].meta["in_reproduce"]
+    assert "bench_exact" in BENCHMARKS.names()
 
 
 def test_files_numbers_and_resume(tmp_path, monkeypatch):

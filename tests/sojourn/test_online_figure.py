@@ -17,7 +17,7 @@ def tiny() -> fig.Config:
 
 def test_figure_is_registered_for_reproduce():
     spec = figures()["sojourn-online"]
-    assert spec.in_reproduce
+    assert spec.meta["in_reproduce"]
 
 
 def test_tiny_figure_writes_everything_and_resumes(tmp_path, monkeypatch):

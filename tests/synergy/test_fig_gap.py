@@ -9,7 +9,7 @@ from schedlab.experiments.synergy import fig_gap
 
 
 def test_tiny_figure_writes_files_and_resumes(tmp_path):
-    assert "synergy-gap" in figures() and figures()["synergy-gap"].in_reproduce
+    assert "synergy-gap" in figures() and figures()["synergy-gap"].meta["in_reproduce"]
     paths = fig_gap.make("tiny", 0, tmp_path)
     names = {p.name for p in paths}
     assert {

@@ -1,0 +1,108 @@
+"""The one `solve(problem, method, ...)` of every subject, dispatching through `METHODS`.
+
+A problem is any object with a class attribute `subject` (e.g. "sojourn", "synergy") and a
+`kind` property (the objective or problem kind a method must accept, e.g. "B"). A method is
+`solve_<name>(problem, *, time_limit, seed, options) -> SolveResult`, registered where it is
+defined with `@register_method(subject, name, exact=..., kinds=..., options=...)`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any, ClassVar, Protocol, TypeVar
+
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.options import NoOptions, parse_options
+from schedlab.solvers.registry import Entry, Registry
+from schedlab.solvers.result import SolveResult
+
+
+class Problem(Protocol):
+    """What `solve` needs of a problem: its subject and the kind a method must accept."""
+
+    subject: ClassVar[str]
+
+    @property
+    def kind(self) -> str: ...
+
+
+SolveFn = Callable[..., SolveResult[Any]]
+F = TypeVar("F", bound=SolveFn)
+
+#: Every solve method of every subject, scoped by subject; discovered in `schedlab.solvers`.
+METHODS: Registry[SolveFn] = Registry(
+    "method", packages=("schedlab.solvers",), skip=("schedlab.solvers.kernels",)
+)
+
+
+def register_method(
+    subject: str,
+    name: str,
+    *,
+    exact: bool,
+    kinds: Collection[str] | None = None,
+    options: type = NoOptions,
+    tags: Sequence[str] = (),
+    summary: str = "",
+) -> Callable[[F], F]:
+    """Register a solve method of `subject`; `kinds` None means every problem kind.
+
+    Tags "exact" or "heuristic" are added from `exact`; figures select methods by tag.
+    """
+    all_tags = (*tags, "exact" if exact else "heuristic")
+
+    def deco(func: F) -> F:
+        METHODS.add(
+            name,
+            func,
+            scope=subject,
+            summary=summary,
+            tags=all_tags,
+            options=options,
+            exact=exact,
+            kinds=None if kinds is None else frozenset(kinds),
+        )
+        return func
+
+    return deco
+
+
+def method_spec(subject: str, name: str) -> Entry[SolveFn]:
+    """The registered method `name` of `subject` (InvalidInput naming the choices if unknown)."""
+    return METHODS.get(name, scope=subject)
+
+
+def check_time_limit(time_limit: float | None) -> None:
+    """A time limit is None or a positive, finite number of seconds."""
+    if time_limit is not None and not (
+        isinstance(time_limit, int | float) and math.isfinite(time_limit) and time_limit > 0
+    ):
+        raise InvalidInput(f"time_limit: must be positive, finite seconds (got {time_limit!r})")
+
+
+def solve(
+    problem: Problem,
+    method: str,
+    *,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    options: Mapping[str, Any] | object | None = None,
+) -> SolveResult[Any]:
+    """Solve `problem` with the registered `method` of its subject.
+
+    `options` is the method's options dataclass or a mapping of its fields; unknown or
+    ill-typed options, a method that does not accept the problem's kind, or a bad time limit
+    are `InvalidInput` naming the field.
+    """
+    check_time_limit(time_limit)
+    spec = method_spec(problem.subject, method)
+    kinds = spec.meta.get("kinds")
+    if kinds is not None and problem.kind not in kinds:
+        raise InvalidInput(
+            f"method: {problem.subject} method {method!r} does not solve {problem.kind}; "
+            f"it solves {', '.join(sorted(kinds))}"
+        )
+    opts = parse_options(spec.options or NoOptions, options, where=f"method {spec.key}")
+    result: SolveResult[Any] = spec.obj(problem, time_limit=time_limit, seed=seed, options=opts)
+    return result
