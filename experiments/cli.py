@@ -1,36 +1,34 @@
 """The `schedlab` command line: `schedlab <subject> <verb>` plus cross-cutting commands.
 
-Each subject adds its click group in `experiments/<subject>/cli.py`, listed in SUBJECT_GROUPS.
+Each subject's click group (in `experiments/<subject>/cli.py`) and every cross-cutting command
+registers itself in `COMMANDS`; the group below finds them on first use.
 Errors: bad input exits 2 with a message on stderr; an internal failure exits 1 with a
 readable message (the traceback only with --debug).
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 import traceback
 from typing import Any
 
 import click
 
+from schedlab.experiments.registry import COMMANDS
 from schedlab.solvers.errors import InvalidInput
-
-# (module, attribute) of each subject's click group, imported when the CLI starts.
-SUBJECT_GROUPS: list[tuple[str, str]] = [
-    ("schedlab.experiments.sojourn.cli", "sojourn"),
-    ("schedlab.experiments.synergy.cli", "synergy"),
-]
-# Cross-cutting commands (figure, reproduce, verify, ...).
-COMMANDS: list[tuple[str, str]] = [
-    ("schedlab.experiments.commands", "figure"),
-    ("schedlab.experiments.commands", "reproduce"),
-    ("schedlab.experiments.theory_cli", "verify"),
-]
 
 
 class SchedlabGroup(click.Group):
-    """Click group that turns InvalidInput into exit 2 and other failures into exit 1."""
+    """Click group of the registered commands; InvalidInput exits 2, other failures exit 1."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS.names())
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS:
+            cmd: click.Command = COMMANDS.get(cmd_name).obj
+            return cmd
+        return None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -67,14 +65,6 @@ def cli(debug: bool) -> None:
       schedlab sojourn solve inst.json --objective B --method dp
       schedlab reproduce --size small
     """
-
-
-def _attach() -> None:
-    for module, attr in SUBJECT_GROUPS + COMMANDS:
-        cli.add_command(getattr(importlib.import_module(module), attr))
-
-
-_attach()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from schedlab.experiments.registry import SIZES, figures
+from schedlab.experiments.registry import COMMANDS, SIZES, figures
 from schedlab.solvers.errors import InvalidInput
 
 
@@ -18,6 +18,7 @@ def _run_figure(name: str, size: str, seed: int, outdir: Path) -> list[Path]:
     return specs[name].obj(size, seed, outdir)
 
 
+@COMMANDS.register("figure")
 @click.command()
 @click.argument("names", nargs=-1)
 @click.option("--size", type=click.Choice(SIZES), default="small", show_default=True)
@@ -49,6 +50,7 @@ def figure(names: tuple[str, ...], size: str, seed: int, outdir: Path, list_only
             click.echo(str(p))
 
 
+@COMMANDS.register("reproduce")
 @click.command()
 @click.option("--size", type=click.Choice(SIZES), default="small", show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)

@@ -8,6 +8,8 @@ under `schedlab.experiments`, so adding one is adding a file:
   `schedlab figure NAME` runs it, `schedlab reproduce` runs those marked `in_reproduce`;
 - a benchmark is `run(quick: bool) -> None` printing a table, registered with
   `@BENCHMARKS.register(name)` in a module named `bench_*` (`make bench`);
+- a top-level command of `schedlab` (a click command or group) registers in `COMMANDS` in a
+  module named `cli`, `commands` or `theory_cli` (imported for `--help`: keep them light);
 - an online policy registers in `POLICIES` (scope: its subject) in a module named
   `policies`/`policy_*`; a workload in `WORKLOADS` in a module named `workloads`/`workload*`.
 """
@@ -29,6 +31,9 @@ FIGURES: Registry[FigureFn] = Registry(
 )
 BENCHMARKS: Registry[Callable[..., None]] = Registry(
     "benchmark", packages=("schedlab.experiments",), modules=("bench_*",)
+)
+COMMANDS: Registry[Any] = Registry(
+    "command", packages=("schedlab.experiments",), modules=("cli", "commands", "theory_cli")
 )
 POLICIES: Registry[Any] = Registry(
     "policy", packages=("schedlab.experiments",), modules=("policies", "policy_*")

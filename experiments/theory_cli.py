@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from schedlab.experiments.output import emit_json, format_table
+from schedlab.experiments.registry import COMMANDS
 from schedlab.experiments.store import RowStore, results_dir, write_json
 from schedlab.theory.claims import claims as all_claims
 from schedlab.theory.claims import resolve, run_claim
@@ -60,6 +61,7 @@ def _merge_and_write(path: Path, size: str, seed: int, verdicts: list[Verdict]) 
     write_json(path, {"size": size, "seed": seed, "claims": merged})
 
 
+@COMMANDS.register("verify")
 @click.command("verify")
 @click.argument("claim_ids", metavar="[CLAIM]...", nargs=-1)
 @click.option("--size", type=click.Choice(SIZES), default="small", show_default=True)

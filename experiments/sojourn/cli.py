@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from schedlab.experiments.output import emit_json, format_table
+from schedlab.experiments.registry import COMMANDS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.sojourn.instance import Instance, generate
 from schedlab.solvers.sojourn.methods import load_methods, solve
@@ -28,6 +29,7 @@ def load_instance(path: Path) -> Instance:
     return Instance.load(path)
 
 
+@COMMANDS.register("sojourn")
 @click.group()
 def sojourn() -> None:
     """Successful-job sojourn scheduling on one server (cancellation checkpoints).

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import click
 
+from schedlab.experiments.registry import COMMANDS
 
+
+@COMMANDS.register("synergy")
 @click.group()
 def synergy() -> None:
     """Synergy (OSDI 2022): CPU/memory-aware allocation and packing on a GPU cluster.
