@@ -13,8 +13,8 @@ $(STAMP): setup.cfg pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
-test: $(STAMP)
-	$(BIN)/ruff check .
+# Style, types and layering (the import-linter contract in setup.cfg) first, then the tests.
+test: lint
 	$(BIN)/python -m pytest -q
 
 test-slow: $(STAMP)
@@ -30,6 +30,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
