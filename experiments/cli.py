@@ -8,7 +8,6 @@ readable message (the traceback only with --debug).
 
 from __future__ import annotations
 
-import sys
 import traceback
 from typing import Any
 
@@ -73,4 +72,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()

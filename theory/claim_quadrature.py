@@ -256,13 +256,15 @@ def claim_b_linear_ordering(
     # The node count under test integrates the degree n-1 integrand exactly?
     node_ok = {}
     for n in sorted(set(cfg["degree_ns"] + cfg["exact_ns"])):
-        q = q_fn(n)
-        exact_deg = gl.get(str(q))
+        nodes = q_fn(n)
+        exact_deg = gl.get(str(nodes))
         if exact_deg is None:
-            exact_deg = gauss_legendre_exact_degree(q)
-        node_ok[str(n)] = {"q": q, "exact_to_degree": exact_deg, "needed_degree": n - 1}
+            exact_deg = gauss_legendre_exact_degree(nodes)
+        node_ok[str(n)] = {"q": nodes, "exact_to_degree": exact_deg, "needed_degree": n - 1}
         if exact_deg < n - 1:
-            problems.append(f"q({n}) = {q} nodes are exact only to degree {exact_deg} < {n - 1}")
+            problems.append(
+                f"q({n}) = {nodes} nodes are exact only to degree {exact_deg} < {n - 1}"
+            )
 
     exact_rows = [
         exact_instance_check(n, instance_seed(seed, n, i), q_fn)

@@ -166,7 +166,7 @@ def check_stable_sort_step(instances: Sequence[Instance], samples: int, seed: in
         for _ in range(samples):
             o = rng.permutation(inst.n)
             s = o[np.argsort(label[o], kind="stable")]
-            before, after = lop_cost(W, o), lop_cost(W, s)
+            before, after = lop_cost(W, o.tolist()), lop_cost(W, s.tolist())
             worst = max(worst, (after - before) / max(before, 1e-300))
     return RuleEvidence("stable-sort", worst <= REL_TOL, len(instances), 0, worst)
 
