@@ -2,7 +2,9 @@
 
 `RowStore` appends each finished row to a JSON-lines journal (flushed and fsynced), skips
 rows whose key is already there on rerun, and writes the final CSV/JSON atomically. A torn
-last line from an interrupted run is ignored, so nothing finished is ever lost.
+last line from an interrupted run is ignored, so nothing finished is ever lost. A journal is
+keyed by its settings and by the code version (`codeversion.code_version`): rows computed by
+other settings or by other code are dropped and recomputed, never mixed with new ones.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from schedlab.experiments import codeversion
 from schedlab.solvers.util import atomic_write_text
 
 
@@ -26,7 +29,12 @@ def results_dir(outdir: Path, subject: str) -> Path:
 
 
 class RowStore:
-    """A journal of finished rows keyed by `key_fields`; rerunning skips finished keys."""
+    """A journal of finished rows keyed by `key_fields`; rerunning skips finished keys.
+
+    The journal's first line records `config` and the code version; a journal whose header
+    differs in either is discarded when the store opens, so a rerun with changed code
+    recomputes while a rerun with unchanged code and settings resumes.
+    """
 
     def __init__(
         self, path: Path, key_fields: Sequence[str], *, config: dict[str, Any] | None = None
@@ -34,6 +42,7 @@ class RowStore:
         self.path = Path(path)
         self.key_fields = tuple(key_fields)
         self.config = config or {}
+        self.code = codeversion.code_version()
         self.rows: list[dict[str, Any]] = []
         self._keys: set[tuple[Any, ...]] = set()
         self._load()
@@ -41,22 +50,28 @@ class RowStore:
     def _load(self) -> None:
         if not self.path.exists():
             return
-        lines = self.path.read_text().splitlines()
+        text = self.path.read_text()
+        if not text.endswith("\n"):
+            # Cut a torn last line of an interrupted run, so the next row starts a line.
+            text = text[: text.rfind("\n") + 1]
+            os.truncate(self.path, len(text.encode()))
+        lines = text.splitlines()
         if not lines:
+            self.path.unlink()  # no header: add() starts the journal afresh
             return
         try:
             header = json.loads(lines[0])
         except json.JSONDecodeError:
             header = {}
-        if header.get("_config") != self.config:
-            # Different settings: the old journal does not apply; start afresh.
+        if header.get("_config") != self.config or header.get("_code") != self.code:
+            # Different settings or code: the old journal does not apply; start afresh.
             self.path.unlink()
             return
         for line in lines[1:]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError:
-                continue  # torn last line of an interrupted run
+                continue  # a line that is not JSON (not written by add()): ignore it
             self._remember(row)
 
     def _remember(self, row: dict[str, Any]) -> None:
@@ -75,7 +90,7 @@ class RowStore:
         new = not self.path.exists()
         with open(self.path, "a") as fh:
             if new:
-                fh.write(json.dumps({"_config": self.config}) + "\n")
+                fh.write(json.dumps({"_config": self.config, "_code": self.code}) + "\n")
             fh.write(json.dumps(row) + "\n")
             fh.flush()
             os.fsync(fh.fileno())

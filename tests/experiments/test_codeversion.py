@@ -1,0 +1,61 @@
+"""The code version: a digest of the package's source and data files."""
+
+from __future__ import annotations
+
+from schedlab.experiments.codeversion import code_version, source_files, tree_digest
+
+
+def make_tree(root):
+    (root / "pkg" / "sub").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "sub" / "mod.py").write_text("X = 1\n")
+    (root / "pkg" / "sub" / "data.csv").write_text("a,b\n1,2\n")
+    return root / "pkg"
+
+
+def test_digest_changes_with_source_and_data_only(tmp_path):
+    pkg = make_tree(tmp_path)
+    base = tree_digest(pkg)
+    assert tree_digest(pkg) == base
+    (pkg / "sub" / "__pycache__").mkdir()
+    (pkg / "sub" / "__pycache__" / "mod.cpython-311.pyc").write_bytes(b"\0")
+    (pkg / "README.md").write_text("prose")
+    assert tree_digest(pkg) == base  # byte code and prose are not code
+    (pkg / "sub" / "mod.py").write_text("X = 2\n")
+    edited = tree_digest(pkg)
+    assert edited != base
+    (pkg / "sub" / "data.csv").write_text("a,b\n1,3\n")
+    assert tree_digest(pkg) not in (base, edited)
+
+
+def test_renaming_a_file_changes_the_digest(tmp_path):
+    pkg = make_tree(tmp_path)
+    base = tree_digest(pkg)
+    (pkg / "sub" / "mod.py").rename(pkg / "sub" / "other.py")
+    assert tree_digest(pkg) != base
+
+
+def test_linked_folders_are_followed(tmp_path):
+    """A development checkout links src/schedlab/<part> to the top-level folders."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "m.py").write_text("Y = 1\n")
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "part").symlink_to(tmp_path / "real", target_is_directory=True)
+    assert [p.relative_to(pkg).as_posix() for p in source_files(pkg)] == ["part/m.py"]
+    base = tree_digest(pkg)
+    (tmp_path / "real" / "m.py").write_text("Y = 2\n")
+    assert tree_digest(pkg) != base
+
+
+def test_code_version_covers_all_three_packages():
+    from pathlib import Path
+
+    import schedlab
+
+    root = Path(schedlab.__file__).parent
+    parts = {p.relative_to(root).parts[0] for p in source_files(root)}
+    assert {"solvers", "theory", "experiments"} <= parts
+    v = code_version()
+    assert len(v) == 16 and int(v, 16) >= 0
+    assert code_version() == v
