@@ -303,7 +303,7 @@ def plot(rows: list[dict[str, Any]], cfg: Config, seed: int, size: str, stem: Pa
 
 
 def philly_caption(cfg: Config, seed: int) -> str:
-    src = cfg.philly_trace or "shipped 2,000-job subsample (experiments/sojourn/data)"
+    src = cfg.philly_trace or "shipped 2,000-job sample (experiments/traces/data)"
     return (
         f"Philly replay: {src}; {cfg.philly_servers} GPUs (greedy backfilling); inter-arrival "
         f"times scaled to each load; {cfg.philly_replications} outcome draws, seed {seed}. "

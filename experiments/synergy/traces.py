@@ -1,17 +1,19 @@
 """Trace loaders: Synergy's 100-job replay traces and the Philly job file.
 
-Both raise `InvalidInput` naming the file, the row (1-based line number) and the field, and
-list every bad row found (up to a limit), so a user fixes a file in one pass.
+The Philly file is read by the one Philly reader, `schedlab.experiments.traces.philly`
+(shared with the sojourn subject, with its shipped sample); this module adapts it. Both raise
+`InvalidInput` naming the file, the row (1-based line number) and the field, and list every
+bad row found (up to a limit), so a user fixes a file in one pass.
 """
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Sequence
-from datetime import datetime
 from importlib import resources
 from pathlib import Path
+
+import numpy as np
 
 from schedlab.experiments.synergy.catalog import ModelCatalog, default_catalog
 from schedlab.experiments.synergy.workloads import (
@@ -20,6 +22,7 @@ from schedlab.experiments.synergy.workloads import (
     JobSpec,
     Workload,
 )
+from schedlab.experiments.traces.philly import read_philly, read_sample
 from schedlab.solvers.errors import InvalidInput, Problems
 
 # Shipped copies (see experiments/synergy/data/ATTRIBUTION.md).
@@ -27,8 +30,6 @@ BUILTIN_TRACES: dict[str, str] = {
     "static-100job": "static_100job.csv",
     "dynamic-100job": "dynamic_100job.csv",
 }
-PHILLY_SAMPLE = "philly_6214e9_2000.csv"
-PHILLY_COLUMNS = ("timestamp", "duration", "num_gpus")
 SYNERGY_FIELDS = ("job_id", "model_name", "arrival_s", "num_iterations", "gpu_demand")
 TRACE_SERVERS = 4  # the physical cluster of Synergy's trace experiments (32 GPUs)
 _MAX_PROBLEMS = 20
@@ -165,15 +166,6 @@ def builtin_trace(name: str, *, static: bool | None = None, **kw: object) -> Wor
     )
 
 
-def _parse_time(text: str) -> float | None:
-    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S"):
-        try:
-            return datetime.strptime(text, fmt).timestamp()
-        except ValueError:
-            continue
-    return _finite(text)  # plain seconds are accepted too
-
-
 def load_philly(
     path: Path | str | None = None,
     *,
@@ -182,72 +174,33 @@ def load_philly(
     split: Sequence[float] = DEFAULT_CLASS_SPLIT,
     catalog: ModelCatalog | None = None,
 ) -> Workload:
-    """Load a Philly job file (`timestamp,duration,num_gpus,...`, header required).
+    """Load a Philly job file (read by `schedlab.experiments.traces.philly`, which see).
 
     Jobs are sorted by submission time; arrivals are seconds since the first kept job; the
     duration (s) is the job's work at proportional share; GPU counts are kept. Jobs needing
     more than `max_gpus` GPUs are excluded and counted. Models are assigned as in the
     synthetic workloads (the trace has none). `max_jobs` keeps the first N jobs by arrival.
-    Without a path, the shipped 2,000-job subsample is used.
+    Without a path, the shipped 2,000-job sample is used.
     """
     cat = catalog or default_catalog()
-    path = Path(path) if path is not None else data_path(PHILLY_SAMPLE)
-    lines = _read_lines(path)
-    if not lines:
-        raise InvalidInput("empty file; expected a header and one job per row", source=str(path))
-    reader = csv.reader(lines)
-    header = [h.strip() for h in next(reader)]
-    missing = [c for c in PHILLY_COLUMNS if c not in header]
-    if missing:
-        raise InvalidInput(
-            f"row 1 (header): missing column(s) {', '.join(missing)}; "
-            f"expected at least {','.join(PHILLY_COLUMNS)}",
-            source=str(path),
-        )
-    col = {c: header.index(c) for c in PHILLY_COLUMNS}
-    problems = Problems()
-    rows: list[tuple[float, int, float, int]] = []
-    for lineno, cells in enumerate(reader, start=2):
-        if len(problems.items) >= _MAX_PROBLEMS:
-            problems.add("... (more problems not listed)")
-            break
-        if not cells or all(not c.strip() for c in cells):
-            continue
-        where = f"row {lineno}"
-        if len(cells) < len(header):
-            problems.add(f"{where}: expected {len(header)} fields, found {len(cells)}")
-            continue
-        ts_t, dur_t, gpu_t = (cells[col[c]].strip() for c in PHILLY_COLUMNS)
-        ts = _parse_time(ts_t)
-        dur = _finite(dur_t)
-        gpus = _positive_int(gpu_t)
-        ok = True
-        if ts is None:
-            problems.add(f"{where}, field timestamp: {ts_t!r} is not 'YYYY-MM-DD HH:MM:SS'")
-            ok = False
-        if dur is None or dur <= 0:
-            problems.add(f"{where}, field duration: {dur_t!r} is not a positive number (seconds)")
-            ok = False
-        if gpus is None:
-            problems.add(f"{where}, field num_gpus: {gpu_t!r} is not a positive integer")
-            ok = False
-        if ok:
-            assert ts is not None and dur is not None and gpus is not None
-            rows.append((ts, lineno, dur, gpus))
-    problems.raise_if_any(str(path))
-    rows.sort()
-    kept = [r for r in rows if r[3] <= max_gpus]
-    excluded = len(rows) - len(kept)
+    trace = read_philly(path) if path is not None else read_sample()
+    label = Path(path).name if path is not None else trace.source
+    fits = trace.gpus <= max_gpus
+    kept = np.flatnonzero(fits)
+    excluded = int(trace.n - kept.size)
     if max_jobs is not None:
         kept = kept[:max_jobs]
-    if not kept:
+    if kept.size == 0:
         raise InvalidInput(
-            f"no job fits a cluster of {max_gpus} GPUs ({excluded} excluded)", source=str(path)
+            f"no job fits a cluster of {max_gpus} GPUs ({excluded} excluded)", source=trace.source
         )
-    t0 = kept[0][0]
+    arrival = trace.arrival_s[kept] - trace.arrival_s[kept[0]]
     assigner = ClassAssigner(cat, split)
     jobs = [
-        JobSpec(k, ts - t0, assigner.next(), gpus, dur) for k, (ts, _, dur, gpus) in enumerate(kept)
+        JobSpec(k, float(t), assigner.next(), int(g), float(d))
+        for k, (t, g, d) in enumerate(
+            zip(arrival, trace.gpus[kept], trace.duration_s[kept], strict=True)
+        )
     ]
     notes = []
     if excluded:
@@ -256,7 +209,7 @@ def load_philly(
         name="philly",
         jobs=jobs,
         finite=True,
-        description=f"Philly jobs from {path.name}: {len(jobs)} jobs, real arrivals",
+        description=f"Philly jobs from {label}: {len(jobs)} jobs, real arrivals",
         excluded=excluded,
         notes=notes,
     )

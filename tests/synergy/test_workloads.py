@@ -171,7 +171,7 @@ def test_bad_philly_rows(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput) as exc:
         load_philly(p, max_gpus=128)
     msg = str(exc.value)
-    for part in ("row 3", "field timestamp", "field duration", "field num_gpus", str(p)):
+    for part in ("row 3", "field 'timestamp'", "field 'duration'", "field 'num_gpus'", str(p)):
         assert part in msg
     with pytest.raises(InvalidInput, match="missing column"):
         load_philly(_write(tmp_path, "time,duration\n1,2\n", "h.csv"), max_gpus=128)

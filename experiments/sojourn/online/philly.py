@@ -12,158 +12,46 @@ outcomes. Outcome model (OUTCOME_MODEL, also printed in the figure caption):
   job; the remaining 0.376 (22.1% cancelled + 15.5% failed: both leave early) is split
   equally over the job's checkpoints.
 
-A shipped 2,000-job subsample (`experiments/sojourn/data/philly_sample.csv`, see ATTRIBUTION.md
-there) serves tests and the small figure; the full trace is read from a path.
+The trace is read by the one Philly reader, `schedlab.experiments.traces.philly` (formats,
+validation); its shipped 2,000-job sample (`experiments/traces/data/philly_sample.csv`, see
+ATTRIBUTION.md there) serves tests and the small figure; the full trace is read from a path.
+A file without a `cluster` column is one virtual cluster.
 """
 
 from __future__ import annotations
 
-import csv
-import math
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from importlib import resources
-from pathlib import Path
-
 import numpy as np
 
 from schedlab.experiments.sojourn.online.workload import Workload
+from schedlab.experiments.traces.philly import SAMPLE_NAME, PhillyTrace, read_philly, sample_path
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.sojourn.indices import Padded
 
 OUTCOME_SHARES = {"completed": 0.624, "cancelled": 0.221, "failed": 0.155}
 SUCCESS_PROB = OUTCOME_SHARES["completed"]
 CHECKPOINT_QUANTILES = (0.25, 0.5, 0.75)
-REQUIRED_COLUMNS = ("timestamp", "duration", "num_gpus", "cluster")
-SAMPLE_NAME = "philly_sample.csv"
-MAX_REPORTED = 20
 OUTCOME_MODEL = (
     "Philly outcome model: success size = recorded duration; checkpoints = 25/50/75% "
     "quantiles of shorter durations in the job's virtual cluster; P(success) = 0.624, "
     "0.376 split equally over checkpoints (Helios shares 62.4/22.1/15.5% "
     "completed/cancelled/failed)"
 )
-_EPOCH = datetime(1970, 1, 1)
 
-
-@dataclass(frozen=True)
-class Trace:
-    """Parsed trace rows sorted by arrival (stable); `line` is each job's line in the file."""
-
-    arrival_s: np.ndarray  # seconds since the first arrival
-    duration_s: np.ndarray
-    gpus: np.ndarray
-    cluster: np.ndarray  # int codes
-    cluster_names: tuple[str, ...]
-    line: np.ndarray
-    source: str
-
-    @property
-    def n(self) -> int:
-        return len(self.arrival_s)
-
-
-@contextmanager
-def sample_path() -> Iterator[Path]:
-    """Filesystem path of the shipped subsample (works from an installed package)."""
-    ref = resources.files("schedlab.experiments.sojourn.data").joinpath(SAMPLE_NAME)
-    with resources.as_file(ref) as p:
-        yield Path(p)
-
-
-def _parse_row(row: dict[str, str], line: int, problems: list[str]) -> tuple | None:
-    """One row -> (seconds, duration, gpus, cluster), or None with the problems noted."""
-    bad = len(problems)
-    ts = (row.get("timestamp") or "").strip()
-    try:
-        dt = datetime.fromisoformat(ts)
-        if dt.tzinfo is not None:  # aware: to naive UTC
-            dt = dt.astimezone(UTC).replace(tzinfo=None)
-        t = (dt - _EPOCH).total_seconds()
-    except ValueError:
-        problems.append(
-            f"row {line}: field 'timestamp' is not a date-time like "
-            f"2017-10-09 07:01:55 (got {ts!r})"
-        )
-        t = 0.0
-    raw = (row.get("duration") or "").strip()
-    try:
-        d = float(raw)
-        if not (math.isfinite(d) and d > 0):
-            raise ValueError
-    except ValueError:
-        problems.append(
-            f"row {line}: field 'duration' must be a positive number of seconds (got {raw!r})"
-        )
-        d = 0.0
-    raw = (row.get("num_gpus") or "").strip()
-    try:
-        g = int(raw)
-        if g < 1:
-            raise ValueError
-    except ValueError:
-        problems.append(f"row {line}: field 'num_gpus' must be a positive integer (got {raw!r})")
-        g = 0
-    c = (row.get("cluster") or "").strip()
-    if not c:
-        problems.append(f"row {line}: field 'cluster' is empty; give the virtual-cluster id")
-    return None if len(problems) > bad else (t, d, g, c)
-
-
-def read_trace(path: str | Path) -> Trace:
-    """Read and validate a Philly-format CSV; InvalidInput names the file, row and field."""
-    p = Path(path)
-    try:
-        fh = open(p, newline="")
-    except OSError as exc:
-        raise InvalidInput(f"cannot read trace file: {exc.strerror}", source=str(p)) from None
-    problems: list[str] = []
-    rows: list[tuple] = []
-    lines: list[int] = []
-    with fh:
-        reader = csv.DictReader(fh)
-        header = reader.fieldnames or []
-        missing = [c for c in REQUIRED_COLUMNS if c not in header]
-        if missing:
-            raise InvalidInput(
-                f"header: missing column(s) {missing}; need {', '.join(REQUIRED_COLUMNS)} "
-                f"(got {header})",
-                source=str(p),
-            )
-        try:
-            for row in reader:
-                line = reader.line_num
-                if None in row or any(row.get(c) is None for c in REQUIRED_COLUMNS):
-                    problems.append(f"row {line}: wrong number of fields (expected {len(header)})")
-                else:
-                    parsed = _parse_row(row, line, problems)
-                    if parsed is not None:
-                        rows.append(parsed)
-                        lines.append(line)
-                if len(problems) >= MAX_REPORTED:
-                    problems.append(f"stopped after {MAX_REPORTED} problems")
-                    break
-        except (csv.Error, UnicodeDecodeError) as exc:
-            problems.append(f"row {reader.line_num}: unreadable CSV ({exc})")
-    if problems:
-        raise InvalidInput(problems, source=str(p))
-    if not rows:
-        raise InvalidInput("no job rows after the header", source=str(p))
-    t = np.array([r[0] for r in rows])
-    order = np.argsort(t, kind="stable")
-    names = sorted({r[3] for r in rows})
-    code = {c: i for i, c in enumerate(names)}
-    return Trace(
-        arrival_s=t[order] - t[order[0]],
-        duration_s=np.array([r[1] for r in rows])[order],
-        gpus=np.array([r[2] for r in rows], dtype=np.int64)[order],
-        cluster=np.array([code[r[3]] for r in rows], dtype=np.int64)[order],
-        cluster_names=tuple(names),
-        line=np.array(lines, dtype=np.int64)[order],
-        source=str(p),
-    )
+# The one Philly reader lives in experiments/traces/philly.py; these names stay for callers.
+Trace = PhillyTrace
+read_trace = read_philly
+__all__ = [
+    "CHECKPOINT_QUANTILES",
+    "OUTCOME_MODEL",
+    "OUTCOME_SHARES",
+    "SAMPLE_NAME",
+    "SUCCESS_PROB",
+    "Trace",
+    "outcome_model",
+    "philly_workload",
+    "read_trace",
+    "sample_path",
+]
 
 
 def outcome_model(

@@ -1,1 +1,0 @@
-"""Data shipped with schedlab's sojourn experiments (read with importlib.resources)."""

@@ -1,0 +1,1 @@
+"""Trace samples shipped with schedlab (read with importlib.resources; see ATTRIBUTION.md)."""
