@@ -131,7 +131,8 @@ class App:
 
     def preds(self) -> list[list[int]]:
         """Predecessor function indices of each function."""
-        idx, out = self.index(), [[] for _ in self.functions]
+        idx = self.index()
+        out: list[list[int]] = [[] for _ in self.functions]
         for u, v in self.edges:
             out[idx[v]].append(idx[u])
         return out

@@ -79,7 +79,7 @@ def solve_milp(
         infeasible = sol == pulp.LpSolutionInfeasible
         return result(app, None, "milp", t0, exact=True, proven_infeasible=infeasible, stats=stats)
     choice = [
-        int(cand[f][max(range(len(cand[f])), key=lambda k, f=f: x[f, k].value() or 0.0)])
+        int(cand[f][int(np.argmax([x[f, k].value() or 0.0 for k in range(len(cand[f]))]))])
         for f in range(n)
     ]
     bound = None

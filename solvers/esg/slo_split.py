@@ -88,7 +88,8 @@ def merged_segments(app: App) -> list[tuple[list[int], bool]]:
 
 def _seg_latency(app: App, seg: list[int], per_fn: list[float]) -> float:
     """Longest path inside the segment with the given per-function latency."""
-    inside, preds, finish = set(seg), app.preds(), {}
+    inside, preds = set(seg), app.preds()
+    finish: dict[int, float] = {}
     for i in seg:  # seg is in topological order
         finish[i] = max((finish[p] for p in preds[i] if p in inside), default=0.0) + per_fn[i]
     return max(finish.values())

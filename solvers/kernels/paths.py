@@ -125,25 +125,6 @@ def _cpu_kernel() -> Any:
     return kernel
 
 
-@cache
-def _cuda_kernel() -> Any:
-    from numba import cuda
-
-    scan = cuda.jit(device=True)(scan_range)
-
-    @cuda.jit
-    def kernel(
-        lat, cost, counts, budget, outer, block, out_cost, out_idx, out_n
-    ):  # pragma: no cover
-        t = cuda.grid(1)
-        if t < out_cost.shape[0]:
-            lo = t * block
-            hi = min(outer, lo + block)
-            scan(lat, cost, counts, budget, lo, hi, out_cost, out_idx, out_n, t)
-
-    return kernel
-
-
 def _reduce(out_cost: np.ndarray, out_idx: np.ndarray, out_n: np.ndarray) -> tuple[float, int, int]:
     b = int(np.argmin(out_cost))  # first minimum: blocks are in index order
     return float(out_cost[b]), int(out_idx[b]), int(out_n.sum())
@@ -177,9 +158,11 @@ def best_path(
         else:
             from numba import cuda
 
+            from schedlab.solvers.kernels.paths_gpu import paths_kernel
+
             d_c, d_i, d_n = (cuda.to_device(x) for x in (out_cost, out_idx, out_n))
             threads = 128
-            _cuda_kernel()[(nb + threads - 1) // threads, threads](
+            paths_kernel[(nb + threads - 1) // threads, threads](
                 cuda.to_device(lat), cuda.to_device(cost), cuda.to_device(counts),
                 float(budget), outer, block, d_c, d_i, d_n,
             )  # fmt: skip
