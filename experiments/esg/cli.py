@@ -156,6 +156,13 @@ def plan_cmd(
 )
 @click.option("--requests", type=click.IntRange(1, 10**7), default=2000, show_default=True)
 @click.option("--invokers", type=click.IntRange(1, 10**4), default=4, show_default=True)
+@click.option(
+    "--cold-start-ms",
+    type=click.FloatRange(0),
+    default=0.0,
+    show_default=True,
+    help="Cold start of a function whose file gives none.",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def simulate_cmd(
@@ -165,6 +172,7 @@ def simulate_cmd(
     arrivals: str,
     requests: int,
     invokers: int,
+    cold_start_ms: float,
     seed: int,
     as_json: bool,
 ) -> None:
@@ -185,7 +193,14 @@ def simulate_cmd(
         from schedlab.solvers.errors import InvalidInput
 
         raise InvalidInput(f"--load: must be in (0, 2] (got {load})")
-    cfg = SimConfig(load=load, arrivals=arrivals, requests=requests, invokers=invokers, seed=seed)
+    cfg = SimConfig(
+        load=load,
+        arrivals=arrivals,
+        requests=requests,
+        invokers=invokers,
+        cold_start_ms=cold_start_ms,
+        seed=seed,
+    )
     m = simulate(apps, policy, cfg)
     if as_json:
         emit_json({"policy": policy, "load": load, "arrivals": arrivals, **m})
