@@ -79,7 +79,8 @@ def arrival_times(kind: str, rate: float, n: int, rng: np.random.Generator) -> n
     if kind == "poisson":
         return np.cumsum(rng.exponential(1000.0 / rate, size=n))
     if kind == "bursty":  # on/off: on 25 % of the time at 4x the mean rate
-        out, t, on = [], 0.0, True
+        out: list[float] = []
+        t, on = 0.0, True
         while len(out) < n:
             span = rng.exponential(1000.0 if on else 3000.0)
             if on:
@@ -165,7 +166,8 @@ class Simulation:
     def _setup_requests(self) -> None:
         n_apps, n = len(self.apps), self.cfg.requests
         per = [n // n_apps + (1 if i < n % n_apps else 0) for i in range(n_apps)]
-        self.req_app, self.req_arrival = [], []
+        self.req_app: list[int] = []
+        self.req_arrival: list[float] = []
         for a, k in enumerate(per):
             if k == 0:
                 continue
