@@ -6,6 +6,7 @@ whole trace's 8,818 inter-arrivals, rescaled to the load)."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +14,7 @@ from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import BENCHMARKS
 
 
-def decision_table(quick: bool) -> list[list[object]]:
+def decision_table(quick: bool) -> list[list[Any]]:
     from schedlab.solvers.esg.profiles import generate
     from schedlab.solvers.solve import solve
 

@@ -89,3 +89,12 @@ def test_cpsat_with_inexact_time_unit_is_not_called_optimal():
     r = solve(app, "cpsat", options={"time_unit_ms": 0.7})
     assert r.status in (Status.FEASIBLE, Status.ERROR, Status.INFEASIBLE, Status.TIMEOUT)
     assert r.status is not Status.OPTIMAL
+
+
+@pytest.mark.slow
+def test_astar_equals_the_path_kernel_on_1e8_paths():
+    for s in range(3):
+        app = generate(4, 100, 50 + s)  # 100**4 = 1e8 configuration paths
+        brute = solve(app, "brute", options={"backend": "cpu"})
+        assert brute.stats["paths"] == 1e8
+        assert _same(solve(app, "astar"), brute)
