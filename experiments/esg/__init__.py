@@ -1,0 +1,1 @@
+"""ESG experiments: serverless simulator, policies, CLI verbs, figure and benchmark."""

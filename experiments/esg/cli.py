@@ -1,0 +1,209 @@
+"""`schedlab esg ...`: generate an application, plan it with any method, simulate policies.
+
+Module level imports only click and the registries (keeps `schedlab --help` light).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
+from schedlab.experiments.output import emit_json
+from schedlab.experiments.registry import COMMANDS, POLICIES
+from schedlab.solvers.solve import METHODS
+
+APP_FORMAT = """\b
+Application file (JSON; a chain in list order when "edges" is omitted):
+  {"name": "app", "slo_ms": 400, "prices": {"vcpu_s": 1.0e-5, "gpu_s": 1.0e-4},
+   "functions": [{"id": "detect", "configs": [{"batch": 4, "vcpus": 2,
+                  "gpu_share": 0.25, "latency_ms": 38.0}, ...]}, ...],
+   "edges": [["detect", "classify"], ...]}
+Optional: per config "wait_ms" (batch-fill wait), per function "transfer_ms", "cold_start_ms"."""
+
+
+@COMMANDS.register("esg")
+@click.group()
+def esg() -> None:
+    """ESG (HPDC 2024): batch size, vCPUs and GPU share of serverless inference pipelines.
+
+    \b
+    Example:
+      schedlab esg generate --stages 4 --configs 50 --seed 1 > app.json
+      schedlab esg plan app.json --method astar --json
+      schedlab esg simulate --apps app.json --policy esg --load 0.5 --json
+    """
+
+
+@esg.command("generate", epilog=APP_FORMAT)
+@click.option("--stages", type=click.IntRange(1, 64), default=4, show_default=True)
+@click.option("--configs", type=click.IntRange(1, 1500), default=50, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--shape", type=click.Choice(["chain", "dag"]), default="chain", show_default=True)
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=None, help="File (stdout).")
+def generate_cmd(stages: int, configs: int, seed: int, shape: str, out: Path | None) -> None:
+    """Write a random application (seeded profile families; SLO at the 30% latency quantile).
+
+    \b
+    Example:
+      schedlab esg generate --stages 5 --configs 100 --seed 3 -o app.json
+      schedlab esg generate --stages 6 --configs 20 --shape dag > dag.json
+    """
+    from schedlab.solvers.esg.profiles import generate
+    from schedlab.solvers.util import atomic_write_text
+
+    app = generate(stages, configs, seed, shape=shape)  # type: ignore[arg-type]
+    if out is None:
+        click.echo(app.to_json())
+    else:
+        atomic_write_text(out, app.to_json() + "\n")
+        click.echo(str(out), err=True)
+
+
+def _method_entries() -> list[Any]:
+    return METHODS.entries(scope="esg")
+
+
+@esg.command("plan", cls=OptionsCommand, options_of=_method_entries, epilog=APP_FORMAT)  # type: ignore[call-arg]
+@click.argument("app_file", type=click.Path(path_type=Path))
+@click.option("--method", type=RegistryChoice(METHODS, scope="esg"), default="astar")
+@click.option("--budget-ms", type=float, default=None, help="Latency budget (default: the SLO).")
+@click.option("--time-limit", type=float, default=None, help="Seconds (exact solvers).")
+@click.option("--seed", type=int, default=None)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
+def plan_cmd(
+    ctx: click.Context,
+    app_file: Path,
+    method: str,
+    budget_ms: float | None,
+    time_limit: float | None,
+    seed: int | None,
+    as_json: bool,
+    **params: Any,
+) -> None:
+    """Cheapest configuration per function whose end-to-end latency fits the budget.
+
+    No feasible plan: status "infeasible", exit 0.
+
+    \b
+    Example:
+      schedlab esg plan app.json --method astar --json
+      schedlab esg plan app.json --method cpsat --budget-ms 150
+      schedlab esg plan app.json --method brute --backend cpu
+    """
+    from schedlab.solvers.errors import InvalidInput
+    from schedlab.solvers.esg.app import App
+    from schedlab.solvers.solve import solve
+
+    app = App.from_json(app_file).with_budget(budget_ms)
+    cmd = ctx.command
+    assert isinstance(cmd, OptionsCommand)
+    opts = chosen_options(METHODS.get(method, scope="esg"), params, cmd.option_names())
+    try:
+        res = solve(app, method, time_limit=time_limit, seed=seed, options=opts)
+    except InvalidInput as exc:
+        raise exc.with_source(str(app_file)) from None
+    plan = res.solution
+    out = {
+        "app": app.name,
+        "method": res.method,
+        "status": res.status.value,
+        "cost": res.value,
+        "bound": res.bound,
+        "latency_ms": None if plan is None else plan.latency_ms,
+        "budget_ms": app.budget,
+        "slo_ms": app.slo_ms,
+        "configs": None if plan is None else plan.configs,
+        "nodes_expanded": res.stats.get("nodes_expanded"),
+        "runtime_s": res.runtime_s,
+        "stats": res.stats,
+    }
+    if as_json:
+        emit_json(out)
+        return
+    click.echo(f"{app.name}: {res.method} {out['status']}  budget {app.budget:g} ms")
+    if plan is not None:
+        click.echo(f"cost per request {plan.cost:.6g}  latency {plan.latency_ms:.3f} ms")
+        for f in app.functions:
+            k = plan.configs[f.id]
+            c = f.configs[k]
+            click.echo(
+                f"  {f.id}: config {k} (batch {c.batch}, vcpus {c.vcpus:g}, "
+                f"gpu_share {c.gpu_share:g}, {c.latency_ms:g} ms)"
+            )
+    click.echo(f"runtime {res.runtime_s:.4f} s  nodes expanded {out['nodes_expanded']}")
+
+
+@esg.command("simulate")
+@click.option(
+    "--apps",
+    "apps_file",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="An application file, or a JSON list of them.",
+)
+@click.option("--policy", type=RegistryChoice(POLICIES, scope="esg"), default="esg")
+@click.option("--load", type=float, default=0.5, show_default=True, help="Offered load (0, 2].")
+@click.option(
+    "--arrivals",
+    type=click.Choice(["poisson", "bursty", "azure"]),
+    default="poisson",
+    show_default=True,
+    help="azure: the shipped subsample of the Azure LLM code trace, rescaled to the load.",
+)
+@click.option("--requests", type=click.IntRange(1, 10**7), default=2000, show_default=True)
+@click.option("--invokers", type=click.IntRange(1, 10**4), default=4, show_default=True)
+@click.option(
+    "--cold-start-ms",
+    type=click.FloatRange(0),
+    default=0.0,
+    show_default=True,
+    help="Cold start of a function whose file gives none.",
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def simulate_cmd(
+    apps_file: Path,
+    policy: str,
+    load: float,
+    arrivals: str,
+    requests: int,
+    invokers: int,
+    cold_start_ms: float,
+    seed: int,
+    as_json: bool,
+) -> None:
+    """Discrete-event serverless simulation of the applications under one policy.
+
+    Load 1.0 = the request rate that keeps every invoker's GPUs busy at the apps' cheapest
+    batch-1 configurations (see docs/esg.md).
+
+    \b
+    Example:
+      schedlab esg generate --stages 3 --configs 40 --seed 1 > app.json
+      schedlab esg simulate --apps app.json --policy esg --load 0.6 --json
+    """
+    from schedlab.experiments.esg.simulator import SimConfig, load_apps, simulate
+
+    apps = load_apps(apps_file)
+    if not 0 < load <= 2:
+        from schedlab.solvers.errors import InvalidInput
+
+        raise InvalidInput(f"--load: must be in (0, 2] (got {load})")
+    cfg = SimConfig(
+        load=load,
+        arrivals=arrivals,
+        requests=requests,
+        invokers=invokers,
+        cold_start_ms=cold_start_ms,
+        seed=seed,
+    )
+    m = simulate(apps, policy, cfg)
+    if as_json:
+        emit_json({"policy": policy, "load": load, "arrivals": arrivals, **m})
+        return
+    for k, v in m.items():
+        click.echo(f"{k:18s} {v}")

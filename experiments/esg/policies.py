@@ -1,0 +1,131 @@
+"""Online configuration policies of the ESG simulator, registered in POLICIES (scope "esg").
+
+At each dispatch the simulator asks the policy for the configuration of one queue's head
+request, given the request's remaining latency budget. Planning latency of a configuration
+= stage latency + its batch-fill wait estimate (batch - 1) / (app arrival rate). The remaining
+stages are the function's critical path to the sink (longest at fastest configurations).
+- esg: ESG_1Q: A* with both blades over the remaining stages; commit the first stage;
+- greedy: cheapest configuration that leaves room for the fastest rest;
+- batch / infless / static: the baselines of `solvers.esg.greedy` (configuration masks);
+  infless takes the cheapest configuration within its share of the remaining budget.
+When nothing fits (the head is already late), every policy takes its cheapest configuration,
+which drains the backlog fastest per unit of resource (the request misses anyway).
+Decisions are cached per (function, budget rounded down to 0.1 ms): rounding down is safe.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from schedlab.experiments.registry import POLICIES
+from schedlab.solvers.esg.app import LAT_TOL, App
+from schedlab.solvers.esg.astar import astar_chain
+from schedlab.solvers.esg.greedy import MASKS
+
+
+@dataclass
+class AppState:
+    """Per-application planning tables of one policy."""
+
+    lat: list[np.ndarray]  # planning latency (inf outside the policy's mask)
+    cost: list[np.ndarray]
+    path: list[list[int]]  # remaining critical path from each function (itself first)
+    fast: list[float]
+    cache: dict[tuple[int, int], int] = field(default_factory=dict)
+
+
+class PathPolicy:
+    """Shared preparation; subclasses implement `choose`."""
+
+    name = "greedy"
+    mask = "greedy"
+
+    def prepare(self, app: App, rate_per_s: float) -> AppState:
+        lats, costs = app.stage_latency(), app.stage_cost()
+        lat, cost = [], []
+        for f, a, c in zip(app.functions, lats, costs, strict=True):
+            m = MASKS[self.mask](f)
+            wait = np.array([(cf.batch - 1) * 1000.0 / max(rate_per_s, 1e-9) for cf in f.configs])
+            lat.append(np.where(m, a + wait, np.inf))
+            cost.append(np.where(m, c, np.inf))
+        fast = [float(x.min()) for x in lat]
+        succ: list[list[int]] = [[] for _ in fast]
+        for i, ps in enumerate(app.preds()):
+            for p in ps:
+                succ[p].append(i)
+        path: list[list[int]] = [[] for _ in fast]
+        for i in reversed(app.topo_order()):
+            nxt = max(succ[i], key=lambda j: sum(fast[k] for k in path[j]), default=None)
+            path[i] = [i] + (path[nxt] if nxt is not None else [])
+        return AppState(lat, cost, path, fast)
+
+    def decide(self, st: AppState, f: int, remaining_ms: float) -> int:
+        key = (f, math.floor(remaining_ms * 10))
+        if key not in st.cache:
+            k = self.choose(st, f, key[1] / 10)
+            st.cache[key] = int(np.argmin(st.cost[f])) if k is None else k
+        return st.cache[key]
+
+    def choose(self, st: AppState, f: int, budget: float) -> int | None:
+        rest = sum(st.fast[i] for i in st.path[f][1:])
+        ok = st.lat[f] + rest <= budget + LAT_TOL
+        if not ok.any():
+            return None
+        return int(np.argmin(np.where(ok, st.cost[f], np.inf)))
+
+
+@POLICIES.register(
+    "greedy", scope="esg", summary="cheapest configuration leaving room for the rest"
+)
+class GreedyPolicy(PathPolicy):
+    name = "greedy"
+
+
+@POLICIES.register("batch", scope="esg", summary="BATCH-like: batching on whole GPUs")
+class BatchPolicy(PathPolicy):
+    name, mask = "batch", "batch"
+
+
+@POLICIES.register("static", scope="esg", summary="fixed resources, no batching")
+class StaticPolicy(PathPolicy):
+    name, mask = "static", "static"
+
+
+@POLICIES.register("infless", scope="esg", summary="INFless-like: no GPU sharing, per-stage share")
+class InflessPolicy(PathPolicy):
+    name, mask = "infless", "infless"
+
+    def choose(self, st: AppState, f: int, budget: float) -> int | None:
+        total = sum(st.fast[i] for i in st.path[f])
+        share = budget * st.fast[f] / total if total > 0 else budget
+        ok = st.lat[f] <= share + LAT_TOL
+        if not ok.any():
+            return super().choose(st, f, budget)
+        return int(np.argmin(np.where(ok, st.cost[f], np.inf)))
+
+
+@POLICIES.register("esg", scope="esg", summary="ESG_1Q: A* with dual-blade pruning, re-planned")
+class EsgPolicy(PathPolicy):
+    name = "esg"
+
+    def choose(self, st: AppState, f: int, budget: float) -> int | None:
+        path = st.path[f]
+        ls, cs = [], []
+        for i in path:
+            keep = np.isfinite(st.lat[i])
+            ls.append(st.lat[i][keep])
+            cs.append(st.cost[i][keep])
+        s = astar_chain(ls, cs, budget)
+        if s.choice is None:
+            return None
+        return int(np.flatnonzero(np.isfinite(st.lat[f]))[s.choice[0]])
+
+
+def make_policy(name: str) -> PathPolicy:
+    """A fresh policy object by registered name."""
+    cls = POLICIES.get(name, scope="esg").obj
+    policy: PathPolicy = cls()
+    return policy

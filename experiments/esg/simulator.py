@@ -1,0 +1,339 @@
+"""A discrete-event serverless simulator for ESG-style inference pipelines.
+
+Requests arrive per application (Poisson, bursty on/off, or the Azure LLM code trace's arrival
+times rescaled to the load). A request enters the queue of each function once all its
+predecessors finished (per-(application, function) FIFO queues). When a queue has a head, the
+policy picks a configuration (batch b, vCPUs, GPU share) from the head's remaining budget; the
+batch leaves when b requests wait or when the head has waited the batch-fill estimate
+(b - 1) / rate. Dispatch places it on an invoker: a warm idle container of the same
+configuration first, then the invoker of the head's upstream function, then best fit on GPU
+share (idle containers are evicted when space is needed); a new container pays the cold start.
+Idle containers stay warm for `keep_alive_s`. Cost = sum over runs of (vcpus * vcpu_s +
+gpu_share * gpu_s) * run time; reported per completed request. Every request completes
+(the run drains), and the simulator checks that arrivals = completions.
+
+Load 1.0: the aggregate rate at which the apps' batch-1 configurations of least GPU time would
+keep every invoker's GPU busy, split equally over the applications.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schedlab.experiments.esg.policies import AppState, PathPolicy, make_policy
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.esg.app import App
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    load: float = 0.5
+    arrivals: str = "poisson"  # poisson | bursty | azure
+    requests: int = 2000
+    invokers: int = 4
+    vcpus_per_invoker: float = 32.0
+    gpus_per_invoker: float = 1.0
+    keep_alive_s: float = 60.0
+    cold_start_ms: float = 0.0  # used when a function gives none (0: warm-start model)
+    seed: int = 0
+
+
+def load_apps(path: Path) -> list[App]:
+    """An application file or a JSON list of application objects."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise InvalidInput(f"{path}: no such file") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
+    items = data if isinstance(data, list) else [data]
+    if not items:
+        raise InvalidInput(f"{path}: an empty list of applications")
+    apps = []
+    for i, d in enumerate(items):
+        try:
+            apps.append(App.from_dict(d))
+        except InvalidInput as exc:
+            where = f"{path}" + (f"[{i}]" if isinstance(data, list) else "")
+            raise exc.with_source(where) from None
+    return apps
+
+
+def azure_offsets() -> np.ndarray:
+    """Shipped arrival offsets (s) of the Azure LLM code trace (first 3,000 requests)."""
+    text = resources.files("schedlab.experiments.esg").joinpath("data/azure_code_arrivals.csv")
+    return np.array([float(x) for x in text.read_text().split()[1:]])
+
+
+def arrival_times(kind: str, rate: float, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n arrival times (ms) with mean rate `rate` per second."""
+    if kind == "poisson":
+        return np.cumsum(rng.exponential(1000.0 / rate, size=n))
+    if kind == "bursty":  # on/off: on 25 % of the time at 4x the mean rate
+        out: list[float] = []
+        t, on = 0.0, True
+        while len(out) < n:
+            span = rng.exponential(1000.0 if on else 3000.0)
+            if on:
+                k = rng.poisson(4 * rate * span / 1000.0)
+                out.extend(np.sort(t + rng.uniform(0, span, size=k)).tolist())
+            t, on = t + span, not on
+        return np.array(out[:n])
+    if kind == "azure":
+        off = azure_offsets()
+        gaps = np.roll(np.diff(off), -int(rng.integers(len(off) - 1)))  # seeded start
+        g = np.tile(gaps, int(np.ceil(n / len(gaps))))[:n]
+        g = g / g.mean() * (1000.0 / rate)
+        return np.cumsum(g)
+    raise InvalidInput(f"arrivals: unknown {kind!r}; choose poisson, bursty or azure")
+
+
+@dataclass(eq=False)
+class Container:
+    app: int
+    fn: int
+    cfg: int
+    vcpus: float
+    share: float
+    busy: bool = False
+    idle_since: float = 0.0
+
+
+@dataclass
+class Invoker:
+    vcpus: float
+    gpu: float
+    containers: list[Container] = field(default_factory=list)
+
+    def free(self) -> tuple[float, float]:
+        v = self.vcpus - sum(c.vcpus for c in self.containers)
+        g = self.gpu - sum(c.share for c in self.containers)
+        return v, g
+
+
+class Simulation:
+    """One run; `run()` returns the metrics."""
+
+    def __init__(self, apps: list[App], policy: str | PathPolicy, cfg: SimConfig) -> None:
+        self.apps, self.cfg = apps, cfg
+        self.policy = make_policy(policy) if isinstance(policy, str) else policy
+        self.rng = np.random.default_rng(cfg.seed)
+        self.rates = self._rates()
+        self.states: list[AppState] = [
+            self.policy.prepare(a, r) for a, r in zip(apps, self.rates, strict=True)
+        ]
+        self.preds = [a.preds() for a in apps]
+        self.succ = [
+            [[j for j, ps in enumerate(p) if i in ps] for i in range(len(p))] for p in self.preds
+        ]
+        self.invokers = [
+            Invoker(cfg.vcpus_per_invoker, cfg.gpus_per_invoker) for _ in range(cfg.invokers)
+        ]
+        self.queues: dict[tuple[int, int], deque[int]] = {}
+        self.pending: dict[tuple[int, int], tuple[int, float]] = {}  # queue -> (cfg, go time)
+        self.blocked: set[tuple[int, int]] = set()
+        self.events: list[tuple[float, int, str, Any]] = []
+        self.seq = 0
+        self.decision_ms: list[float] = []
+        self.cost = 0.0
+        self.cold_starts = 0
+
+    def _rates(self) -> list[float]:
+        """Per-app arrival rate (1/s) for the configured load."""
+        demand = 0.0  # GPU-ms per request summed over apps
+        for a in self.apps:
+            for f in a.functions:
+                ones = [c for c in f.configs if c.batch == 1] or list(f.configs)
+                demand += min(c.gpu_share * c.latency_ms / c.batch for c in ones)
+        capacity = self.cfg.invokers * self.cfg.gpus_per_invoker * 1000.0  # GPU-ms per s
+        total = self.cfg.load * capacity / max(demand, 1e-9)
+        return [total] * len(self.apps)
+
+    def push(self, t: float, kind: str, data: Any) -> None:
+        self.seq += 1
+        heapq.heappush(self.events, (t, self.seq, kind, data))
+
+    # --- requests ---------------------------------------------------------------------
+    def _setup_requests(self) -> None:
+        n_apps, n = len(self.apps), self.cfg.requests
+        per = [n // n_apps + (1 if i < n % n_apps else 0) for i in range(n_apps)]
+        self.req_app: list[int] = []
+        self.req_arrival: list[float] = []
+        for a, k in enumerate(per):
+            if k == 0:
+                continue
+            ts = arrival_times(self.cfg.arrivals, self.rates[a], k, self.rng)
+            for t in ts:
+                rid = len(self.req_app)
+                self.req_app.append(a)
+                self.req_arrival.append(float(t))
+                self.push(float(t), "arrive", rid)
+        m = len(self.req_app)
+        self.req_left = [[len(p) for p in self.preds[self.req_app[r]]] for r in range(m)]
+        self.req_done_fns = [0] * m
+        self.req_finish = [np.nan] * m
+        self.req_where: list[dict[int, int]] = [{} for _ in range(m)]
+        self.req_enq: dict[tuple[int, int], float] = {}
+
+    def _enqueue(self, t: float, rid: int, fn: int) -> None:
+        q = (self.req_app[rid], fn)
+        self.queues.setdefault(q, deque()).append(rid)
+        self.req_enq[(rid, fn)] = t
+        self._service(t, q)
+
+    # --- decisions and dispatch ---------------------------------------------------------
+    def _service(self, t: float, q: tuple[int, int]) -> None:
+        queue = self.queues.get(q)
+        if not queue:
+            self.pending.pop(q, None)
+            return
+        a, fn = q
+        if q not in self.pending:
+            head = queue[0]
+            remaining = self.apps[a].slo_ms - (t - self.req_arrival[head])
+            t0 = time.perf_counter()
+            k = self.policy.decide(self.states[a], fn, remaining)
+            self.decision_ms.append((time.perf_counter() - t0) * 1000.0)
+            b = self.apps[a].functions[fn].configs[k].batch
+            go = self.req_enq[(head, fn)] + (b - 1) * 1000.0 / self.rates[a]
+            self.pending[q] = (k, go)
+            if len(queue) < b and go > t:
+                self.push(go, "timer", q)
+        k, go = self.pending[q]
+        b = self.apps[a].functions[fn].configs[k].batch
+        if len(queue) >= b or go <= t:
+            self._dispatch(t, q)
+
+    def _place(self, t: float, a: int, fn: int, k: int, head: int) -> tuple[int, Container, bool]:
+        c = self.apps[a].functions[fn].configs[k]
+        ka = self.cfg.keep_alive_s * 1000.0
+        for inv in self.invokers:  # expire idle containers past keep-alive
+            inv.containers = [x for x in inv.containers if x.busy or t - x.idle_since < ka]
+        for i, inv in enumerate(self.invokers):
+            for x in inv.containers:
+                # a container is sized by (vCPUs, GPU share); the batch size is a run parameter
+                if not x.busy and (x.app, x.fn, x.vcpus, x.share) == (a, fn, c.vcpus, c.gpu_share):
+                    return i, x, False
+        ups = [self.req_where[head][p] for p in self.preds[a][fn] if p in self.req_where[head]]
+        order = sorted(
+            range(len(self.invokers)),
+            key=lambda i: (i not in ups, self.invokers[i].free()[1]),
+        )
+        for evict in (False, True):  # upstream invoker first, then best fit on GPU share
+            for i in order:
+                inv = self.invokers[i]
+                if self._fits(inv, c.vcpus, c.gpu_share, evict):
+                    x = Container(a, fn, k, c.vcpus, c.gpu_share)
+                    inv.containers.append(x)
+                    return i, x, True
+        return -1, Container(a, fn, k, 0, 0), False
+
+    @staticmethod
+    def _fits(inv: Invoker, vcpus: float, share: float, evict: bool) -> bool:
+        """Whether a container fits, evicting idle containers (oldest first) when allowed."""
+        v, g = inv.free()
+        if evict:
+            idle = sorted((x for x in inv.containers if not x.busy), key=lambda x: x.idle_since)
+            while (v < vcpus - 1e-9 or g < share - 1e-9) and idle:
+                inv.containers.remove(idle.pop(0))
+                v, g = inv.free()
+        return v >= vcpus - 1e-9 and g >= share - 1e-9
+
+    def _dispatch(self, t: float, q: tuple[int, int]) -> None:
+        a, fn = q
+        k, _ = self.pending[q]
+        queue = self.queues[q]
+        f = self.apps[a].functions[fn]
+        c = f.configs[k]
+        i, cont, cold = self._place(t, a, fn, k, queue[0])
+        if i < 0:
+            self.blocked.add(q)
+            return
+        self.blocked.discard(q)
+        batch = [queue.popleft() for _ in range(min(c.batch, len(queue)))]
+        run = (
+            c.latency_ms
+            + f.transfer_ms
+            + ((f.cold_start_ms or self.cfg.cold_start_ms) if cold else 0.0)
+        )
+        self.cold_starts += cold
+        cont.busy = True
+        rate = c.vcpus * self.apps[a].prices.vcpu_s + c.gpu_share * self.apps[a].prices.gpu_s
+        self.cost += rate * run / 1000.0
+        for r in batch:
+            self.req_where[r][fn] = i
+        del self.pending[q]
+        self.push(t + run, "done", (q, cont, batch))
+        self._service(t, q)
+
+    def _done(self, t: float, q: tuple[int, int], cont: Container, batch: list[int]) -> None:
+        a, fn = q
+        cont.busy, cont.idle_since = False, t
+        n_fns = len(self.apps[a].functions)
+        for r in batch:
+            self.req_done_fns[r] += 1
+            if self.req_done_fns[r] == n_fns:
+                self.req_finish[r] = t
+            for j in self.succ[a][fn]:
+                self.req_left[r][j] -= 1
+                if self.req_left[r][j] == 0:
+                    self._enqueue(t, r, j)
+        for bq in list(self.blocked):
+            if bq in self.pending:
+                self._dispatch(t, bq)
+
+    def run(self) -> dict[str, Any]:
+        self._setup_requests()
+        wall = time.perf_counter()
+        while self.events:
+            t, _, kind, data = heapq.heappop(self.events)
+            if kind == "arrive":
+                preds = self.preds[self.req_app[data]]
+                for fn, ps in enumerate(preds):
+                    if not ps:
+                        self._enqueue(t, data, fn)
+            elif kind == "timer":
+                if data in self.pending and data not in self.blocked:
+                    self._service(t, data)
+            else:
+                self._done(t, *data)
+        return self._metrics(time.perf_counter() - wall)
+
+    def _metrics(self, wall_s: float) -> dict[str, Any]:
+        fin = np.array(self.req_finish)
+        arrived = len(fin)
+        done = int(np.isfinite(fin).sum())
+        if done != arrived:
+            raise RuntimeError(f"simulator lost requests: {arrived} arrived, {done} completed")
+        lat = fin - np.array(self.req_arrival)
+        slo = np.array([self.apps[a].slo_ms for a in self.req_app])
+        dec = np.array(self.decision_ms) if self.decision_ms else np.zeros(1)
+        return {
+            "requests": arrived,
+            "completed": done,
+            "slo_hit_rate": float(np.mean(lat <= slo + 1e-9)),
+            "cost": self.cost / max(done, 1),
+            "p50_latency_ms": float(np.percentile(lat, 50)),
+            "p99_latency_ms": float(np.percentile(lat, 99)),
+            "decision_ms_p99": float(np.percentile(dec, 99)),
+            "decisions": len(self.decision_ms),
+            "cold_starts": int(self.cold_starts),
+            "rate_per_s": float(sum(self.rates)),
+            "wall_s": wall_s,
+        }
+
+
+def simulate(apps: list[App], policy: str | PathPolicy, cfg: SimConfig) -> dict[str, Any]:
+    """Run one simulation and return its metrics (see the module docstring)."""
+    if not apps:
+        raise InvalidInput("apps: at least one application")
+    return Simulation(apps, policy, cfg).run()

@@ -1,0 +1,317 @@
+"""An ESG application: a DAG of serverless functions, each with profiled configurations, an SLO.
+
+A configuration of a function is (batch size, vCPUs, GPU share, batch latency); its per-request
+cost is (vcpus * vcpu_s + gpu_share * gpu_s) * latency_ms / 1000 / batch. The stage latency a
+plan pays for a function is latency_ms + wait_ms (batch-fill wait, 0 unless given) +
+transfer_ms of the function (0 unless given). A plan picks one configuration per function; it
+meets the budget when the longest path of stage latencies through the DAG fits it.
+File format (JSON): see `App.from_json`; a chain when `edges` is omitted (in list order).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from schedlab.solvers.errors import InvalidInput, Problems
+
+#: Absolute latency tolerance (ms) of every feasibility check: latency <= budget + LAT_TOL.
+LAT_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Prices:
+    """Prices of one vCPU-second and one whole-GPU-second."""
+
+    vcpu_s: float = 1.0e-5
+    gpu_s: float = 1.0e-4
+
+
+@dataclass(frozen=True)
+class Config:
+    """One profiled configuration of a function."""
+
+    batch: int
+    vcpus: float
+    gpu_share: float
+    latency_ms: float
+    wait_ms: float = 0.0
+
+    def cost(self, prices: Prices) -> float:
+        """Per-request cost of this configuration."""
+        rate = self.vcpus * prices.vcpu_s + self.gpu_share * prices.gpu_s
+        return rate * self.latency_ms / 1000.0 / self.batch
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "batch": self.batch,
+            "vcpus": self.vcpus,
+            "gpu_share": self.gpu_share,
+            "latency_ms": self.latency_ms,
+        }
+        if self.wait_ms:
+            d["wait_ms"] = self.wait_ms
+        return d
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function of the application: its id, configurations, transfer and cold-start times."""
+
+    id: str
+    configs: tuple[Config, ...]
+    transfer_ms: float = 0.0
+    cold_start_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "configs": [c.to_dict() for c in self.configs]}
+        if self.transfer_ms:
+            d["transfer_ms"] = self.transfer_ms
+        if self.cold_start_ms:
+            d["cold_start_ms"] = self.cold_start_ms
+        return d
+
+
+@dataclass(frozen=True)
+class App:
+    """One application. `budget_ms` (None: the SLO) is the latency a plan must fit."""
+
+    subject: ClassVar[str] = "esg"
+
+    name: str
+    slo_ms: float
+    functions: tuple[Function, ...]
+    edges: tuple[tuple[str, str], ...]
+    prices: Prices = field(default_factory=Prices)
+    budget_ms: float | None = None
+
+    # --- derived ------------------------------------------------------------------------
+    @property
+    def budget(self) -> float:
+        return self.slo_ms if self.budget_ms is None else self.budget_ms
+
+    @property
+    def ids(self) -> list[str]:
+        return [f.id for f in self.functions]
+
+    @property
+    def is_chain(self) -> bool:
+        """True when the edges link the functions in list order, one after the other."""
+        ids = self.ids
+        return list(self.edges) == [(ids[i], ids[i + 1]) for i in range(len(ids) - 1)]
+
+    @property
+    def kind(self) -> str:
+        return "chain" if self.is_chain else "dag"
+
+    def with_budget(self, budget_ms: float | None) -> App:
+        """The same application with another latency budget (None: the SLO)."""
+        if budget_ms is not None and not (math.isfinite(budget_ms) and budget_ms > 0):
+            raise InvalidInput(f"budget_ms: must be positive and finite (got {budget_ms!r})")
+        return replace(self, budget_ms=budget_ms)
+
+    def stage_latency(self) -> list[np.ndarray]:
+        """Per function, the stage latency (ms) of each configuration (latency+wait+transfer)."""
+        return [
+            np.array([c.latency_ms + c.wait_ms + f.transfer_ms for c in f.configs], dtype=float)
+            for f in self.functions
+        ]
+
+    def stage_cost(self) -> list[np.ndarray]:
+        """Per function, the per-request cost of each configuration."""
+        return [np.array([c.cost(self.prices) for c in f.configs]) for f in self.functions]
+
+    def index(self) -> dict[str, int]:
+        return {fid: i for i, fid in enumerate(self.ids)}
+
+    def preds(self) -> list[list[int]]:
+        """Predecessor function indices of each function."""
+        idx = self.index()
+        out: list[list[int]] = [[] for _ in self.functions]
+        for u, v in self.edges:
+            out[idx[v]].append(idx[u])
+        return out
+
+    def topo_order(self) -> list[int]:
+        """Function indices in a topological order (the file order for a valid file)."""
+        preds = self.preds()
+        done: set[int] = set()
+        order: list[int] = []
+        while len(order) < len(self.functions):
+            ready = [i for i in range(len(self.functions)) if i not in done]
+            ready = [i for i in ready if all(p in done for p in preds[i])]
+            if not ready:
+                raise InvalidInput("edges: the functions' edges form a cycle")
+            order.append(ready[0])
+            done.add(ready[0])
+        return order
+
+    # --- files --------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str | None = None) -> App:
+        """Parse and validate; every problem is reported in one InvalidInput."""
+        return _parse(data, source)
+
+    @classmethod
+    def from_json(cls, path: str | Path) -> App:
+        try:
+            data = json.loads(Path(path).read_text())
+        except FileNotFoundError:
+            raise InvalidInput(f"{path}: no such file") from None
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
+        return _parse(data, str(path))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "slo_ms": self.slo_ms,
+            "prices": {"vcpu_s": self.prices.vcpu_s, "gpu_s": self.prices.gpu_s},
+            "functions": [f.to_dict() for f in self.functions],
+            "edges": [list(e) for e in self.edges],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1)
+
+
+def _num(p: Problems, where: str, v: Any, *, positive: bool = True, zero_ok: bool = False) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        p.add(f"{where}: must be a finite number (got {v!r})")
+        return math.nan
+    if positive and (v < 0 or (v == 0 and not zero_ok)):
+        p.add(f"{where}: must be {'>= 0' if zero_ok else '> 0'} (got {v!r})")
+    return float(v)
+
+
+def _config(p: Problems, where: str, c: Any) -> Config | None:
+    if not isinstance(c, dict):
+        p.add(f"{where}: must be an object with batch, vcpus, gpu_share, latency_ms")
+        return None
+    known = {"batch", "vcpus", "gpu_share", "latency_ms", "wait_ms"}
+    for k in sorted(set(c) - known):
+        p.add(f"{where}.{k}: unknown field; fields: {', '.join(sorted(known))}")
+    for k in ("batch", "vcpus", "gpu_share", "latency_ms"):
+        if k not in c:
+            p.add(f"{where}.{k}: missing")
+    b = c.get("batch", 1)
+    if isinstance(b, bool) or not isinstance(b, int) or b < 1:
+        p.add(f"{where}.batch: must be an integer >= 1 (got {b!r})")
+        b = 1
+    g = _num(p, f"{where}.gpu_share", c.get("gpu_share", 1.0), positive=False)
+    if math.isfinite(g) and not 0 < g <= 1:
+        p.add(f"{where}.gpu_share: must be in (0, 1] (got {g!r})")
+    return Config(
+        batch=b,
+        vcpus=_num(p, f"{where}.vcpus", c.get("vcpus", 1), zero_ok=True),
+        gpu_share=g,
+        latency_ms=_num(p, f"{where}.latency_ms", c.get("latency_ms", 1.0)),
+        wait_ms=_num(p, f"{where}.wait_ms", c.get("wait_ms", 0.0), zero_ok=True),
+    )
+
+
+def _function(p: Problems, i: int, f: Any) -> Function | None:
+    if not isinstance(f, dict):
+        p.add(f"functions[{i}]: must be an object with id and configs")
+        return None
+    fid = f.get("id")
+    where = f"function {fid!r}" if isinstance(fid, str) and fid else f"functions[{i}]"
+    if not isinstance(fid, str) or not fid:
+        p.add(f"{where}.id: must be a non-empty string (got {fid!r})")
+    known = {"id", "configs", "transfer_ms", "cold_start_ms"}
+    for k in sorted(set(f) - known):
+        p.add(f"{where}.{k}: unknown field; fields: {', '.join(sorted(known))}")
+    raw = f.get("configs")
+    if not isinstance(raw, list) or not raw:
+        p.add(f"{where}.configs: must be a non-empty list of configurations")
+        raw = []
+    cs = [_config(p, f"{where}.configs[{k}]", c) for k, c in enumerate(raw)]
+    return Function(
+        id=str(fid),
+        configs=tuple(c for c in cs if c is not None),
+        transfer_ms=_num(p, f"{where}.transfer_ms", f.get("transfer_ms", 0.0), zero_ok=True),
+        cold_start_ms=_num(p, f"{where}.cold_start_ms", f.get("cold_start_ms", 0.0), zero_ok=True),
+    )
+
+
+def _edges(p: Problems, data: dict[str, Any], ids: list[str]) -> tuple[tuple[str, str], ...]:
+    if "edges" not in data or data["edges"] is None:
+        return tuple((ids[i], ids[i + 1]) for i in range(len(ids) - 1))
+    raw, out = data["edges"], []
+    if not isinstance(raw, list):
+        p.add("edges: must be a list of [from, to] pairs of function ids")
+        return ()
+    known = set(ids)
+    for k, e in enumerate(raw):
+        if not (isinstance(e, list | tuple) and len(e) == 2 and all(isinstance(x, str) for x in e)):
+            p.add(f"edges[{k}]: must be a pair [from, to] of function ids (got {e!r})")
+            continue
+        bad = [x for x in e if x not in known]
+        if bad:
+            p.add(f"edges[{k}]: unknown function id(s) {', '.join(map(repr, bad))}")
+        elif e[0] == e[1]:
+            p.add(f"edges[{k}]: a self-loop on {e[0]!r}")
+        elif (e[0], e[1]) in out:
+            p.add(f"edges[{k}]: duplicate edge {e[0]!r} -> {e[1]!r}")
+        else:
+            out.append((e[0], e[1]))
+    return tuple(out)
+
+
+def _parse(data: Any, source: str | None) -> App:
+    p = Problems()
+    if not isinstance(data, dict):
+        raise InvalidInput("top level: must be a JSON object with name, slo_ms, functions")
+    known = {"name", "slo_ms", "prices", "functions", "edges"}
+    for k in sorted(set(data) - known):
+        p.add(f"{k}: unknown field; fields: {', '.join(sorted(known))}")
+    slo = _num(p, "slo_ms", data.get("slo_ms"))
+    pr = data.get("prices", {})
+    if not isinstance(pr, dict):
+        p.add("prices: must be an object with vcpu_s and gpu_s")
+        pr = {}
+    for k in sorted(set(pr) - {"vcpu_s", "gpu_s"}):
+        p.add(f"prices.{k}: unknown field; fields: gpu_s, vcpu_s")
+    prices = Prices(
+        vcpu_s=_num(p, "prices.vcpu_s", pr.get("vcpu_s", Prices.vcpu_s), zero_ok=True),
+        gpu_s=_num(p, "prices.gpu_s", pr.get("gpu_s", Prices.gpu_s), zero_ok=True),
+    )
+    raw = data.get("functions")
+    if not isinstance(raw, list) or not raw:
+        p.add("functions: must be a non-empty list")
+        raw = []
+    fs = [_function(p, i, f) for i, f in enumerate(raw)]
+    funcs = tuple(f for f in fs if f is not None)
+    ids = [f.id for f in funcs]
+    for d in sorted({x for x in ids if ids.count(x) > 1}):
+        p.add(f"function {d!r}: duplicate id")
+    edges = _edges(p, data, ids)
+    name = data.get("name", "app")
+    if not isinstance(name, str):
+        p.add(f"name: must be a string (got {name!r})")
+    p.raise_if_any(source)
+    app = App(str(name), slo, funcs, edges, prices)
+    try:
+        app.topo_order()
+    except InvalidInput as exc:
+        raise exc.with_source(source) if source else exc from None
+    return app
+
+
+def chain_app(
+    name: str,
+    slo_ms: float,
+    stages: list[list[Config]],
+    prices: Prices | None = None,
+    ids: list[str] | None = None,
+) -> App:
+    """A chain application from per-stage configuration lists (ids f0, f1, ... by default)."""
+    ids = ids or [f"f{i}" for i in range(len(stages))]
+    funcs = tuple(Function(fid, tuple(cs)) for fid, cs in zip(ids, stages, strict=True))
+    edges = tuple((ids[i], ids[i + 1]) for i in range(len(ids) - 1))
+    return App(name, slo_ms, funcs, edges, prices or Prices())

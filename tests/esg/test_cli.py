@@ -1,0 +1,68 @@
+"""`schedlab esg generate / plan / simulate`: JSON keys, exit codes, infeasible is exit 0."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from schedlab.experiments.cli import cli
+
+
+@pytest.fixture
+def app_file(tmp_path):
+    path = tmp_path / "app.json"
+    res = CliRunner().invoke(
+        cli, ["esg", "generate", "--stages", "3", "--configs", "12", "--seed", "4", "-o", str(path)]
+    )
+    assert res.exit_code == 0, res.output
+    return path
+
+
+@pytest.mark.parametrize("method", ["astar", "milp", "cpsat", "brute", "greedy"])
+def test_plan_json_keys(app_file, method):
+    res = CliRunner().invoke(cli, ["esg", "plan", str(app_file), "--method", method, "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    for key in ("status", "cost", "latency_ms", "configs", "nodes_expanded", "runtime_s"):
+        assert key in out
+    assert out["status"] == ("feasible" if method == "greedy" else "optimal")
+    assert set(out["configs"]) == {"f0", "f1", "f2"}
+    assert out["latency_ms"] <= out["budget_ms"] + 1e-9
+
+
+def test_exact_methods_agree_through_the_cli(app_file):
+    costs = set()
+    for m in ("astar", "milp", "cpsat", "brute"):
+        res = CliRunner().invoke(cli, ["esg", "plan", str(app_file), "--method", m, "--json"])
+        costs.add(round(json.loads(res.stdout)["cost"], 15))
+    assert len(costs) == 1
+
+
+def test_infeasible_budget_exits_zero(app_file):
+    res = CliRunner().invoke(cli, ["esg", "plan", str(app_file), "--budget-ms", "0.5", "--json"])
+    assert res.exit_code == 0
+    out = json.loads(res.stdout)
+    assert out["status"] == "infeasible" and out["configs"] is None
+
+
+def test_bad_files_exit_two(tmp_path, app_file):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"slo_ms": 10, "functions": [{"id": "a", "configs": [{"batch": 0}]}]}')
+    for args in (
+        ["esg", "plan", str(bad)],
+        ["esg", "plan", str(tmp_path / "missing.json")],
+        ["esg", "plan", str(app_file), "--method", "milp", "--backend", "cpu"],
+        ["esg", "plan", str(app_file), "--budget-ms", "-3"],
+    ):
+        res = CliRunner().invoke(cli, args)
+        assert res.exit_code == 2, (args, res.output)
+    res = CliRunner().invoke(cli, ["esg", "plan", str(bad)])
+    assert "batch" in res.output and "bad.json" in res.output
+
+
+def test_generate_stdout_is_an_app():
+    res = CliRunner().invoke(cli, ["esg", "generate", "--stages", "4", "--shape", "dag"])
+    assert res.exit_code == 0
+    assert len(json.loads(res.stdout)["functions"]) == 4

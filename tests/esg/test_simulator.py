@@ -1,0 +1,67 @@
+"""The serverless simulator conserves requests, is seeded, and ESG meets the SLO at light load."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from schedlab.experiments.cli import cli
+from schedlab.experiments.esg.simulator import SimConfig, Simulation, arrival_times, simulate
+from schedlab.solvers.esg.profiles import generate
+
+POLICIES = ("esg", "greedy", "batch", "infless", "static")
+
+
+@pytest.fixture(scope="module")
+def apps():
+    return [generate(3, 20, 1), generate(4, 20, 2, shape="dag")]
+
+
+@pytest.mark.parametrize("arrivals", ["poisson", "bursty", "azure"])
+@pytest.mark.parametrize("policy", POLICIES)
+def test_every_request_completes_once(apps, policy, arrivals):
+    cfg = SimConfig(load=0.3, arrivals=arrivals, requests=300, seed=3, cold_start_ms=50.0)
+    sim = Simulation(apps, policy, cfg)
+    m = sim.run()
+    assert m["requests"] == m["completed"] == 300
+    # every function of every request ran exactly once
+    assert sim.req_done_fns == [len(apps[a].functions) for a in sim.req_app]
+    assert not any(sim.queues.values()) and not sim.pending
+    assert 0 <= m["slo_hit_rate"] <= 1 and m["cost"] > 0
+
+
+def test_seeded_and_esg_meets_slo_at_light_load(apps):
+    cfg = SimConfig(load=0.1, requests=400, seed=5)
+    a, b = simulate(apps, "esg", cfg), simulate(apps, "esg", cfg)
+    assert {k: v for k, v in a.items() if "ms_p" not in k and k != "wall_s"} == {
+        k: v for k, v in b.items() if "ms_p" not in k and k != "wall_s"
+    }
+    assert a["slo_hit_rate"] >= 0.95
+
+
+def test_arrival_rates_match():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    for kind in ("poisson", "bursty", "azure"):
+        t = arrival_times(kind, 20.0, 4000, rng)
+        rate = len(t) / (t[-1] / 1000.0)
+        assert 10.0 < rate < 40.0, kind  # bursty and azure are far from Poisson: loose band
+        assert (np.diff(t) >= 0).all()
+
+
+def test_simulate_cli_json(tmp_path):
+    app = tmp_path / "app.json"
+    app.write_text(generate(3, 10, 0).to_json())
+    res = CliRunner().invoke(
+        cli,
+        ["esg", "simulate", "--apps", str(app), "--policy", "esg", "--requests", "200", "--json"],
+    )
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    for key in ("slo_hit_rate", "cost", "p99_latency_ms", "decision_ms_p99"):
+        assert key in out
+    res = CliRunner().invoke(cli, ["esg", "simulate", "--apps", str(tmp_path / "no.json")])
+    assert res.exit_code == 2
