@@ -21,7 +21,7 @@ import numpy as np
 import sympy as sp
 
 from schedlab.solvers.sojourn.batch import evaluate_orders
-from schedlab.solvers.sojourn.heuristics import order_by_index, smith_index, u_index
+from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key, u_index
 from schedlab.solvers.sojourn.instance import Instance, generate
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
@@ -59,7 +59,7 @@ def objectives_for(n: int) -> list[Objective]:
 
 
 def smith_order(inst: Instance) -> list[int]:
-    return order_by_index(smith_index(inst))
+    return order_by_index(smith_key(inst))
 
 
 # ---- claim 3 ------------------------------------------------------------------------------
@@ -90,7 +90,7 @@ def claim_smith_optimal(
     *,
     outdir: Path = Path("results"),
     runner: RunnerFactory | None = None,
-    index_fn: IndexFn = smith_index,
+    index_fn: IndexFn = smith_key,
     **overrides: Any,
 ) -> Verdict:
     """Claim 3. `index_fn` is the rule under test (inject another to see the check fail)."""
@@ -299,7 +299,7 @@ def claim_smith_B(
     *,
     outdir: Path = Path("results"),
     runner: RunnerFactory | None = None,
-    index_fn: IndexFn = smith_index,
+    index_fn: IndexFn = smith_key,
     **overrides: Any,
 ) -> Verdict:
     """Claim 4. Fails when a counterexample exists; `index_fn` is the rule under test."""

@@ -76,7 +76,7 @@ def test_solve_tk_needs_k_and_milp_refuses_it(inst_file):
     assert r.exit_code == 2 and "K" in r.stderr
     r = run("sojourn", "solve", str(inst_file), "--objective", "TK", "--k", "2", "--method", "milp")
     assert r.exit_code == 2
-    assert "milp solves only the linear-ordering objectives A and B" in r.stderr
+    assert "method 'milp' does not solve TK; it solves A, B" in r.stderr
     assert str(inst_file) in r.stderr and "Traceback" not in r.output
 
 

@@ -16,7 +16,7 @@ from schedlab.experiments.sojourn.online.simulator import simulate
 from schedlab.experiments.sojourn.online.synthetic import poisson_arrivals, synthetic_workload
 from schedlab.experiments.sojourn.online.workload import Workload
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.sojourn.heuristics import order_by_index, smith_index
+from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key
 from schedlab.solvers.sojourn.indices import pad
 from schedlab.solvers.sojourn.instance import generate
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
@@ -36,7 +36,7 @@ def successful_total(run) -> float:
 @pytest.mark.parametrize(("policy", "order_of"), [("fcfs", "file"), ("smith", "smith")])
 def test_one_server_time_zero_matches_objective_a(policy, order_of):
     inst = generate(6, 3, max_checkpoints=3)
-    order = list(range(inst.n)) if order_of == "file" else order_by_index(smith_index(inst))
+    order = list(range(inst.n)) if order_of == "file" else order_by_index(smith_key(inst))
     exact = evaluate(inst, order, Objective("A"))
     runs, _ = replicate(time_zero_workload(inst), get_policy(policy), 1, seed=5, replications=3000)
     mean, ci = mean_ci([successful_total(r) for r in runs])
