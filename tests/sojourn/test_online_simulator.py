@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from schedlab.experiments.sojourn.online.metrics import mean_ci
-from schedlab.experiments.sojourn.online.policies import POLICY_NAMES, get_policy
+from schedlab.experiments.sojourn.online.policies import get_policy, policy_names
 from schedlab.experiments.sojourn.online.runner import quanta_and_keys, replicate, run_once
 from schedlab.experiments.sojourn.online.simulator import simulate
 from schedlab.experiments.sojourn.online.synthetic import poisson_arrivals, synthetic_workload
@@ -92,7 +92,7 @@ def lindley_last_departure(arrival, sizes) -> float:
     return free
 
 
-@pytest.mark.parametrize("policy", POLICY_NAMES)
+@pytest.mark.parametrize("policy", policy_names())
 def test_work_conservation_and_no_lost_jobs(policy):
     """Every job departs exactly once after receiving exactly its realized size; the busy
     integral equals the realized work; dispatch is greedy (no waiting job fits afterwards)."""
@@ -140,7 +140,7 @@ def test_single_server_busy_periods_do_not_depend_on_the_policy():
     levels = w.sample_levels(rng)
     x = w.dists.sizes[np.arange(w.n), levels]
     expected = lindley_last_departure(w.arrival_s.tolist(), x.tolist())
-    for name in POLICY_NAMES:
+    for name in policy_names():
         run = run_once(w, get_policy(name), 1, rng, levels=levels)
         assert math.isclose(run.departure_s.max(), expected, rel_tol=1e-12), name
 
