@@ -35,11 +35,13 @@ import numpy as np
 from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import BENCHMARKS
 from schedlab.experiments.store import RowStore, results_dir
-from schedlab.solvers.kernels import cuda_available, evaluate_orders, lop_tables
+from schedlab.solvers.kernels import cuda_available
 from schedlab.solvers.result import Status
+from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.instance import generate
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.tables import lop_tables
 
 NS = (20, 100, 500)
 TIMED_RUNS = 3  # kernel timings: best of this many runs ...

@@ -26,15 +26,16 @@ import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.backends import get_backend
-from schedlab.solvers.kernels.evaluate import evaluate_orders as kernel_evaluate
 from schedlab.solvers.kernels.insertion import apply_moves
 from schedlab.solvers.kernels.numpy_ref import NumpyBackend
-from schedlab.solvers.kernels.tables import LopTables, a_tables, b_node_tables, compress
+from schedlab.solvers.kernels.tables import LopTables, compress
 from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key, u_index, u_star
 from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
+from schedlab.solvers.sojourn.tables import a_tables, b_node_tables
 from schedlab.solvers.solve import register_method
 
 EXACT_VALUE_MAX = 2000  # above this n the closed form's O(n^2)-memory quadrature is avoided
@@ -186,7 +187,7 @@ def _neighbourhood_search(
     n = inst.n
     if n * n * (n - 1) < SMALL_NEIGHBOURHOOD:
         backend = "numpy"  # a thread pool's start-up costs more than such a tiny batch
-    cur_v = float(kernel_evaluate(inst, cur[None, :], objective, backend=backend)[0])
+    cur_v = float(evaluate_orders(inst, cur[None, :], objective, backend=backend)[0])
     finished = True
     while n > 1:
         total = n * (n - 1)
@@ -196,7 +197,7 @@ def _neighbourhood_search(
                 finished = False
                 break
             nb = _insertion_neighbours(cur, lo, min(total, lo + NEIGHBOUR_CHUNK))
-            vals = kernel_evaluate(inst, nb, objective, backend=backend, check=False)
+            vals = evaluate_orders(inst, nb, objective, backend=backend, check=False)
             st["kernel_calls"] += 1
             st["orders_evaluated"] += len(nb)
             j = int(np.argmin(vals))
