@@ -178,7 +178,7 @@ def _climb(start: Instance, steps: int, seed: int) -> tuple[str, float, float, i
 
 def _climbs(rows: list[dict[str, Any]], cfg: dict[str, Any], seed: int) -> list[dict[str, Any]]:
     """One climb per n >= 3 from that n's instance with the largest adaptive gain."""
-    out = []
+    out: list[dict[str, Any]] = []
     if cfg["climb_steps"] <= 0:
         return out
     for n in cfg["ns"]:

@@ -250,9 +250,9 @@ def claim_b_linear_ordering(
         if d != int(n) - 1:
             problems.append(f"integrand degree {d} at n={n}, expected {int(n) - 1}")
     gl = {str(q): gauss_legendre_exact_degree(q) for q in cfg["gl_qs"]}
-    for q, d in gl.items():
-        if d != 2 * int(q) - 1:
-            problems.append(f"{q}-node rule exact to degree {d}, expected {2 * int(q) - 1}")
+    for qs, d in gl.items():
+        if d != 2 * int(qs) - 1:
+            problems.append(f"{qs}-node rule exact to degree {d}, expected {2 * int(qs) - 1}")
     # The node count under test integrates the degree n-1 integrand exactly?
     node_ok = {}
     for n in sorted(set(cfg["degree_ns"] + cfg["exact_ns"])):

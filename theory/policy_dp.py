@@ -290,6 +290,10 @@ def brute_force_preemptive(inst: Instance, kind: str, max_policies: int = 100_00
     best = float("inf")
     for pick in itertools.product(*options):
         table = dict(zip(dstates, pick, strict=True))
-        v = evaluate_policy_exact(inst, lambda s, t=table: t.get(s, fallback(s)), kind)
+
+        def policy(s: State, t: dict[State, int] = table) -> int:
+            return t.get(s, fallback(s))
+
+        v = evaluate_policy_exact(inst, policy, kind)
         best = min(best, v)
     return best

@@ -89,7 +89,8 @@ def run_steps(count: int, rounds: int) -> list[dict[str, Any]]:
     from schedlab.solvers.sojourn.instance import generate
     from schedlab.solvers.sojourn.tables import lop_tables
 
-    numba.core.config.SLP_VECTORIZE = 1  # as `cpu._slp` does
+    slp_flag = "SLP_VECTORIZE"  # a numba.core.config attribute its stubs do not declare
+    setattr(numba.core.config, slp_flag, 1)  # as `cpu._slp` does
     inst = generate(N, 1)
     orders = random_orders(N, count, seed=N)
     cases = []

@@ -236,15 +236,19 @@ def hit_row(key: dict[str, Any], exact: str) -> dict[str, Any]:
     dt = time.perf_counter() - t0
     smith = solve(inst, B, "smith")
     proven = opt.status is Status.OPTIMAL
-    tol = 1e-9 * max(1.0, abs(opt.value or 0.0))
+    ov, bv, sv = opt.value, res.value, smith.value
+    tol = 1e-9 * max(1.0, abs(ov or 0.0))
+    hit = smith_hit = below = False
+    if proven and ov is not None and bv is not None and sv is not None:
+        hit, smith_hit, below = bv <= ov + tol, sv <= ov + tol, bv < ov - tol
     return {
         "proven": proven,
-        "optimum": opt.value,
-        "batchlocal": res.value,
-        "smith": smith.value,
-        "hit": bool(proven and res.value <= opt.value + tol),
-        "smith_hit": bool(proven and smith.value <= opt.value + tol),
-        "below_optimum": bool(proven and res.value < opt.value - tol),
+        "optimum": ov,
+        "batchlocal": bv,
+        "smith": sv,
+        "hit": hit,
+        "smith_hit": smith_hit,
+        "below_optimum": below,
         "batchlocal_s": dt,
     }
 

@@ -116,7 +116,7 @@ def simulate(
     assert isinstance(cmd, OptionsCommand)
     given = chosen_options(entry, workload_flags, cmd.option_names())
     check_arguments(servers, replications, jobs, load)
-    opts = parse_options(entry.options or NoOptions, given, where=f"workload {entry.key}")
+    opts: Any = parse_options(entry.options or NoOptions, given, where=f"workload {entry.key}")
     run = entry.obj(servers, jobs=jobs, load=load, options=opts)
     try:
         res = evaluate_policy(

@@ -51,7 +51,7 @@ def check_triangles(mode: str, method: str) -> None:
         )
 
 
-def lop_cost(W: np.ndarray, order: Sequence[int]) -> float:
+def lop_cost(W: np.ndarray, order: Sequence[int] | np.ndarray) -> float:
     """sum_{a before b} W[a, b] for `order` (a permutation of W's indices)."""
     o = np.asarray(order, dtype=np.int64)
     sub = W[np.ix_(o, o)]
