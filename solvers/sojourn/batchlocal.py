@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.kernels.backends import get_backend
+from schedlab.solvers.kernels.backends import BackendName, get_backend
 from schedlab.solvers.kernels.insertion import apply_moves
 from schedlab.solvers.kernels.numpy_ref import NumpyBackend
 from schedlab.solvers.kernels.tables import LopTables, compress
@@ -223,7 +223,7 @@ def _values(inst: Instance, objective: Objective, orders: list[np.ndarray], t: L
 class BatchlocalOptions:
     """Options of `batchlocal`."""
 
-    backend: Literal["auto", "numpy", "cpu", "cuda"] = field(
+    backend: BackendName = field(
         default="auto", metadata={"help": "kernel back end ('auto': CUDA if a GPU is present)"}
     )
     restarts: int | None = field(
