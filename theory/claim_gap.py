@@ -53,6 +53,37 @@ def gap_verdict(summary: dict[str, Any], heuristic: str = "smith") -> tuple[str,
     return "fails", f"slope {slope:.2f} with mean gap {means[0]:.3g} -> {means[-1]:.3g}"
 
 
+def _per_n_table(summ: dict[str, Any]) -> dict[str, Any]:
+    """Per n: proven share and the gap statistics of Smith's rule and the u*-index."""
+    return {
+        str(e["n"]): {
+            "proven": f"{e['proven_optimal']}/{e['instances']}",
+            **{
+                h: {k: e[h][k] for k in ("median", "p90", "mean", "max", "share_zero")}
+                for h in ("smith", "uindex")
+            },
+        }
+        for e in summ["per_n"]
+    }
+
+
+def _solver_checks(summ: dict[str, Any]) -> dict[str, Any]:
+    """The independent checks of the exact answers (cross-check with the DP, insertion)."""
+    per_n = summ["per_n"]
+    return {
+        "large_n_method_vs_dp": {
+            "instances": sum(e["crosschecked"] for e in per_n),
+            "max_rel_diff": max((e["max_crosscheck_rel_diff"] or 0.0 for e in per_n), default=0.0),
+        },
+        "no_improving_insertion_above_dp": {
+            "instances": sum(e["insertion_checked"] for e in per_n),
+            "max_rel_improvement": max(
+                (e["max_insertion_improvement"] or 0.0 for e in per_n), default=0.0
+            ),
+        },
+    }
+
+
 @register_claim("7", "asymptotic-optimality-B", TITLE)
 def claim_asymptotic(
     size: str,
@@ -82,31 +113,8 @@ def claim_asymptotic(
             worst["instance"] = save_instance(inst, outdir, "claim7-worst", claim="7", **worst)
             files.append(worst["instance"])
     s = summ["slopes"]
-    table = {
-        str(e["n"]): {
-            "proven": f"{e['proven_optimal']}/{e['instances']}",
-            **{
-                h: {k: e[h][k] for k in ("median", "p90", "mean", "max", "share_zero")}
-                for h in ("smith", "uindex")
-            },
-        }
-        for e in summ["per_n"]
-    }
+    table, checks = _per_n_table(summ), _solver_checks(summ)
     not_proven = sum(e["not_proven"] for e in summ["per_n"])
-    checks = {
-        "large_n_method_vs_dp": {
-            "instances": sum(e["crosschecked"] for e in summ["per_n"]),
-            "max_rel_diff": max(
-                (e["max_crosscheck_rel_diff"] or 0.0 for e in summ["per_n"]), default=0.0
-            ),
-        },
-        "no_improving_insertion_above_dp": {
-            "instances": sum(e["insertion_checked"] for e in summ["per_n"]),
-            "max_rel_improvement": max(
-                (e["max_insertion_improvement"] or 0.0 for e in summ["per_n"]), default=0.0
-            ),
-        },
-    }
     evidence = {
         "reason": reason,
         "uindex_verdict": u_verdict,

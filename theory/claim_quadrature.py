@@ -222,23 +222,8 @@ def many_nodes_check(n: int, inst_seed: int, q_fn: QFn) -> dict[str, Any]:
     return {"n": n, "instance_seed": inst_seed, "rel_err": abs(a - b) / abs(b)}
 
 
-@register_claim(
-    "5",
-    "b-linear-ordering",
-    "B equals the linear-ordering form; ceil(n/2)+1 Gauss-Legendre nodes are exact",
-)
-def claim_b_linear_ordering(
-    size: str,
-    seed: int,
-    *,
-    outdir: Path = Path("results"),
-    runner: RunnerFactory | None = None,
-    q_fn: QFn = quadrature_nodes,
-    **overrides: Any,
-) -> Verdict:
-    """Claim 5. `q_fn(n)` is the node count under test (inject a smaller one to see it fail)."""
-    cfg = settings(DEFAULTS, size, overrides)
-    problems: list[str] = []
+def _symbolic_checks(cfg: dict[str, Any], q_fn: QFn, problems: list[str]) -> dict[str, Any]:
+    """The symbolic identity, integrand degrees and quadrature degrees (problems appended)."""
     symbolic = {}
     for n in cfg["symbolic_ns"]:
         diff = b_identity_difference(n)
@@ -250,9 +235,9 @@ def claim_b_linear_ordering(
         if d != int(n) - 1:
             problems.append(f"integrand degree {d} at n={n}, expected {int(n) - 1}")
     gl = {str(q): gauss_legendre_exact_degree(q) for q in cfg["gl_qs"]}
-    for q, d in gl.items():
-        if d != 2 * int(q) - 1:
-            problems.append(f"{q}-node rule exact to degree {d}, expected {2 * int(q) - 1}")
+    for qs, d in gl.items():
+        if d != 2 * int(qs) - 1:
+            problems.append(f"{qs}-node rule exact to degree {d}, expected {2 * int(qs) - 1}")
     # The node count under test integrates the degree n-1 integrand exactly?
     node_ok = {}
     for n in sorted(set(cfg["degree_ns"] + cfg["exact_ns"])):
@@ -266,6 +251,18 @@ def claim_b_linear_ordering(
                 f"q({n}) = {nodes} nodes are exact only to degree {exact_deg} < {n - 1}"
             )
 
+    return {
+        "symbolic_identity_difference": symbolic,
+        "integrand_degree": degrees,
+        "gauss_legendre_exact_degree": gl,
+        "nodes_under_test": node_ok,
+    }
+
+
+def _numeric_checks(
+    cfg: dict[str, Any], seed: int, q_fn: QFn, problems: list[str]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Exact-rational, enumeration and many-node rows (problems appended) and their evidence."""
     exact_rows = [
         exact_instance_check(n, instance_seed(seed, n, i), q_fn)
         for n in cfg["exact_ns"]
@@ -294,26 +291,8 @@ def claim_b_linear_ordering(
     if bad_large:
         problems.append(f"q(n) nodes disagree with 2n nodes on {len(bad_large)} instances")
 
-    worst_row = max(exact_rows, key=lambda r: r["rel_err"])
-    worst: dict[str, Any] = {
-        "value": worst_row["rel_err"],
-        "measure": "relative error of the float quadrature vs the exact rational B",
-        "n": worst_row["n"],
-        "instance_seed": worst_row["instance_seed"],
-        "q": worst_row["q"],
-        "instance": None,
-    }
-    files = []
-    if problems:
-        inst = generate(worst_row["n"], worst_row["instance_seed"], max_checkpoints=2)
-        worst["instance"] = save_instance(inst, outdir, "claim5-worst", claim="5", **worst)
-        files.append(worst["instance"])
     small_n = [r for r in exact_rows if r["n"] >= 3]
     evidence = {
-        "symbolic_identity_difference": symbolic,
-        "integrand_degree": degrees,
-        "gauss_legendre_exact_degree": gl,
-        "nodes_under_test": node_ok,
         "exact_rational": {
             "instances": len(exact_rows),
             "enumeration_equals_lop_exactly": len(exact_rows) - len(not_equal),
@@ -329,9 +308,45 @@ def claim_b_linear_ordering(
             "instances": len(large_rows),
             "max_rel_err": max((r["rel_err"] for r in large_rows), default=0.0),
         },
-        "problems": problems,
-        "settings": cfg,
     }
+    return exact_rows, evidence
+
+
+@register_claim(
+    "5",
+    "b-linear-ordering",
+    "B equals the linear-ordering form; ceil(n/2)+1 Gauss-Legendre nodes are exact",
+)
+def claim_b_linear_ordering(
+    size: str,
+    seed: int,
+    *,
+    outdir: Path = Path("results"),
+    runner: RunnerFactory | None = None,
+    q_fn: QFn = quadrature_nodes,
+    **overrides: Any,
+) -> Verdict:
+    """Claim 5. `q_fn(n)` is the node count under test (inject a smaller one to see it fail)."""
+    cfg = settings(DEFAULTS, size, overrides)
+    problems: list[str] = []
+    symbolic = _symbolic_checks(cfg, q_fn, problems)
+    exact_rows, numeric = _numeric_checks(cfg, seed, q_fn, problems)
+    not_equal = [r for r in exact_rows if not r["exact_equal"]]
+    worst_row = max(exact_rows, key=lambda r: r["rel_err"])
+    worst: dict[str, Any] = {
+        "value": worst_row["rel_err"],
+        "measure": "relative error of the float quadrature vs the exact rational B",
+        "n": worst_row["n"],
+        "instance_seed": worst_row["instance_seed"],
+        "q": worst_row["q"],
+        "instance": None,
+    }
+    files = []
+    if problems:
+        inst = generate(worst_row["n"], worst_row["instance_seed"], max_checkpoints=2)
+        worst["instance"] = save_instance(inst, outdir, "claim5-worst", claim="5", **worst)
+        files.append(worst["instance"])
+    evidence = {**symbolic, **numeric, "problems": problems, "settings": cfg}
     summary = (
         f"symbolic identity n={cfg['symbolic_ns']}; GL q-node degree 2q-1 for q<="
         f"{max(cfg['gl_qs'])}; exact rationals equal on {len(exact_rows) - len(not_equal)}/"
@@ -343,7 +358,9 @@ def claim_b_linear_ordering(
         "5",
         "B equals the linear-ordering form; ceil(n/2)+1 Gauss-Legendre nodes are exact",
         verdict_from(not problems),
-        len(exact_rows) + len(enum_rows) + len(large_rows),
+        numeric["exact_rational"]["instances"]
+        + numeric["enumeration_larger_n"]["instances"]
+        + numeric["many_nodes_large_n"]["instances"],
         worst,
         {"exact_rel_tol": EXACT_REL_TOL, "enumeration_rel_tol": ENUM_REL_TOL},
         0.0,

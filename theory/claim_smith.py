@@ -21,7 +21,7 @@ import numpy as np
 import sympy as sp
 
 from schedlab.solvers.sojourn.batch import evaluate_orders
-from schedlab.solvers.sojourn.heuristics import order_by_index, smith_index, u_index
+from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key, u_index
 from schedlab.solvers.sojourn.instance import Instance, generate
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
@@ -59,7 +59,7 @@ def objectives_for(n: int) -> list[Objective]:
 
 
 def smith_order(inst: Instance) -> list[int]:
-    return order_by_index(smith_index(inst))
+    return order_by_index(smith_key(inst))
 
 
 # ---- claim 3 ------------------------------------------------------------------------------
@@ -90,7 +90,7 @@ def claim_smith_optimal(
     *,
     outdir: Path = Path("results"),
     runner: RunnerFactory | None = None,
-    index_fn: IndexFn = smith_index,
+    index_fn: IndexFn = smith_key,
     **overrides: Any,
 ) -> Verdict:
     """Claim 3. `index_fn` is the rule under test (inject another to see the check fail)."""
@@ -290,6 +290,56 @@ def _stats(vals: list[float]) -> dict[str, Any]:
     }
 
 
+def _smallest_counterexample(
+    found: dict[str, Any], outdir: Path, evidence: dict[str, Any], files: list[str]
+) -> dict[str, Any]:
+    """The worst case of claim 4: the smallest counterexample (exact rationals), if any."""
+    worst: dict[str, Any] = {"value": 0.0, "measure": "relative gap to the B optimum",
+                             "instance": None}  # fmt: skip
+    inst = found.get("instance")
+    if inst is None:
+        return worst
+    rule, opt = found["rule_order"], found["optimal_order"]
+    b_rule = b_enumeration(inst, rule, rationalize)
+    b_opt = b_enumeration(inst, opt, rationalize)
+    exact = {"B_rule_order": str(b_rule), "B_optimal_order": str(b_opt),
+             "exact_gap": str((b_rule - b_opt) / b_opt)}  # fmt: skip
+    evidence["smallest_counterexample"] = {
+        "n": inst.n,
+        "jobs": [j.to_dict() for j in inst.jobs],
+        "rule_order": inst.ids_of(rule),
+        "optimal_order": inst.ids_of(opt),
+        "gap": found["gap"],
+        "exact": exact,
+    }
+    path = save_instance(
+        Instance(inst.jobs, name="claim4-smallest-counterexample"),
+        outdir,
+        "claim4-smallest-counterexample",
+        claim="4",
+        rule_order=inst.ids_of(rule),
+        optimal_order=inst.ids_of(opt),
+        exact=exact,
+    )
+    files.append(path)
+    return {"value": found["gap"], "measure": "relative gap to the B optimum (smallest "
+            "counterexample)", "n": inst.n, "instance": path,
+            "rule_order": inst.ids_of(rule), "optimal_order": inst.ids_of(opt)}  # fmt: skip
+
+
+def _worst_random(
+    rows: list[dict[str, Any]], outdir: Path, evidence: dict[str, Any], files: list[str]
+) -> None:
+    """Save the random instance with the largest gap, when the rule missed there."""
+    r = max(rows, key=lambda r: r["gap"]) if rows else None
+    if r is not None and r["gap"] > REL_TOL:
+        winst = generate(r["n"], r["instance_seed"])
+        wpath = save_instance(winst, outdir, "claim4-worst-random", claim="4", gap=r["gap"],
+                              instance_seed=r["instance_seed"])  # fmt: skip
+        files.append(wpath)
+        evidence["worst_random"] = {"gap": r["gap"], "n": r["n"], "instance": wpath}
+
+
 @register_claim(
     "4", "smith-optimal-B", "Smith's rule is optimal for B (expected to fail at finite n)"
 )
@@ -299,7 +349,7 @@ def claim_smith_B(
     *,
     outdir: Path = Path("results"),
     runner: RunnerFactory | None = None,
-    index_fn: IndexFn = smith_index,
+    index_fn: IndexFn = smith_key,
     **overrides: Any,
 ) -> Verdict:
     """Claim 4. Fails when a counterexample exists; `index_fn` is the rule under test."""
@@ -324,7 +374,7 @@ def claim_smith_B(
         }
         for n in cfg["ns"]
     }
-    files = []
+    files: list[str] = []
     evidence: dict[str, Any] = {
         "two_jobs_symbolic": sym,
         "search": {k: v for k, v in found.items() if k != "instance"},
@@ -332,43 +382,9 @@ def claim_smith_B(
         "index": config["index"],
         "settings": cfg,
     }
-    worst: dict[str, Any] = {"value": 0.0, "measure": "relative gap to the B optimum",
-                             "instance": None}  # fmt: skip
+    worst = _smallest_counterexample(found, outdir, evidence, files)
+    _worst_random(rows, outdir, evidence, files)
     inst = found.get("instance")
-    if inst is not None:
-        rule, opt = found["rule_order"], found["optimal_order"]
-        b_rule = b_enumeration(inst, rule, rationalize)
-        b_opt = b_enumeration(inst, opt, rationalize)
-        exact = {"B_rule_order": str(b_rule), "B_optimal_order": str(b_opt),
-                 "exact_gap": str((b_rule - b_opt) / b_opt)}  # fmt: skip
-        evidence["smallest_counterexample"] = {
-            "n": inst.n,
-            "jobs": [j.to_dict() for j in inst.jobs],
-            "rule_order": inst.ids_of(rule),
-            "optimal_order": inst.ids_of(opt),
-            "gap": found["gap"],
-            "exact": exact,
-        }
-        path = save_instance(
-            Instance(inst.jobs, name="claim4-smallest-counterexample"),
-            outdir,
-            "claim4-smallest-counterexample",
-            claim="4",
-            rule_order=inst.ids_of(rule),
-            optimal_order=inst.ids_of(opt),
-            exact=exact,
-        )
-        files.append(path)
-        worst = {"value": found["gap"], "measure": "relative gap to the B optimum (smallest "
-                 "counterexample)", "n": inst.n, "instance": path,
-                 "rule_order": inst.ids_of(rule), "optimal_order": inst.ids_of(opt)}  # fmt: skip
-    r = max(rows, key=lambda r: r["gap"]) if rows else None
-    if r is not None and r["gap"] > REL_TOL:
-        winst = generate(r["n"], r["instance_seed"])
-        wpath = save_instance(winst, outdir, "claim4-worst-random", claim="4", gap=r["gap"],
-                              instance_seed=r["instance_seed"])  # fmt: skip
-        files.append(wpath)
-        evidence["worst_random"] = {"gap": r["gap"], "n": r["n"], "instance": wpath}
     misses = sum(r["gap"] > REL_TOL for r in rows)
     counterexample = inst is not None or misses > 0
     if inst is not None:

@@ -22,10 +22,11 @@ import numpy as np
 
 from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
-from schedlab.solvers.sojourn.heuristics import order_by_index, smith_index, u_index
+from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key, u_index
 from schedlab.solvers.sojourn.instance import Instance, generate
-from schedlab.solvers.sojourn.methods import load_methods, solve
+from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.solve import METHODS
 from schedlab.theory.verdict import RunnerFactory, instance_seed, rel_gap, rows_for
 
 DP_MAX_N = 20
@@ -63,12 +64,12 @@ def exact_b(inst: Instance, time_limit_s: float) -> SolveResult:
 
 
 def heuristic_orders(inst: Instance) -> dict[str, list[int]]:
-    return {"smith": order_by_index(smith_index(inst)), "uindex": order_by_index(u_index(inst))}
+    return {"smith": order_by_index(smith_key(inst)), "uindex": order_by_index(u_index(inst))}
 
 
 def large_n_method() -> str | None:
     """The exact method used above DP_MAX_N jobs (None when none is registered)."""
-    names = load_methods().names(exact=True)
+    names = METHODS.names(scope="sojourn", exact=True)
     return next((m for m in LARGE_N_METHODS if m in names), None)
 
 

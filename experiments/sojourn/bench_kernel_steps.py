@@ -84,11 +84,13 @@ def run_steps(count: int, rounds: int) -> list[dict[str, Any]]:
     from llvmlite import binding as llvm
 
     from schedlab.experiments.sojourn.bench_kernels import B, random_orders
-    from schedlab.solvers.kernels import arith, lop_tables
+    from schedlab.solvers.kernels import arith
     from schedlab.solvers.kernels.cpu import SLP_WIDE, CpuBackend, aligned, has_avx512
     from schedlab.solvers.sojourn.instance import generate
+    from schedlab.solvers.sojourn.tables import lop_tables
 
-    numba.core.config.SLP_VECTORIZE = 1  # as `cpu._slp` does
+    slp_flag = "SLP_VECTORIZE"  # a numba.core.config attribute its stubs do not declare
+    setattr(numba.core.config, slp_flag, 1)  # as `cpu._slp` does
     inst = generate(N, 1)
     orders = random_orders(N, count, seed=N)
     cases = []

@@ -35,11 +35,13 @@ import numpy as np
 from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import BENCHMARKS
 from schedlab.experiments.store import RowStore, results_dir
-from schedlab.solvers.kernels import cuda_available, evaluate_orders, lop_tables
+from schedlab.solvers.kernels import cuda_available
 from schedlab.solvers.result import Status
+from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.instance import generate
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.tables import lop_tables
 
 NS = (20, 100, 500)
 TIMED_RUNS = 3  # kernel timings: best of this many runs ...
@@ -234,15 +236,19 @@ def hit_row(key: dict[str, Any], exact: str) -> dict[str, Any]:
     dt = time.perf_counter() - t0
     smith = solve(inst, B, "smith")
     proven = opt.status is Status.OPTIMAL
-    tol = 1e-9 * max(1.0, abs(opt.value or 0.0))
+    ov, bv, sv = opt.value, res.value, smith.value
+    tol = 1e-9 * max(1.0, abs(ov or 0.0))
+    hit = smith_hit = below = False
+    if proven and ov is not None and bv is not None and sv is not None:
+        hit, smith_hit, below = bv <= ov + tol, sv <= ov + tol, bv < ov - tol
     return {
         "proven": proven,
-        "optimum": opt.value,
-        "batchlocal": res.value,
-        "smith": smith.value,
-        "hit": bool(proven and res.value <= opt.value + tol),
-        "smith_hit": bool(proven and smith.value <= opt.value + tol),
-        "below_optimum": bool(proven and res.value < opt.value - tol),
+        "optimum": ov,
+        "batchlocal": bv,
+        "smith": sv,
+        "hit": hit,
+        "smith_hit": smith_hit,
+        "below_optimum": below,
         "batchlocal_s": dt,
     }
 

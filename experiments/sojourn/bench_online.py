@@ -14,7 +14,7 @@ from pathlib import Path
 from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import BENCHMARKS
 from schedlab.experiments.sojourn.online.philly import philly_workload, read_trace, sample_path
-from schedlab.experiments.sojourn.online.policies import POLICY_NAMES, get_policy
+from schedlab.experiments.sojourn.online.policies import get_policy, policy_names
 from schedlab.experiments.sojourn.online.runner import evaluate_policy
 
 SERVERS = 256
@@ -51,7 +51,7 @@ def run(quick: bool = False) -> None:
         f"{SERVERS} servers, load {LOAD}, 1 replication, seed 0"
     )
     rows = []
-    for name in POLICY_NAMES:
+    for name in policy_names():
         fresh = philly_workload(trace, SERVERS, jobs=jobs, load=LOAD)  # index tables not cached
         r = evaluate_policy(fresh, get_policy(name), SERVERS, seed=0, replications=1)
         verdict = "ok" if r["runtime_s"] <= TARGET_S else f"SLOW (> {TARGET_S:g} s)"

@@ -1,29 +1,43 @@
-"""`schedlab sojourn ...`: generate, evaluate and solve single-server sojourn instances."""
+"""`schedlab sojourn ...`: generate, evaluate and solve single-server sojourn instances.
+
+Light at import (click and the registries only): `schedlab --help` imports this module, so
+the solvers (numpy, numba, OR-Tools, PuLP) load inside the commands. Method choices and
+method flags come from `METHODS` (scope "sojourn").
+"""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
 from schedlab.experiments.output import emit_json, format_table
 from schedlab.experiments.registry import COMMANDS
+from schedlab.experiments.sojourn.simulate_cli import simulate
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.sojourn.instance import Instance, generate
-from schedlab.solvers.sojourn.methods import load_methods, solve
-from schedlab.solvers.sojourn.objectives import OBJECTIVES, Objective, evaluate
-from schedlab.solvers.sojourn.outcomes import enumerate_value, monte_carlo_value
+from schedlab.solvers.solve import METHODS
 
-OBJECTIVE_CHOICE = click.Choice(OBJECTIVES, case_sensitive=False)
+if TYPE_CHECKING:
+    from schedlab.solvers.sojourn.instance import Instance
+    from schedlab.solvers.sojourn.objectives import Objective
+
+SUBJECT = "sojourn"
+OBJECTIVE_CHOICE = click.Choice(("A", "B", "TK", "DK"), case_sensitive=False)  # OBJECTIVES
 
 
 def _objective(kind: str, k: int | None) -> Objective:
+    from schedlab.solvers.sojourn.objectives import Objective
+
     return Objective.parse(kind, k)
 
 
 def load_instance(path: Path) -> Instance:
     """Load and validate an instance file ('-' reads standard input)."""
+    from schedlab.solvers.sojourn.instance import Instance
+
     if str(path) == "-":
         return Instance.from_json(sys.stdin.read(), source="<stdin>")
     return Instance.load(path)
@@ -61,6 +75,8 @@ def generate_cmd(n: int, seed: int, max_checkpoints: int) -> None:
     Example:
       schedlab sojourn generate --n 8 --seed 3 --max-checkpoints 2 > inst.json
     """
+    from schedlab.solvers.sojourn.instance import generate
+
     click.echo(generate(n, seed, max_checkpoints=max_checkpoints).to_json())
 
 
@@ -96,6 +112,9 @@ def evaluate_cmd(
     Example:
       schedlab sojourn evaluate inst.json --order j0,j2,j1 --objective TK --k 2 --how enumerate
     """
+    from schedlab.solvers.sojourn.objectives import evaluate
+    from schedlab.solvers.sojourn.outcomes import enumerate_value, monte_carlo_value
+
     inst = load_instance(instance)
     obj = _objective(objective, k)
     ids = [s.strip() for s in order.split(",") if s.strip()]
@@ -124,61 +143,48 @@ def evaluate_cmd(
             click.echo(f"{key:10s} {v}")
 
 
-def _method_choice() -> click.Choice:
-    return click.Choice(load_methods().names())
-
-
-@sojourn.command("solve")
+@sojourn.command("solve", cls=OptionsCommand, options_of=lambda: METHODS.entries(scope=SUBJECT))
 @click.argument("instance", type=click.Path(path_type=Path))
 @click.option("--objective", type=OBJECTIVE_CHOICE, required=True)
 @click.option("--k", type=int, default=None, help="K for TK and DK.")
 @click.option(
     "--method",
-    type=_method_choice(),
+    type=RegistryChoice(METHODS, scope=SUBJECT),
     required=True,
-    help="Exact: brute, dp, milp, cpsat. Heuristics: the rest.",
-)
-@click.option(
-    "--solver",
-    type=click.Choice(["cbc", "highs"]),
-    default="highs",
-    show_default=True,
-    help="MILP back end (method milp).",
+    help="Exact: brute, dp, milp, cpsat. Heuristics: the rest (and any plugin's).",
 )
 @click.option("--time-limit", type=float, default=None, help="Seconds; a stopped run says so.")
-@click.option(
-    "--backend",
-    type=click.Choice(["auto", "numpy", "cpu", "cuda"]),
-    default="auto",
-    show_default=True,
-    help="Kernel back end (method batchlocal).",
-)
 @click.option("--seed", type=int, default=None, help="Seed for randomized methods.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
 def solve_cmd(
+    ctx: click.Context,
     instance: Path,
     objective: str,
     k: int | None,
     method: str,
-    solver: str,
-    backend: str,
     time_limit: float | None,
     seed: int | None,
     as_json: bool,
+    **method_flags: Any,
 ) -> None:
     """Best non-preemptive order by an exact method or a heuristic.
+
+    Method options are flags (e.g. --solver for milp, --backend for batchlocal); a flag of
+    another method is refused.
 
     \b
     Example:
       schedlab sojourn solve inst.json --objective B --method cpsat --time-limit 30 --json
     """
+    from schedlab.solvers.sojourn.methods import solve
+
+    entry = METHODS.get(method, scope=SUBJECT)
+    cmd = ctx.command
+    assert isinstance(cmd, OptionsCommand)
+    opts = chosen_options(entry, method_flags, cmd.option_names())
     inst = load_instance(instance)
     obj = _objective(objective, k)
-    opts: dict[str, str] = {}
-    if method == "milp":
-        opts["solver"] = solver
-    if method == "batchlocal":
-        opts["backend"] = backend
     try:
         res = solve(inst, obj, method, time_limit=time_limit, seed=seed, **opts)
     except InvalidInput as exc:
@@ -209,8 +215,5 @@ def solve_cmd(
     )
     click.echo("order: " + ",".join(res.solution or []))
 
-
-# Further verbs live in their own modules and are attached here.
-from schedlab.experiments.sojourn.simulate_cli import simulate  # noqa: E402
 
 sojourn.add_command(simulate)

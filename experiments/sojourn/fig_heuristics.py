@@ -1,4 +1,4 @@
-"""Figure `sojourn-heuristics`: each heuristic's relative gap to the proven optimum (B and A).
+"""Figure `sojourn-heuristics`: each baseline heuristic's relative gap to the optimum (B and A).
 
 Per n, seeded random instances (solvers.sojourn.instance.generate); the optimum comes from the
 subset DP for n <= 14 and from CP-SAT (with its time limit) above. An instance whose exact run
@@ -23,10 +23,11 @@ from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.instance import generate
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.solve import METHODS
 
 NAME = "sojourn-heuristics"
 STEM = "sojourn-heuristics"
-HEURISTICS = ("fcfs", "sept", "ssf", "maxpi", "smith", "uindex", "local")
+BASELINE_TAG = "baseline"  # the heuristics compared here: sojourn methods with this tag
 OBJECTIVES = ("B", "A")
 DP_MAX_N = 14
 OPTIMAL_GAP = 1e-9  # a heuristic counts as optimal on an instance when its gap is <= this
@@ -40,6 +41,11 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "time_limit_s": 60.0,
     },
 }
+
+
+def heuristics() -> tuple[str, ...]:
+    """The sojourn methods tagged "baseline", in registration order."""
+    return tuple(METHODS.names(scope="sojourn", tag=BASELINE_TAG))
 
 
 def instance_seed(seed: int, n: int, i: int) -> int:
@@ -66,11 +72,13 @@ def compute_row(key: dict[str, Any], config: dict[str, Any], seed: int) -> dict[
         "bound": ex.bound,
         "exact_runtime_s": ex.runtime_s,
     }
-    for h in HEURISTICS:
+    for h in heuristics():
         r = solve(inst, obj, h)
         row[f"{h}_value"] = r.value
-        proven = ex.status is Status.OPTIMAL and ex.value is not None and r.value is not None
-        row[f"{h}_gap"] = (r.value - ex.value) / abs(ex.value) if proven and ex.value else None
+        gap = None
+        if ex.status is Status.OPTIMAL and ex.value and r.value is not None:
+            gap = (r.value - ex.value) / abs(ex.value)
+        row[f"{h}_gap"] = gap
     return row
 
 
@@ -80,7 +88,7 @@ def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[
     store = RowStore(
         d / f"{STEM}-{size}.jsonl",
         ["objective", "n", "i"],
-        config={**config, "seed": seed, "heuristics": list(HEURISTICS), "row_format": 1},
+        config={**config, "seed": seed, "heuristics": list(heuristics()), "row_format": 1},
     )
     keys = [
         {"objective": kind, "n": n, "i": i}
@@ -100,7 +108,7 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for n in sorted({r["n"] for r in rows}):
             group = [r for r in rows if r["objective"] == kind and r["n"] == n]
             proven = [r for r in group if r["exact_status"] == Status.OPTIMAL.value]
-            for h in HEURISTICS:
+            for h in heuristics():
                 gaps = np.array([r[f"{h}_gap"] for r in proven], dtype=float)
                 out.append(
                     {
@@ -125,16 +133,16 @@ def plot(summary: list[dict[str, Any]], stem: Path, caption: str) -> list[Path]:
     fig, axes = new_figure(1, 2, figsize=(12, 5.2), sharey=True)
     colors = [f"C{k}" for k in range(len(ns))]
     width = 0.8 / max(len(ns), 1)
-    x = np.arange(len(HEURISTICS))
+    x = np.arange(len(heuristics()))
     for ax, kind in zip(axes, OBJECTIVES, strict=True):
         for k, n in enumerate(ns):
             by_h = {s["heuristic"]: s for s in summary if s["objective"] == kind and s["n"] == n}
-            mean = [max(by_h[h]["mean_gap_pct"] or 0.0, floor) for h in HEURISTICS]
-            mx = [max(by_h[h]["max_gap_pct"] or 0.0, floor) for h in HEURISTICS]
+            mean = [max(by_h[h]["mean_gap_pct"] or 0.0, floor) for h in heuristics()]
+            mx = [max(by_h[h]["max_gap_pct"] or 0.0, floor) for h in heuristics()]
             xs = x - 0.4 + width * (k + 0.5)
             ax.bar(xs, mean, width, color=colors[k], label=f"n = {n}: mean gap")
             ax.plot(xs, mx, "_", color="black", ms=9, mew=1.5, label="max gap" if k == 0 else None)
-            for xi, h in zip(xs, HEURISTICS, strict=True):
+            for xi, h in zip(xs, heuristics(), strict=True):
                 share = by_h[h]["share_optimal"]
                 if share is not None:
                     ink = "white" if share < 1 else "0.3"
@@ -142,7 +150,7 @@ def plot(summary: list[dict[str, Any]], stem: Path, caption: str) -> list[Path]:
                             rotation=90, va="bottom", color=ink)  # fmt: skip
         ax.set_yscale("log")
         ax.set_xticks(x)
-        ax.set_xticklabels(HEURISTICS)
+        ax.set_xticklabels(heuristics())
         ax.set_xlabel("heuristic")
         ax.set_title(f"objective {kind}: gap to the proven optimum")
         ax.axhline(floor, color="0.6", lw=0.8, ls=":")

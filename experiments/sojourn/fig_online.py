@@ -25,9 +25,9 @@ from schedlab.experiments.plotting import plt, save_figure
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.sojourn.online.metrics import mean_ci
 from schedlab.experiments.sojourn.online.philly import OUTCOME_MODEL
-from schedlab.experiments.sojourn.online.policies import POLICY_NAMES, get_policy
+from schedlab.experiments.sojourn.online.policies import get_policy, policy_names
 from schedlab.experiments.sojourn.online.runner import evaluate_policy
-from schedlab.experiments.sojourn.online.sources import philly_source, synthetic_source
+from schedlab.experiments.sojourn.online.workloads import philly_source, synthetic_source
 from schedlab.experiments.store import RowStore, results_dir, write_csv, write_json
 from schedlab.solvers.errors import InvalidInput
 
@@ -145,10 +145,12 @@ def compute(cfg: Config, seed: int, outdir: Path, size: str) -> list[dict[str, A
         config=json.loads(json.dumps({**asdict(cfg), "seed": seed, "row_format": 2})),
     )
     keys = [
-        {"part": "synthetic", "policy": p, "load": ld} for ld in cfg.loads for p in POLICY_NAMES
+        {"part": "synthetic", "policy": p, "load": ld} for ld in cfg.loads for p in policy_names()
     ]
     keys += [
-        {"part": "philly", "policy": p, "load": ld} for ld in cfg.philly_loads for p in POLICY_NAMES
+        {"part": "philly", "policy": p, "load": ld}
+        for ld in cfg.philly_loads
+        for p in policy_names()
     ]
     trace = Path(cfg.philly_trace) if cfg.philly_trace else None
     cache: dict[float, Any] = {}
@@ -221,7 +223,7 @@ def _philly_table(ax: Any, rows: list[dict[str, Any]], caption: str) -> None:
     phil = [r for r in rows if r["part"] == "philly"]
     if not phil:
         return
-    order = {p: i for i, p in enumerate(POLICY_NAMES)}
+    order = {p: i for i, p in enumerate(policy_names())}
     phil.sort(key=lambda r: (r["load"], order[r["policy"]]))
 
     def ci(lo: Any, hi: Any) -> str:
@@ -266,7 +268,7 @@ def plot(rows: list[dict[str, Any]], cfg: Config, seed: int, size: str, stem: Pa
         (axes[0], "successful", "successful jobs"),
         (axes[1], "all", "all jobs"),
     ):
-        for p in POLICY_NAMES:
+        for p in policy_names():
             pts = sorted(
                 (r for r in rows if r["part"] == "synthetic" and r["policy"] == p),
                 key=lambda r: r["load"],

@@ -1,41 +1,74 @@
-"""`schedlab sojourn simulate`: online multi-server simulation of successful-job sojourn."""
+"""`schedlab sojourn simulate`: online multi-server simulation of successful-job sojourn.
+
+Policies and workloads come from the registries (`POLICIES`, `WORKLOADS`, scope "sojourn");
+a workload's options are flags of this command. Heavy modules load inside the command only.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 import click
 
+from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
 from schedlab.experiments.output import emit_json, format_table
-from schedlab.experiments.sojourn.online.philly import OUTCOME_MODEL
-from schedlab.experiments.sojourn.online.policies import POLICY_NAMES, get_policy
-from schedlab.experiments.sojourn.online.runner import evaluate_policy
-from schedlab.experiments.sojourn.online.sources import (
-    DEFAULT_SYNTHETIC_JOBS,
-    DEFAULT_SYNTHETIC_LOAD,
-    WORKLOADS,
-    philly_source,
-    synthetic_source,
-)
-from schedlab.experiments.sojourn.online.synthetic import GPU_MIXES
+from schedlab.experiments.registry import POLICIES, WORKLOADS
 from schedlab.solvers.errors import InvalidInput, Problems
 
+SUBJECT = "sojourn"
+TABLE_COLUMNS = {
+    "policy": "policy",
+    "servers": "servers",
+    "jobs": "jobs",
+    "excluded": "excluded_jobs",
+    "load": "offered_load",
+    "mean_succ": "mean_sojourn_successful",
+    "ci95_succ": "ci95_successful",
+    "mean_all": "mean_sojourn_all",
+    "util": "utilization",
+    "preempt": "preemptions",
+    "runtime_s": "runtime_s",
+}
 
-@click.command("simulate")
-@click.option("--workload", type=click.Choice(WORKLOADS), required=True)
-@click.option(
-    "--trace",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Philly-format CSV (default: the shipped 2,000-job subsample).",
-)
+
+def check_arguments(servers: int, replications: int, jobs: int | None, load: float | None) -> None:
+    """Every bad number at once (InvalidInput naming each flag)."""
+    p = Problems()
+    if servers < 1:
+        p.add(f"--servers: must be at least 1 (got {servers})")
+    if replications < 1:
+        p.add(f"--replications: must be at least 1 (got {replications})")
+    if jobs is not None and jobs < 1:
+        p.add(f"--jobs: must be at least 1 (got {jobs})")
+    if load is not None and not load > 0:
+        p.add(f"--load: must be positive (got {load})")
+    p.raise_if_any()
+
+
+def load_warnings(load: float | None) -> list[str]:
+    if load is not None and load >= 1:
+        return [f"load {load} >= 1: the system is overloaded; queues grow with --jobs"]
+    return []
+
+
+def print_table(out: dict[str, Any]) -> None:
+    """The human-readable one-row summary."""
+    for wmsg in out["warnings"]:
+        click.echo(f"warning: {wmsg}", err=True)
+    ci = out["ci95_successful"]
+    row = {**out, "ci95_successful": f"[{ci[0]:.6g}, {ci[1]:.6g}]" if ci else "n/a (1 replication)"}
+    click.echo(format_table(list(TABLE_COLUMNS), [[row[k] for k in TABLE_COLUMNS.values()]]))
+
+
+@click.command("simulate", cls=OptionsCommand, options_of=lambda: WORKLOADS.entries(scope=SUBJECT))
+@click.option("--workload", type=RegistryChoice(WORKLOADS, scope=SUBJECT), required=True)
 @click.option("--servers", type=int, required=True, help="Identical servers (GPUs), M.")
-@click.option("--policy", type=click.Choice(POLICY_NAMES), required=True)
+@click.option("--policy", type=RegistryChoice(POLICIES, scope=SUBJECT), required=True)
 @click.option(
     "--load",
     type=float,
     default=None,
-    help=f"Target load sum(g E[X]) / (M span); synthetic default {DEFAULT_SYNTHETIC_LOAD}, "
+    help="Target load sum(g E[X]) / (M span); synthetic default 0.8, "
     "trace default: its own arrival times.",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -44,30 +77,22 @@ from schedlab.solvers.errors import InvalidInput, Problems
     "--jobs",
     type=int,
     default=None,
-    help=f"Jobs per replication (synthetic default {DEFAULT_SYNTHETIC_JOBS}); for a trace "
-    "its first N jobs (default all).",
-)
-@click.option("--max-checkpoints", type=int, default=3, show_default=True, help="Synthetic: C.")
-@click.option(
-    "--gpu-mix",
-    type=click.Choice(GPU_MIXES),
-    default="one",
-    show_default=True,
-    help="Synthetic GPU counts: all 1, or the Philly mix (counts <= M).",
+    help="Jobs per replication (synthetic default 10000); for a trace its first N jobs "
+    "(default all).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
 def simulate(
+    ctx: click.Context,
     workload: str,
-    trace: Path | None,
     servers: int,
     policy: str,
     load: float | None,
     seed: int,
     replications: int,
     jobs: int | None,
-    max_checkpoints: int,
-    gpu_mix: str,
     as_json: bool,
+    **workload_flags: Any,
 ) -> None:
     """Simulate an online policy on M servers; report sojourn of successful jobs.
 
@@ -82,47 +107,20 @@ def simulate(
       schedlab sojourn simulate --workload philly --trace philly_jobs.csv --servers 256 \\
           --policy gittins --load 0.8 --replications 3 --json
     """
-    p = Problems()
-    if servers < 1:
-        p.add(f"--servers: must be at least 1 (got {servers})")
-    if replications < 1:
-        p.add(f"--replications: must be at least 1 (got {replications})")
-    if jobs is not None and jobs < 1:
-        p.add(f"--jobs: must be at least 1 (got {jobs})")
-    if load is not None and not load > 0:
-        p.add(f"--load: must be positive (got {load})")
-    if trace is not None and workload != "philly":
-        p.add("--trace: only with --workload philly")
-    p.raise_if_any()
-    warnings = []
-    if load is not None and load >= 1:
-        warnings.append(f"load {load} >= 1: the system is overloaded; queues grow with --jobs")
-    if workload == "synthetic":
-        n = jobs or DEFAULT_SYNTHETIC_JOBS
-        rho = DEFAULT_SYNTHETIC_LOAD if load is None else load
-        source = synthetic_source(n, rho, servers, max_checkpoints=max_checkpoints, gpu_mix=gpu_mix)
-        info = {
-            "workload": "synthetic",
-            "load": rho,
-            "max_checkpoints": max_checkpoints,
-            "gpu_mix": gpu_mix,
-        }
-    else:
-        w = philly_source(trace, servers, jobs=jobs, load=load)
-        source = w
-        info = {
-            "workload": "philly",
-            "trace": w.meta["trace"],
-            "load": load,
-            "outcome_model": OUTCOME_MODEL,
-        }
-        if w.excluded_jobs:
-            warnings.append(
-                f"{w.excluded_jobs} job(s) need more than {servers} GPUs and were excluded"
-            )
+    from schedlab.experiments.sojourn.online.policies import get_policy
+    from schedlab.experiments.sojourn.online.runner import evaluate_policy
+    from schedlab.solvers.options import NoOptions, parse_options
+
+    entry = WORKLOADS.get(workload, scope=SUBJECT)
+    cmd = ctx.command
+    assert isinstance(cmd, OptionsCommand)
+    given = chosen_options(entry, workload_flags, cmd.option_names())
+    check_arguments(servers, replications, jobs, load)
+    opts: Any = parse_options(entry.options or NoOptions, given, where=f"workload {entry.key}")
+    run = entry.obj(servers, jobs=jobs, load=load, options=opts)
     try:
         res = evaluate_policy(
-            source,
+            run.source,
             get_policy(policy),
             servers,
             seed=seed,
@@ -130,44 +128,10 @@ def simulate(
             progress=True,
         )
     except InvalidInput as exc:
-        raise exc.with_source(str(trace)) if trace else exc from None
-    out = {**{"policy": res.pop("policy")}, **info, **res, "warnings": warnings}
+        raise exc.with_source(run.trace) if run.trace else exc from None
+    warnings = load_warnings(load) + run.warnings
+    out = {**{"policy": res.pop("policy")}, **run.info, **res, "warnings": warnings}
     if as_json:
         emit_json(out)
-        return
-    for wmsg in warnings:
-        click.echo(f"warning: {wmsg}", err=True)
-    ci = out["ci95_successful"]
-    ci_txt = f"[{ci[0]:.6g}, {ci[1]:.6g}]" if ci else "n/a (1 replication)"
-    click.echo(
-        format_table(
-            [
-                "policy",
-                "servers",
-                "jobs",
-                "excluded",
-                "load",
-                "mean_succ",
-                "ci95_succ",
-                "mean_all",
-                "util",
-                "preempt",
-                "runtime_s",
-            ],
-            [
-                [
-                    out["policy"],
-                    servers,
-                    out["jobs"],
-                    out["excluded_jobs"],
-                    out["offered_load"],
-                    out["mean_sojourn_successful"],
-                    ci_txt,
-                    out["mean_sojourn_all"],
-                    out["utilization"],
-                    out["preemptions"],
-                    out["runtime_s"],
-                ]
-            ],
-        )
-    )
+    else:
+        print_table(out)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 from schedlab.solvers.errors import InvalidInput
 
-BACKENDS = ("auto", "numpy", "cpu", "cuda")
+BackendName = Literal["auto", "numpy", "cpu", "cuda"]  # typed options use this
+BACKENDS: tuple[str, ...] = get_args(BackendName)
 
 
 def cuda_available() -> bool:

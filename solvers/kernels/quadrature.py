@@ -10,9 +10,15 @@ from functools import lru_cache
 
 import numpy as np
 
-from schedlab.solvers.sojourn.objectives import gauss_legendre_01
-
 NEWTON_FROM = 256  # below this, numpy's leggauss is fast and is used as is
+
+
+@lru_cache(maxsize=64)
+def gauss_legendre_01(q: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes and weights on [0, 1] by numpy's leggauss (exact for polynomials
+    of degree <= 2q-1); O(q^3), so `gauss_legendre_unit` switches to Newton for large q."""
+    x, w = np.polynomial.legendre.leggauss(q)
+    return (x + 1) / 2, w / 2
 
 
 def _legendre_newton(q: int) -> tuple[np.ndarray, np.ndarray]:

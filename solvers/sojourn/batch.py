@@ -1,19 +1,26 @@
-"""Vectorized closed-form values of many orders at once (numpy; chunked over orders).
+"""Closed-form values of many orders at once, on any kernel backend (chunked over orders).
 
 `evaluate_orders(inst, orders, objective)` with `orders` an int array (K, n) of job positions
-returns K values. It is the numpy reference used by brute force and local search, and it is
-the 'numpy' backend of `solvers.kernels` (one implementation, see solvers/kernels/numpy_ref.py).
+returns K values: the one batch evaluator of sojourn. It builds the tables of
+`sojourn.tables` and runs `kernels.evaluate` on them; the default backend 'numpy' is the
+vectorized reference used by brute force and local search.
 `linear_ordering_weights` gives the explicit pairwise weights W used by the exact LOP models.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
+from schedlab.solvers.kernels.evaluate import evaluate_tables, iter_table_values
+from schedlab.solvers.kernels.orders import DEFAULT_CHUNK, OrderSource
+from schedlab.solvers.kernels.tables import LopTables, TruncTables
 from schedlab.solvers.sojourn.instance import Instance
-from schedlab.solvers.sojourn.objectives import Objective, b_weights
+from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, b_weights
+from schedlab.solvers.sojourn.tables import lop_tables, trunc_tables
 
-CHUNK = 65_536
+CHUNK = DEFAULT_CHUNK  # 65,536 orders per kernel call
 
 
 def linear_ordering_weights(inst: Instance, objective: Objective) -> tuple[np.ndarray, np.ndarray]:
@@ -31,16 +38,51 @@ def linear_ordering_weights(inst: Instance, objective: Objective) -> tuple[np.nd
     raise ValueError(f"objective {objective.kind} is not a linear ordering problem")
 
 
-def evaluate_orders(inst: Instance, orders: np.ndarray, objective: Objective) -> np.ndarray:
-    """Values of each row of `orders` (K, n) under `objective`; rows must be permutations.
+def _tables(inst: Instance, objective: Objective, tables: str) -> LopTables | TruncTables:
+    objective.check_for(inst)
+    if objective.kind in LINEAR_ORDERING:
+        return lop_tables(inst, objective, tables)
+    return trunc_tables(inst, objective)
 
-    The one numpy reference: `solvers.kernels` with backend 'numpy' (vectorized over orders,
-    chunked). Raises InvalidInput (a ValueError) for a wrong shape or a row that is not a
-    permutation; K = 0 gives an empty array.
+
+def iter_values(
+    inst: Instance,
+    orders: OrderSource,
+    objective: Objective,
+    *,
+    backend: str = "numpy",
+    chunk_size: int = CHUNK,
+    tables: str = "nodes",
+    check: bool = True,
+) -> Iterator[tuple[int, np.ndarray]]:
+    """Yield (first row, values) chunk by chunk; see `evaluate_orders`."""
+    t = _tables(inst, objective, tables)
+    yield from iter_table_values(t, orders, backend=backend, chunk_size=chunk_size, check=check)
+
+
+def evaluate_orders(
+    inst: Instance,
+    orders: OrderSource,
+    objective: Objective,
+    *,
+    backend: str = "numpy",
+    chunk_size: int = CHUNK,
+    tables: str = "nodes",
+    check: bool = True,
+) -> np.ndarray:
+    """Closed-form values of K orders (job positions) under objective A, B, TK or DK.
+
+    `orders`: an integer array (K, n) (K = 0 gives an empty array), an iterable of such
+    chunks, or a callable returning chunk i (None at the end); chunks of `chunk_size` orders go
+    to the kernel one at a time. `backend`: 'numpy' (the reference), 'cpu', 'cuda' or 'auto'
+    (CUDA if a GPU is present, else CPU). `tables` (B only): 'nodes' (Gauss-Legendre nodes,
+    certified to ~1e-14 relative) or 'lowrank' (SVD-compressed, ~1e-12). `check=False` skips
+    the permutation check. Raises InvalidInput (a ValueError) for a wrong shape or a row that
+    is not a permutation.
     """
-    from schedlab.solvers.kernels.evaluate import evaluate_orders as kernel_evaluate
-
-    orders = np.asarray(orders)
-    if orders.ndim == 2 and orders.shape[0] == 0 and orders.shape[1] == inst.n:
-        return np.empty(0)
-    return kernel_evaluate(inst, orders, objective, backend="numpy", chunk_size=CHUNK)
+    if isinstance(orders, np.ndarray | list | tuple):
+        arr = np.asarray(orders)
+        if arr.ndim == 2 and arr.shape[0] == 0 and arr.shape[1] == inst.n:
+            return np.empty(0)
+    t = _tables(inst, objective, tables)
+    return evaluate_tables(t, orders, backend=backend, chunk_size=chunk_size, check=check)

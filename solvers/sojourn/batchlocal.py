@@ -19,21 +19,24 @@ Gauss-Legendre node tables (certified error bound in stats); Smith's value is re
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.kernels.backends import get_backend
-from schedlab.solvers.kernels.evaluate import evaluate_orders as kernel_evaluate
+from schedlab.solvers.kernels.backends import BackendName, get_backend
 from schedlab.solvers.kernels.insertion import apply_moves
 from schedlab.solvers.kernels.numpy_ref import NumpyBackend
-from schedlab.solvers.kernels.tables import LopTables, a_tables, b_node_tables, compress
+from schedlab.solvers.kernels.tables import LopTables, compress
 from schedlab.solvers.result import SolveResult, Status
-from schedlab.solvers.sojourn.heuristics import order_by_index, smith_index, u_index, u_star
+from schedlab.solvers.sojourn.batch import evaluate_orders
+from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key, u_index, u_star
 from schedlab.solvers.sojourn.instance import Instance
-from schedlab.solvers.sojourn.methods import SOJOURN_METHODS
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
+from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
+from schedlab.solvers.sojourn.tables import a_tables, b_node_tables
+from schedlab.solvers.solve import register_method
 
 EXACT_VALUE_MAX = 2000  # above this n the closed form's O(n^2)-memory quadrature is avoided
 REL_THR = 1e-12  # a move must lower the value by more than this (relative) to count
@@ -51,10 +54,10 @@ def default_rounds(n: int) -> int:
 
 def start_orders(inst: Instance, count: int, rng: np.random.Generator) -> np.ndarray:
     """`count` starting orders: index orders at u = 1, u*, .75, .5, .25, 0, then noisy Smith."""
-    idx = [smith_index(inst), u_index(inst, u_star(inst))]
+    idx = [smith_key(inst), u_index(inst, u_star(inst))]
     idx += [u_index(inst, u) for u in (0.75, 0.5, 0.25, 0.0)]
     rows = [order_by_index(i) for i in idx[:count]]
-    base = smith_index(inst)
+    base = smith_key(inst)
     finite = np.where(np.isfinite(base), base, np.nanmax(np.where(np.isfinite(base), base, 0)) * 2)
     for r in range(len(rows), count):
         sigma = 0.02 * (1.5 ** (r % 10))
@@ -133,7 +136,7 @@ def _lop_search(
         exact_tables = search_tables = a_tables(inst)
     else:
         exact_tables = b_node_tables(inst)
-        smith = np.array(order_by_index(smith_index(inst)), dtype=np.int64)
+        smith = np.array(order_by_index(smith_key(inst)), dtype=np.int64)
         search_tables = compress(exact_tables, smith)
     st.update(
         tables=search_tables.kind,
@@ -180,11 +183,11 @@ def _neighbourhood_search(
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Best-improvement over all insertion neighbours, evaluated in streamed chunks (TK, DK)."""
     st: dict[str, Any] = {"kernel_calls": 0, "moves": 0, "orders_evaluated": 0}
-    cur = np.array(order_by_index(smith_index(inst)), dtype=np.int64)
+    cur = np.array(order_by_index(smith_key(inst)), dtype=np.int64)
     n = inst.n
     if n * n * (n - 1) < SMALL_NEIGHBOURHOOD:
         backend = "numpy"  # a thread pool's start-up costs more than such a tiny batch
-    cur_v = float(kernel_evaluate(inst, cur[None, :], objective, backend=backend)[0])
+    cur_v = float(evaluate_orders(inst, cur[None, :], objective, backend=backend)[0])
     finished = True
     while n > 1:
         total = n * (n - 1)
@@ -194,7 +197,7 @@ def _neighbourhood_search(
                 finished = False
                 break
             nb = _insertion_neighbours(cur, lo, min(total, lo + NEIGHBOUR_CHUNK))
-            vals = kernel_evaluate(inst, nb, objective, backend=backend, check=False)
+            vals = evaluate_orders(inst, nb, objective, backend=backend, check=False)
             st["kernel_calls"] += 1
             st["orders_evaluated"] += len(nb)
             j = int(np.argmin(vals))
@@ -216,21 +219,38 @@ def _values(inst: Instance, objective: Objective, orders: list[np.ndarray], t: L
     return [float(v) for v in NumpyBackend().lop(t, np.array(orders))]
 
 
-@SOJOURN_METHODS.register(
-    "batchlocal", exact=False, summary="batched insertion local search on kernels (large n)"
+@dataclass(frozen=True)
+class BatchlocalOptions:
+    """Options of `batchlocal`."""
+
+    backend: BackendName = field(
+        default="auto", metadata={"help": "kernel back end ('auto': CUDA if a GPU is present)"}
+    )
+    restarts: int | None = field(
+        default=None, metadata={"help": "starting orders per round (default: by n)"}
+    )
+    rounds: int | None = field(
+        default=None, metadata={"help": "rounds of iterated local search (default: by n)"}
+    )
+
+
+@register_method(
+    SUBJECT,
+    "batchlocal",
+    exact=False,
+    options=BatchlocalOptions,
+    summary="batched insertion local search on kernels (large n)",
 )
 def solve_batchlocal(
-    inst: Instance,
-    objective: Objective,
+    problem: SojournProblem,
     *,
     time_limit: float | None = None,
     seed: int | None = None,
-    backend: str = "auto",
-    restarts: int | None = None,
-    rounds: int | None = None,
-    **_: Any,
-) -> SolveResult:
+    options: BatchlocalOptions,
+) -> SolveResult[list[str]]:
     """Batched insertion local search from index orders and noisy Smith starts (any objective)."""
+    inst, objective = problem.instance, problem.objective
+    backend, restarts, rounds = options.backend, options.restarts, options.rounds
     clock = _Clock(time_limit)
     objective.check_for(inst)
     n = inst.n
@@ -247,7 +267,7 @@ def solve_batchlocal(
         best, st, tables = _lop_search(inst, objective, be, restarts, rounds, rng, clock)
     else:
         best, st = _neighbourhood_search(inst, objective, be.name, clock)
-    smith = np.array(order_by_index(smith_index(inst)), dtype=np.int64)
+    smith = np.array(order_by_index(smith_key(inst)), dtype=np.int64)
     value, smith_value = _values(inst, objective, [best, smith], tables)
     if smith_value < value:  # never report worse than the start it came from
         best, value = smith, smith_value

@@ -14,17 +14,18 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import numpy as np
 from ortools.sat.python import cp_model
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult
-from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.lop import RoundResult, Triple, refuse_non_lop, solve_lop
-from schedlab.solvers.sojourn.methods import SOJOURN_METHODS
-from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
+from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
+from schedlab.solvers.solve import register_method
 
 MAX_SCALE_BITS = 40
 
@@ -117,31 +118,55 @@ class CpSatBlockModel:
         return RoundResult(before, status == cp_model.OPTIMAL, bound, stats)
 
 
-@SOJOURN_METHODS.register("cpsat", exact=True, summary="CP-SAT linear-ordering model, A and B")
+@dataclass(frozen=True)
+class CpsatOptions:
+    """Options of `cpsat`."""
+
+    workers: int = field(default=1, metadata={"help": "CP-SAT search threads (1 = deterministic)"})
+    triangles: Literal["lazy", "all"] = field(
+        default="lazy",
+        metadata={"help": "triangle inequalities: added round by round (lazy) or all up front"},
+    )
+    decompose: bool = field(
+        default=True, metadata={"help": "solve the preference blocks separately"}
+    )
+    deterministic_time: float | None = field(
+        default=None, metadata={"help": "CP-SAT deterministic time per round (reproducible stops)"}
+    )
+    scale_bits: int | None = field(
+        default=None,
+        metadata={"help": f"largest objective coefficient 2^bits, 8..{MAX_SCALE_BITS}"},
+    )
+
+
+@register_method(
+    SUBJECT,
+    "cpsat",
+    exact=True,
+    kinds=LINEAR_ORDERING,
+    options=CpsatOptions,
+    summary="CP-SAT linear-ordering model, A and B",
+)
 def solve_cpsat(
-    inst: Instance,
-    objective: Objective,
+    problem: SojournProblem,
     *,
     time_limit: float | None = None,
     seed: int | None = None,
-    workers: int = 1,
-    triangles: str = "lazy",
-    decompose: bool = True,
-    deterministic_time: float | None = None,
-    scale_bits: int | None = None,
-    **_: Any,
-) -> SolveResult:
+    options: CpsatOptions,
+) -> SolveResult[list[str]]:
     """CP-SAT for A or B: `workers` search threads (1 = deterministic), `seed` its random seed.
 
     `deterministic_time` caps CP-SAT's deterministic time per round (reproducible stops);
     `triangles` and `decompose` as for milp.
     """
+    inst, objective = problem.instance, problem.objective
+    o = options
     refuse_non_lop(objective, "cpsat")
-    if not isinstance(workers, int) or workers < 1:
-        raise InvalidInput(f"workers: must be a positive integer (got {workers!r})")
-    if scale_bits is not None and not 8 <= int(scale_bits) <= MAX_SCALE_BITS:
+    if o.workers < 1:
+        raise InvalidInput(f"workers: must be a positive integer (got {o.workers!r})")
+    if o.scale_bits is not None and not 8 <= o.scale_bits <= MAX_SCALE_BITS:
         raise InvalidInput(
-            f"scale_bits: must lie in 8..{MAX_SCALE_BITS} (got {scale_bits!r}); leave it unset "
+            f"scale_bits: must lie in 8..{MAX_SCALE_BITS} (got {o.scale_bits!r}); leave it unset "
             "for the automatic choice"
         )
     t0 = time.perf_counter()
@@ -151,22 +176,14 @@ def solve_cpsat(
         "cpsat",
         lambda Wb: CpSatBlockModel(
             Wb,
-            workers=workers,
+            workers=o.workers,
             seed=seed,
-            deterministic_time=deterministic_time,
-            scale_bits=None if scale_bits is None else int(scale_bits),
+            deterministic_time=o.deterministic_time,
+            scale_bits=o.scale_bits,
         ),
         time_limit=time_limit,
-        triangles=triangles,
-        decompose=decompose,
-        extra_stats={"workers": workers, "triangles_mode": triangles, "decompose": decompose},
+        triangles=o.triangles,
+        decompose=o.decompose,
+        extra_stats={"workers": o.workers, "triangles_mode": o.triangles, "decompose": o.decompose},
     )
-    return SolveResult(
-        res.status,
-        res.value,
-        res.bound,
-        res.solution,
-        res.method,
-        time.perf_counter() - t0,
-        res.stats,
-    )
+    return replace(res, runtime_s=time.perf_counter() - t0)

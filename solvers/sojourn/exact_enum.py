@@ -17,22 +17,28 @@ import numpy as np
 from numba import njit
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.options import NoOptions
+from schedlab.solvers.result import SolveResult, Status, certify
 from schedlab.solvers.sojourn.batch import evaluate_orders, linear_ordering_weights
-from schedlab.solvers.sojourn.instance import Instance
-from schedlab.solvers.sojourn.methods import SOJOURN_METHODS
-from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.sojourn.objectives import evaluate
+from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
+from schedlab.solvers.solve import register_method
 
 BRUTE_MAX_N = 10
 DP_MAX_CELLS = 1 << 26  # subsets x states kept in memory by the DP (about 0.5 GB of float64)
 _CHUNK = 1 << 16
 
 
-@SOJOURN_METHODS.register("brute", exact=True, summary="all n! orders (n <= 10)")
+@register_method(SUBJECT, "brute", exact=True, summary="all n! orders (n <= 10)")
 def solve_brute(
-    inst: Instance, objective: Objective, *, time_limit=None, seed=None, **_
-) -> SolveResult:
+    problem: SojournProblem,
+    *,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    options: NoOptions,
+) -> SolveResult[list[str] | None]:
     """Evaluate every order; refuses n > 10."""
+    inst, objective = problem.instance, problem.objective
     n = inst.n
     if n > BRUTE_MAX_N:
         raise InvalidInput(
@@ -59,15 +65,9 @@ def solve_brute(
     assert best_o is not None
     order = [int(i) for i in best_o]
     value = evaluate(inst, order, objective)
-    status = Status.FEASIBLE if stopped else Status.OPTIMAL
-    return SolveResult(
-        status,
-        value,
-        None if stopped else value,
-        inst.ids_of(order),
-        "brute",
-        time.perf_counter() - t0,
-        {"orders_evaluated": done},
+    cert = certify(value, None if stopped else value, "min")
+    return SolveResult.certified(
+        cert, inst.ids_of(order), "brute", time.perf_counter() - t0, {"orders_evaluated": done}
     )
 
 
@@ -139,11 +139,16 @@ def _backtrack(arg: np.ndarray, n: int) -> list[int]:
     return rev[::-1]
 
 
-@SOJOURN_METHODS.register("dp", exact=True, summary="dynamic programming over subsets")
+@register_method(SUBJECT, "dp", exact=True, summary="dynamic programming over subsets")
 def solve_dp(
-    inst: Instance, objective: Objective, *, time_limit=None, seed=None, **_
-) -> SolveResult:
+    problem: SojournProblem,
+    *,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    options: NoOptions,
+) -> SolveResult[list[str] | None]:
     """Exact DP over subsets of jobs (place the last job of each subset)."""
+    inst, objective = problem.instance, problem.objective
     n = inst.n
     k = objective.k or 1
     states = 1 if objective.kind in ("A", "B") else 2 * k + 1
@@ -182,12 +187,11 @@ def solve_dp(
             )
     order = _backtrack(arg, n)
     value = evaluate(inst, order, objective)
-    return SolveResult(
-        Status.OPTIMAL,
-        value,
-        float(V[N - 1]),
+    dp_value = float(V[N - 1])
+    return SolveResult.certified(
+        certify(value, dp_value, "min"),
         inst.ids_of(order),
         "dp",
         time.perf_counter() - t0,
-        {"subsets": N, "dp_value": float(V[N - 1])},
+        {"subsets": N, "dp_value": dp_value},
     )

@@ -1,4 +1,9 @@
-"""Index heuristics and a local search for non-preemptive orders (status `feasible`)."""
+"""Index heuristics and a local search for non-preemptive orders (status `feasible`).
+
+Each index heuristic orders the jobs by an ascending key (a "key" is sorted ascending; ties
+keep file order). They carry the tag "baseline" (the heuristics of the sojourn-heuristics
+figure), as does `local`; a new baseline registers the same way in its own module.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,15 @@ from collections.abc import Callable
 
 import numpy as np
 
+from schedlab.solvers.options import NoOptions
 from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.instance import Instance
-from schedlab.solvers.sojourn.methods import SOJOURN_METHODS
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
+from schedlab.solvers.solve import register_method
+
+KeyFn = Callable[[Instance], np.ndarray]
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -21,8 +30,11 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def smith_index(inst: Instance) -> np.ndarray:
-    """E[X_i] / pi_i: Smith's rule with weight pi (optimal for A, TK, DK)."""
+def smith_key(inst: Instance) -> np.ndarray:
+    """E[X_i] / pi_i, ascending: Smith's rule with weight pi (optimal for A, TK, DK).
+
+    Its reciprocal pi / E[X] (higher first) is `indices.smith_priority`, the online form.
+    """
     return _safe_div(inst.mean, inst.pi)
 
 
@@ -33,19 +45,9 @@ def u_star(inst: Instance) -> float:
 
 
 def u_index(inst: Instance, u: float | None = None) -> np.ndarray:
-    """(e_i + m_i pi_i u) / pi_i: the per-node Smith index of B at u (u* by default)."""
+    """(e_i + m_i pi_i u) / pi_i, ascending: the per-node Smith key of B at u (u* by default)."""
     u = u_star(inst) if u is None else u
     return _safe_div(inst.e + inst.m * inst.pi * u, inst.pi)
-
-
-INDICES: dict[str, tuple[str, Callable[[Instance], np.ndarray]]] = {
-    "fcfs": ("file order (first come, first served)", lambda inst: np.arange(inst.n, dtype=float)),
-    "sept": ("shortest expected processing time E[X]", lambda inst: inst.mean),
-    "ssf": ("shortest success size m", lambda inst: inst.m),
-    "maxpi": ("highest success probability pi", lambda inst: -inst.pi),
-    "smith": ("Smith's rule E[X]/pi", smith_index),
-    "uindex": ("u*-index (e + m pi u*)/pi, u* = 1 - 1/E[N]", u_index),
-}
 
 
 def order_by_index(index: np.ndarray) -> list[int]:
@@ -53,26 +55,47 @@ def order_by_index(index: np.ndarray) -> list[int]:
     return [int(i) for i in np.argsort(index, kind="stable")]
 
 
-def _index_result(name: str, inst: Instance, objective: Objective) -> SolveResult:
+def index_result(name: str, key: KeyFn, problem: SojournProblem) -> SolveResult[list[str]]:
+    """The `feasible` result of ordering `problem`'s jobs by ascending `key`."""
     t0 = time.perf_counter()
-    order = order_by_index(INDICES[name][1](inst))
-    value = evaluate(inst, order, objective)
+    inst = problem.instance
+    order = order_by_index(key(inst))
+    value = evaluate(inst, order, problem.objective)
     return SolveResult(
         Status.FEASIBLE, value, None, inst.ids_of(order), name, time.perf_counter() - t0
     )
 
 
-def _make_index_method(name: str) -> None:
-    def solve_index(inst: Instance, objective: Objective, *, time_limit=None, seed=None, **_):
-        return _index_result(name, inst, objective)
+def register_index(name: str, summary: str, key: KeyFn, *, tags: tuple[str, ...] = ()) -> None:
+    """Register the heuristic `name` that orders jobs by ascending `key(inst)`."""
+
+    def solve_index(
+        problem: SojournProblem,
+        *,
+        time_limit: float | None = None,
+        seed: int | None = None,
+        options: NoOptions,
+    ) -> SolveResult[list[str]]:
+        return index_result(name, key, problem)
 
     solve_index.__name__ = f"solve_{name}"
-    solve_index.__doc__ = f"Order by {INDICES[name][0]}."
-    SOJOURN_METHODS.register(name, exact=False, summary=INDICES[name][0])(solve_index)
+    solve_index.__doc__ = f"Order by {summary}."
+    register_method(SUBJECT, name, exact=False, tags=("index", *tags), summary=summary)(solve_index)
 
 
-for _name in INDICES:
-    _make_index_method(_name)
+register_index(
+    "fcfs",
+    "file order (first come, first served)",
+    lambda inst: np.arange(inst.n, dtype=float),
+    tags=("baseline",),
+)
+register_index(
+    "sept", "shortest expected processing time E[X]", lambda inst: inst.mean, tags=("baseline",)
+)
+register_index("ssf", "shortest success size m", lambda inst: inst.m, tags=("baseline",))
+register_index("maxpi", "highest success probability pi", lambda inst: -inst.pi, tags=("baseline",))
+register_index("smith", "Smith's rule E[X]/pi", smith_key, tags=("baseline",))
+register_index("uindex", "u*-index (e + m pi u*)/pi, u* = 1 - 1/E[N]", u_index, tags=("baseline",))
 
 
 def neighbourhood(order: np.ndarray) -> np.ndarray:
@@ -125,13 +148,24 @@ def local_search(
     return [int(i) for i in order], value, stats
 
 
-@SOJOURN_METHODS.register("local", exact=False, summary="insertion/swap local search from Smith")
+@register_method(
+    SUBJECT,
+    "local",
+    exact=False,
+    tags=("baseline",),
+    summary="insertion/swap local search from Smith",
+)
 def solve_local(
-    inst: Instance, objective: Objective, *, time_limit=None, seed=None, **_
-) -> SolveResult:
+    problem: SojournProblem,
+    *,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    options: NoOptions,
+) -> SolveResult[list[str]]:
     """Local search (adjacent swaps and insertions) seeded by Smith's rule."""
+    inst, objective = problem.instance, problem.objective
     t0 = time.perf_counter()
-    start = order_by_index(smith_index(inst))
+    start = order_by_index(smith_key(inst))
     order, _v, stats = local_search(inst, objective, start, time_limit=time_limit)
     value = evaluate(inst, order, objective)
     return SolveResult(

@@ -10,7 +10,7 @@ Indices (natural direction given for each):
 - gamma(a) = pi / E[(X - a)^+] = P(success | X > a) / E[X - a | X > a]; higher first. It never
   decreases with age, and it is the Gittins index of the success-weighted problem (reward 1
   only at success: the only quantum that can earn it runs to the success size).
-- Smith = gamma(0) = pi / E[X]; higher first (non-preemptive Smith's rule with weight pi).
+- Smith priority = gamma(0) = pi / E[X]; higher first (non-preemptive Smith's rule with weight pi).
 - Gittins(a) = sup_D P(X - a <= D | X > a) / E[min(X - a, D) | X > a]; higher first. Every
   departure (success or cancellation) counts as done. With discrete sizes the sup is attained
   at D = s_j - a for a size s_j > a (between sizes the numerator is flat, the denominator
@@ -177,7 +177,7 @@ def gamma_index(sizes: Sequence[float], probs: Sequence[float], age: float = 0.0
     return _single(sizes, probs, age)["gamma"]
 
 
-def smith_index(sizes: Sequence[float], probs: Sequence[float]) -> float:
+def smith_priority(sizes: Sequence[float], probs: Sequence[float]) -> float:
     """pi / E[X]; higher first. Equals gamma at age 0."""
     return gamma_index(sizes, probs, 0.0)
 

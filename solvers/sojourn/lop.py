@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.result import SolveResult, certify
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
@@ -51,7 +51,7 @@ def check_triangles(mode: str, method: str) -> None:
         )
 
 
-def lop_cost(W: np.ndarray, order: Sequence[int]) -> float:
+def lop_cost(W: np.ndarray, order: Sequence[int] | np.ndarray) -> float:
     """sum_{a before b} W[a, b] for `order` (a permutation of W's indices)."""
     o = np.asarray(order, dtype=np.int64)
     sub = W[np.ix_(o, o)]
@@ -294,20 +294,14 @@ def finish(
     proven: bool,
     runtime_s: float,
     stats: dict[str, Any],
-) -> SolveResult:
-    """OPTIMAL only when the sound bound meets the value within OPT_REL_TOL.
+) -> SolveResult[list[str]]:
+    """Status by `certify` with the proof tolerance OPT_REL_TOL (the one status rule).
 
     `proven` (every block model closed) is recorded; a scaled CP-SAT proof alone is not
-    enough, the converted bound has to meet the value too.
+    enough, the converted bound has to meet the value too. A bound above the value by solver
+    rounding (HiGHS and CBC stop within their own tolerances) is clamped and recorded as
+    `bound_clamped`; a larger crossing is an unsound bound and gives status `error`.
     """
+    cert = certify(value, bound, "min", tol=OPT_REL_TOL)
     stats = {**stats, "all_blocks_closed": bool(proven)}
-    if bound > value + OPT_REL_TOL * max(1.0, abs(value)):
-        raise RuntimeError(
-            f"{method}: internal error, lower bound {bound!r} exceeds the value {value!r} of "
-            "the returned order; please report this instance"
-        )
-    bound = min(bound, value)  # what is left is rounding noise of two evaluations
-    tight = value - bound <= OPT_REL_TOL * max(1.0, abs(value))
-    status = Status.OPTIMAL if tight else Status.FEASIBLE
-    bound_out = bound if math.isfinite(bound) else None
-    return SolveResult(status, value, bound_out, inst.ids_of(order), method, runtime_s, stats)
+    return SolveResult.certified(cert, inst.ids_of(order), method, runtime_s, stats)

@@ -16,8 +16,9 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pulp
@@ -27,8 +28,9 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.lop import RoundResult, Triple, refuse_non_lop, solve_lop
-from schedlab.solvers.sojourn.methods import SOJOURN_METHODS
-from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective
+from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
+from schedlab.solvers.solve import register_method
 
 MILP_SOLVERS = ("highs", "cbc")
 GAP_REL = 1e-11  # relative MIP gap asked of the back end (our own OPTIMAL test is 1e-9)
@@ -213,23 +215,42 @@ def _gap_abs(inst: Instance, objective: Objective) -> float:
     return 1e-11 * max(1.0, abs(scale))
 
 
-@SOJOURN_METHODS.register("milp", exact=True, summary="PuLP MILP, A and B (CBC or HiGHS)")
+@dataclass(frozen=True)
+class MilpOptions:
+    """Options of `milp`."""
+
+    solver: Literal["highs", "cbc"] = field(default="highs", metadata={"help": "MILP back end"})
+    triangles: Literal["lazy", "all"] = field(
+        default="lazy",
+        metadata={"help": "triangle inequalities: added round by round (lazy) or all up front"},
+    )
+    decompose: bool = field(
+        default=True, metadata={"help": "solve the preference blocks separately"}
+    )
+
+
+@register_method(
+    SUBJECT,
+    "milp",
+    exact=True,
+    kinds=LINEAR_ORDERING,
+    options=MilpOptions,
+    summary="PuLP MILP, A and B (CBC or HiGHS)",
+)
 def solve_milp(
-    inst: Instance,
-    objective: Objective,
+    problem: SojournProblem,
     *,
     time_limit: float | None = None,
     seed: int | None = None,
-    solver: str = "highs",
-    triangles: str = "lazy",
-    decompose: bool = True,
-    **_: Any,
-) -> SolveResult:
-    """Linear-ordering MILP for A or B; `solver` is "highs" or "cbc".
+    options: MilpOptions,
+) -> SolveResult[list[str]]:
+    """Linear-ordering MILP for A or B; `options.solver` is "highs" or "cbc".
 
     `triangles`: "lazy" (add violated triangle inequalities round by round) or "all";
     `decompose`: solve the preference blocks separately (see solvers/sojourn/lop.py).
     """
+    inst, objective = problem.instance, problem.objective
+    solver, triangles, decompose = options.solver, options.triangles, options.decompose
     refuse_non_lop(objective, "milp")
     if solver not in MILP_SOLVERS:
         raise InvalidInput(
@@ -247,12 +268,4 @@ def solve_milp(
         decompose=decompose,
         extra_stats={"solver": solver, "triangles_mode": triangles, "decompose": decompose},
     )
-    return SolveResult(
-        res.status,
-        res.value,
-        res.bound,
-        res.solution,
-        res.method,
-        time.perf_counter() - t0,
-        res.stats,
-    )
+    return replace(res, runtime_s=time.perf_counter() - t0)

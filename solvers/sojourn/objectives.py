@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kernels.quadrature import gauss_legendre_01
 from schedlab.solvers.sojourn.instance import Instance, check_order
 
 OBJECTIVES = ("A", "B", "TK", "DK")
@@ -101,13 +101,6 @@ def value_DK(inst: Instance, order: Sequence[int], k: int) -> float:
 def quadrature_nodes(n: int) -> int:
     """Number of Gauss-Legendre nodes that integrates the B polynomials exactly: ceil(n/2)+1."""
     return (n + 1) // 2 + 1
-
-
-@lru_cache(maxsize=64)
-def gauss_legendre_01(q: int) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss-Legendre nodes and weights on [0, 1] (exact for polynomials of degree <= 2q-1)."""
-    x, w = np.polynomial.legendre.leggauss(q)
-    return (x + 1) / 2, w / 2
 
 
 def b_node_terms(inst: Instance, q: int | None = None) -> dict[str, np.ndarray]:

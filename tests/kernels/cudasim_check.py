@@ -10,17 +10,13 @@ import os
 
 import numpy as np
 
-from schedlab.solvers.kernels import (
-    best_insertion_moves,
-    evaluate_orders,
-    insertion_sweeps,
-    lop_tables,
-    monte_carlo_orders,
-    resolve_backend,
-)
+from schedlab.solvers.kernels import best_insertion_moves, insertion_sweeps, resolve_backend
+from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.instance import generate
 from schedlab.solvers.sojourn.methods import solve
+from schedlab.solvers.sojourn.montecarlo import monte_carlo_orders
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.sojourn.tables import lop_tables
 
 
 def main() -> None:

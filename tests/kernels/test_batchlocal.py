@@ -78,8 +78,10 @@ def test_bad_options():
     inst = generate(5, 1)
     with pytest.raises(InvalidInput, match="restarts"):
         solve(inst, B, "batchlocal", restarts=0)
-    with pytest.raises(InvalidInput, match="backend: unknown"):
+    with pytest.raises(InvalidInput, match="backend: .* must be one of auto, numpy, cpu, cuda"):
         solve(inst, B, "batchlocal", backend="tpu")
+    with pytest.raises(InvalidInput, match="has no option 'solver'"):
+        solve(inst, B, "batchlocal", solver="highs")
 
 
 def test_cli_solve_batchlocal(tmp_path):

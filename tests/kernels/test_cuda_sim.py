@@ -13,16 +13,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schedlab.solvers.kernels import cuda_available, evaluate_orders, monte_carlo_orders
+from schedlab.solvers.kernels import cuda_available
+from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.instance import generate
 from schedlab.solvers.sojourn.methods import solve
+from schedlab.solvers.sojourn.montecarlo import monte_carlo_orders
 from schedlab.solvers.sojourn.objectives import Objective
 
 ROOT = Path(__file__).resolve().parents[2]
+PYTHONPATH = os.pathsep.join([str(ROOT / "src"), str(ROOT)])  # this checkout's schedlab
 
 
 def test_cuda_backend_on_the_simulator():
-    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": PYTHONPATH}
     proc = subprocess.run(
         [sys.executable, "-m", "tests.kernels.cudasim_check"],
         cwd=ROOT,
@@ -45,7 +48,7 @@ def _cuda_home() -> str | None:
 @pytest.mark.skipif(_cuda_home() is None, reason="no CUDA toolkit (libnvvm) installed")
 def test_arith_compiles_to_ptx():
     # real CUDA compilation of the shared per-order functions (no GPU needed, only NVVM)
-    env = {**os.environ, "CUDA_HOME": str(_cuda_home()), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "CUDA_HOME": str(_cuda_home()), "PYTHONPATH": PYTHONPATH}
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     proc = subprocess.run(
         [sys.executable, "-m", "tests.kernels.ptx_check"],

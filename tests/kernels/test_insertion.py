@@ -9,14 +9,14 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels import (
     apply_moves,
     best_insertion_moves,
-    evaluate_orders,
     insertion_deltas,
     insertion_sweeps,
-    lop_tables,
 )
+from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.heuristics import neighbourhood
 from schedlab.solvers.sojourn.instance import generate
 from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.tables import lop_tables
 
 LOP = [Objective("A"), Objective("B")]
 

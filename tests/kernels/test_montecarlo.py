@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.kernels import monte_carlo_orders
-from schedlab.solvers.kernels import montecarlo as mc
+from schedlab.solvers.kernels import montecarlo as kernel_mc
+from schedlab.solvers.sojourn import montecarlo as mc
 from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.montecarlo import monte_carlo_orders
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 from schedlab.solvers.sojourn.outcomes import realized_values
 
@@ -39,7 +40,7 @@ def test_kernel_equals_per_scenario_oracle():
     # same seed and scenario chunk -> same scenarios; outcomes.realized_values is independent code
     inst = generate(6, 8)
     orders = orders_for(6, 4, 2)
-    X, S = next(mc._scenarios(inst, 3000, 11, mc.SCENARIO_CHUNK))
+    X, S = next(mc.scenarios(inst, 3000, 11, mc.SCENARIO_CHUNK))
     for obj in OBJS:
         for be in ("numpy", "cpu"):
             est = monte_carlo_orders(inst, orders, obj, samples=3000, seed=11, backend=be)
@@ -58,7 +59,7 @@ def test_backends_identical_and_chunking_invariant(monkeypatch):
     np.testing.assert_allclose(cpu.mean, ref.mean, rtol=1e-12)
     np.testing.assert_allclose(cpu.stderr, ref.stderr, rtol=1e-9)
     # scenarios regenerated for every order chunk (nothing kept) give the same numbers
-    monkeypatch.setattr(mc, "_KEEP_CELLS", 0)
+    monkeypatch.setattr(kernel_mc, "_KEEP_CELLS", 0)
     again = monte_carlo_orders(inst, orders, obj, samples=5000, seed=2, backend="cpu", chunk_size=4)
     np.testing.assert_array_equal(again.mean, cpu.mean)
     # several scenario chunks merge (Chan / Welford) to the one-chunk numbers

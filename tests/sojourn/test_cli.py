@@ -76,7 +76,7 @@ def test_solve_tk_needs_k_and_milp_refuses_it(inst_file):
     assert r.exit_code == 2 and "K" in r.stderr
     r = run("sojourn", "solve", str(inst_file), "--objective", "TK", "--k", "2", "--method", "milp")
     assert r.exit_code == 2
-    assert "milp solves only the linear-ordering objectives A and B" in r.stderr
+    assert "method 'milp' does not solve TK; it solves A, B" in r.stderr
     assert str(inst_file) in r.stderr and "Traceback" not in r.output
 
 
@@ -160,3 +160,19 @@ def test_every_sojourn_subcommand_help_has_an_example(path):
 def test_group_help_has_an_example():
     assert "Example" in run("sojourn", "--help").stdout
     assert "Example" in run("--help").stdout
+
+
+def test_method_flags_come_from_the_registry_and_a_foreign_flag_exits_2(inst_file):
+    from schedlab.experiments.sojourn.cli import OBJECTIVE_CHOICE
+    from schedlab.solvers.sojourn.objectives import OBJECTIVES
+
+    assert tuple(OBJECTIVE_CHOICE.choices) == OBJECTIVES  # kept literal so --help stays light
+    base = ["sojourn", "solve", str(inst_file), "--objective", "B", "--method"]
+    r = run(*base, "cpsat", "--solver", "cbc")
+    assert r.exit_code == 2 and "--solver: not an option of sojourn/cpsat" in r.stderr
+    r = run(*base, "smith", "--backend", "cpu")
+    assert r.exit_code == 2 and "--backend: not an option of sojourn/smith" in r.stderr
+    r = run(*base, "cpsat", "--workers", "1", "--triangles", "all", "--no-decompose", "--json")
+    assert r.exit_code == 0, r.output
+    stats = json.loads(r.stdout)["stats"]
+    assert stats["triangles_mode"] == "all" and stats["decompose"] is False

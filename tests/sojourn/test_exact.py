@@ -22,9 +22,10 @@ from numba import njit
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.instance import Instance, generate
-from schedlab.solvers.sojourn.methods import load_methods, solve
+from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.outcomes import realized_values
+from schedlab.solvers.solve import METHODS
 from tests.conftest import random_instances
 
 REL = 1e-9
@@ -184,7 +185,7 @@ def test_smith_is_optimal_for_a_tk_dk_and_no_heuristic_beats_the_optimum(optima)
     # the heuristics of solvers/sojourn/heuristics.py; kernel-backed ones test themselves.
     # Smith on every objective and K; the others on A, B and TK/DK with K in {1, n}.
     others = ["fcfs", "sept", "ssf", "maxpi", "uindex", "local"]
-    assert {"smith", *others} <= set(load_methods().names(exact=False))
+    assert {"smith", *others} <= set(METHODS.names(scope="sojourn", exact=False))
     for inst in INSTANCES:
         for obj in objectives_for(inst.n):
             opt = optima[inst.name][obj.label]
@@ -246,8 +247,8 @@ def test_refusals():
         for obj in (Objective("TK", 2), Objective("DK", 1)):
             with pytest.raises(InvalidInput) as err:
                 solve(inst, obj, method)
-            assert f"{method} solves only the linear-ordering objectives A and B" in str(err.value)
-            assert "use dp or brute for TK/DK" in str(err.value)
+            assert f"method {method!r} does not solve {obj.kind}" in str(err.value)
+            assert "it solves A, B" in str(err.value)
     with pytest.raises(InvalidInput, match="solver"):
         solve(inst, Objective("B"), "milp", solver="gurobi")
     with pytest.raises(InvalidInput, match="triangles"):

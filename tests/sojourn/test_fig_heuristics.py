@@ -9,12 +9,17 @@ import pytest
 
 from schedlab.experiments.registry import BENCHMARKS, figures
 from schedlab.experiments.sojourn import fig_heuristics
-from schedlab.experiments.sojourn.fig_heuristics import CONFIGS, HEURISTICS, NAME, STEM, make
+from schedlab.experiments.sojourn.fig_heuristics import CONFIGS, NAME, STEM, heuristics, make
 
 
 def test_registered_for_reproduce():
     assert figures()[NAME].meta["in_reproduce"]
     assert "bench_exact" in BENCHMARKS.names()
+
+
+def test_the_heuristics_are_the_baseline_tag():
+    # the figure's heuristics come from the registry tag (batchlocal is not a baseline)
+    assert heuristics() == ("fcfs", "sept", "ssf", "maxpi", "smith", "uindex", "local")
 
 
 def test_files_numbers_and_resume(tmp_path, monkeypatch):
@@ -26,7 +31,7 @@ def test_files_numbers_and_resume(tmp_path, monkeypatch):
         assert p.exists() and p.stat().st_size > 0
     with open(tmp_path / "sojourn" / f"{STEM}.csv") as fh:
         table = list(csv.DictReader(fh))
-    assert len(table) == 2 * len(cfg["ns"]) * len(HEURISTICS)
+    assert len(table) == 2 * len(cfg["ns"]) * len(heuristics())
     for r in table:
         assert int(r["proven_optimal"]) == cfg["count"]  # dp proves every tiny instance
         assert float(r["mean_gap_pct"]) >= -1e-7  # no heuristic beats a proven optimum
@@ -49,7 +54,7 @@ def test_files_numbers_and_resume(tmp_path, monkeypatch):
 def test_unproven_optimum_is_left_out():
     rows = [
         {"objective": o, "n": 20, "i": 0, "exact_status": "feasible",
-         **{f"{h}_gap": None for h in HEURISTICS}}
+         **{f"{h}_gap": None for h in heuristics()}}
         for o in ("A", "B")
     ]  # fmt: skip
     for s in fig_heuristics.summarize(rows):

@@ -9,21 +9,27 @@ import pytest
 
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.heuristics import (
-    INDICES,
     local_search,
     neighbourhood,
     order_by_index,
-    smith_index,
+    smith_key,
     u_index,
     u_star,
 )
 from schedlab.solvers.sojourn.instance import Instance, generate
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.solve import METHODS
 from tests.conftest import random_instances
 
-HEURISTICS = [*INDICES, "local"]
+HEURISTICS = ["fcfs", "sept", "ssf", "maxpi", "smith", "uindex", "local"]
 OBJECTIVES = [Objective("A"), Objective("B"), Objective("TK", 2), Objective("DK", 3)]
+
+
+def test_the_baseline_heuristics_are_registered_with_their_tag():
+    assert METHODS.names(scope="sojourn", tag="baseline") == HEURISTICS
+    for name in HEURISTICS:
+        assert not METHODS.get(name, scope="sojourn").meta["exact"]
 
 
 @pytest.mark.parametrize("method", HEURISTICS)
@@ -53,7 +59,7 @@ def test_index_orders_match_their_definitions():
         got = solve(inst, Objective("B"), name).solution
         assert got == inst.ids_of(list(np.argsort(key, kind="stable"))), name
     # the u-index at u = 1 is Smith's rule
-    assert np.allclose(u_index(inst, 1.0), smith_index(inst))
+    assert np.allclose(u_index(inst, 1.0), smith_key(inst))
 
 
 def test_local_search_never_worse_than_its_smith_start_and_is_a_local_optimum():
@@ -100,4 +106,4 @@ def test_zero_success_probability_goes_last_and_is_handled():
             r = solve(inst, obj, method)
             assert r.status is Status.FEASIBLE and r.solution[-1] == "never", (method, obj)
             assert math.isfinite(r.value)
-    assert order_by_index(smith_index(inst))[-1] == 0
+    assert order_by_index(smith_key(inst))[-1] == 0

@@ -16,7 +16,7 @@ from schedlab.solvers.sojourn.indices import (
     pad,
     serpt,
     sevcik_rank,
-    smith_index,
+    smith_priority,
 )
 
 REL = 1e-10
@@ -87,7 +87,7 @@ def test_scalar_indices_match_brute_force(seed):
         assert math.isclose(sevcik_rank(s, p, a), 1.0 / g, rel_tol=REL)
         # the quantum to the end gives 1 / E[remaining]: Gittins is at least that
         assert g >= (1.0 / bf_serpt(s, p, a)) * (1 - REL)
-    assert math.isclose(smith_index(s, p), p[-1] / float(np.dot(s, p)), rel_tol=REL)
+    assert math.isclose(smith_priority(s, p), p[-1] / float(np.dot(s, p)), rel_tol=REL)
 
 
 def test_level_table_equals_scalar_at_checkpoint_levels():
@@ -138,7 +138,7 @@ def test_hand_values():
 def test_zero_probability_edge_cases():
     # never succeeds: gamma and Smith are 0 (served last), Gittins still finite
     s, p = [2.0, 4.0, 9.0], [0.5, 0.5, 0.0]
-    assert gamma_index(s, p) == 0.0 and smith_index(s, p) == 0.0
+    assert gamma_index(s, p) == 0.0 and smith_priority(s, p) == 0.0
     assert math.isclose(gittins_index(s, p), max(0.5 / 2.0, 1.0 / 3.0))
     # a zero-probability checkpoint is still a level; conditioning skips nothing wrongly
     s2, p2 = [1.0, 2.0, 5.0], [0.0, 0.5, 0.5]

@@ -8,17 +8,23 @@ import math
 import numpy as np
 import pytest
 
+from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.cpsat import CpSatBlockModel, scale_costs
+from schedlab.solvers.sojourn.instance import generate
 from schedlab.solvers.sojourn.lop import (
+    RoundResult,
     before_matrix,
     lop_cost,
     order_from_before,
     pairwise_min_bound,
     preference_blocks,
+    solve_lop,
     three_cycles,
     triangles_all,
 )
+from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.milp import PulpBlockModel, cbc_log_bound
+from schedlab.solvers.sojourn.objectives import Objective, evaluate
 
 
 def brute_min(W: np.ndarray) -> float:
@@ -122,3 +128,55 @@ def test_cbc_log_bound_rounds_down(log, expected):
         assert got is None
     else:
         assert got is not None and math.isclose(got, expected, rel_tol=1e-12)
+
+
+class CrossingModel:
+    """A fake back end: returns `order` as proven optimal with a bound `excess` above its cost.
+
+    HiGHS and CBC stop within their own tolerances, so a real MIP dual bound can sit a hair
+    above the value of the order it returns (seen at n = 80 and 100 with large blocks).
+    """
+
+    def __init__(self, Wb: np.ndarray, order: list[int], excess: float) -> None:
+        self.Wb, self.order, self.excess = Wb, order, excess
+
+    def add_triangles(self, triples) -> None:
+        pass
+
+    def solve(self, time_left, hint) -> RoundResult:
+        n = self.Wb.shape[0]
+        bound = lop_cost(self.Wb, self.order) + self.excess
+        return RoundResult(before_matrix(self.order, n), True, bound, {})
+
+
+@pytest.mark.parametrize("triangles", ["lazy", "all"])
+def test_a_bound_crossing_the_value_within_tolerance_is_clamped_not_raised(triangles):
+    # generate(8, 1863, max_checkpoints=2) has a cyclic B tournament (theory.sojourn_lop)
+    inst = generate(8, 1863, max_checkpoints=2)
+    obj = Objective("B")
+    ref = solve(inst, obj, "dp")
+    order = inst.order_from_ids(ref.solution)
+    value = evaluate(inst, order, obj)
+    excess = 1e-8 * value  # above the 1e-9 proof tolerance (the old RuntimeError), below 1e-6
+    res = solve_lop(
+        inst, obj, "fake", lambda Wb: CrossingModel(Wb, list(order), excess),
+        time_limit=None, triangles=triangles, decompose=False,
+    )  # fmt: skip
+    assert res.status is Status.OPTIMAL
+    assert res.bound == res.value and math.isclose(res.value, value, rel_tol=1e-12)
+    assert math.isclose(res.stats["bound_clamped"], excess, rel_tol=1e-3)
+    assert res.stats["all_blocks_closed"] is True
+
+
+def test_a_bound_far_above_the_value_is_an_error_status_not_a_crash():
+    inst = generate(8, 1863, max_checkpoints=2)
+    obj = Objective("B")
+    order = list(range(inst.n))
+    excess = 1e-3 * evaluate(inst, order, obj)
+    res = solve_lop(
+        inst, obj, "fake", lambda Wb: CrossingModel(Wb, order, excess),
+        time_limit=None, decompose=False,
+    )  # fmt: skip
+    assert res.status is Status.ERROR and res.bound is None
+    assert "crosses value" in res.stats["error"]
+    assert sorted(res.solution) == sorted(inst.ids)

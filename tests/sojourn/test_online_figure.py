@@ -37,7 +37,7 @@ def test_tiny_figure_writes_everything_and_resumes(tmp_path, monkeypatch):
     syn = list(csv.DictReader(open(d / "sojourn-online.csv")))
     phil = list(csv.DictReader(open(d / "sojourn-online-philly.csv")))
     assert len(syn) == 2 * 7 and len(phil) == 7
-    assert {r["policy"] for r in phil} == set(fig.POLICY_NAMES)
+    assert {r["policy"] for r in phil} == set(fig.policy_names())
     assert all(int(r["excluded_jobs"]) == 0 for r in phil)  # sample's widest job is 32 GPUs
     meta = json.loads((d / "sojourn-online.json").read_text())
     assert "outcome model" in meta["philly_caption"]

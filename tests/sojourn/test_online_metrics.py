@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from schedlab.experiments.sojourn.online.metrics import mean_ci, t_quantile
-from schedlab.experiments.sojourn.online.policies import POLICY_NAMES, get_policy
+from schedlab.experiments.sojourn.online.policies import get_policy, policy_names
 from schedlab.experiments.sojourn.online.workload import Workload
 from schedlab.solvers.errors import InvalidInput
 
@@ -39,7 +39,7 @@ def test_policy_keys():
     dists = [([2.0, 10.0], [0.5, 0.5]), ([3.0], [1.0]), ([1.0, 4.0], [1.0, 0.0])]
     w = Workload.from_lists([0.0, 1.0, 2.0], [1, 1, 1], dists)
     lv = np.array([1, 0, 0])
-    k = {name: get_policy(name).keys(w, lv) for name in POLICY_NAMES}
+    k = {name: get_policy(name).keys(w, lv) for name in policy_names()}
     assert k["fcfs"][:, 0].tolist() == [0.0, 1.0, 2.0]
     assert k["sept"][:, 0].tolist() == [6.0, 3.0, 1.0]
     np.testing.assert_allclose(k["smith"][:, 0], [-0.5 / 6, -1 / 3, 0.0])
@@ -49,6 +49,6 @@ def test_policy_keys():
     # oracle: successful jobs by realized remaining size, cancelled ones after all of them
     o = k["oracle"]
     assert o[1, 0] < o[0, 0] < o[2, 0] and o[0, 1] == 8.0
-    assert not any(get_policy(n).uses_outcomes for n in POLICY_NAMES if n != "oracle")
+    assert not any(get_policy(n).uses_outcomes for n in policy_names() if n != "oracle")
     with pytest.raises(InvalidInput, match="unknown"):
         get_policy("lifo")

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from schedlab.experiments.sojourn.online.metrics import mean_ci
-from schedlab.experiments.sojourn.online.policies import POLICY_NAMES, get_policy
+from schedlab.experiments.sojourn.online.policies import get_policy, policy_names
 from schedlab.experiments.sojourn.online.runner import quanta_and_keys, replicate, run_once
 from schedlab.experiments.sojourn.online.simulator import simulate
 from schedlab.experiments.sojourn.online.synthetic import poisson_arrivals, synthetic_workload
 from schedlab.experiments.sojourn.online.workload import Workload
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.sojourn.heuristics import order_by_index, smith_index
+from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key
 from schedlab.solvers.sojourn.indices import pad
 from schedlab.solvers.sojourn.instance import generate
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
@@ -36,7 +36,7 @@ def successful_total(run) -> float:
 @pytest.mark.parametrize(("policy", "order_of"), [("fcfs", "file"), ("smith", "smith")])
 def test_one_server_time_zero_matches_objective_a(policy, order_of):
     inst = generate(6, 3, max_checkpoints=3)
-    order = list(range(inst.n)) if order_of == "file" else order_by_index(smith_index(inst))
+    order = list(range(inst.n)) if order_of == "file" else order_by_index(smith_key(inst))
     exact = evaluate(inst, order, Objective("A"))
     runs, _ = replicate(time_zero_workload(inst), get_policy(policy), 1, seed=5, replications=3000)
     mean, ci = mean_ci([successful_total(r) for r in runs])
@@ -92,7 +92,7 @@ def lindley_last_departure(arrival, sizes) -> float:
     return free
 
 
-@pytest.mark.parametrize("policy", POLICY_NAMES)
+@pytest.mark.parametrize("policy", policy_names())
 def test_work_conservation_and_no_lost_jobs(policy):
     """Every job departs exactly once after receiving exactly its realized size; the busy
     integral equals the realized work; dispatch is greedy (no waiting job fits afterwards)."""
@@ -140,7 +140,7 @@ def test_single_server_busy_periods_do_not_depend_on_the_policy():
     levels = w.sample_levels(rng)
     x = w.dists.sizes[np.arange(w.n), levels]
     expected = lindley_last_departure(w.arrival_s.tolist(), x.tolist())
-    for name in POLICY_NAMES:
+    for name in policy_names():
         run = run_once(w, get_policy(name), 1, rng, levels=levels)
         assert math.isclose(run.departure_s.max(), expected, rel_tol=1e-12), name
 

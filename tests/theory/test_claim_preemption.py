@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from schedlab.solvers.sojourn.heuristics import order_by_index, smith_index
+from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key
 from schedlab.solvers.sojourn.instance import Instance
 from schedlab.theory.claims import claims, run_claim
 
@@ -21,7 +21,7 @@ def test_claim1_holds(tmp_path):
 
 def test_claim1_fails_when_a_non_optimal_order_is_declared_optimal(tmp_path):
     def reversed_smith(inst, kind):
-        return order_by_index(smith_index(inst))[::-1]
+        return order_by_index(smith_key(inst))[::-1]
 
     v = run_claim(claims()["1"], "small", 0, outdir=tmp_path, best_order=reversed_smith, **SMALL)
     assert v.verdict == "fails"

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.sojourn.online.metrics import summarize
-from schedlab.experiments.sojourn.online.policies import Policy
+from schedlab.experiments.sojourn.online.policies.base import Policy
 from schedlab.experiments.sojourn.online.simulator import Run, simulate
 from schedlab.experiments.sojourn.online.workload import Workload
 from schedlab.solvers.errors import InvalidInput

@@ -60,6 +60,145 @@ class Run:
         return self.busy_server_s / (self.servers * span) if span > 0 else 1.0
 
 
+class EventLoop:
+    """State of one `simulate_quanta` run, advanced in steps: advance the clock, end quanta
+    (depart, keep running or pause), admit arrivals, dispatch (start jobs), record preemptions.
+
+    Plain lists and heaps for speed; `log` (tests) receives (time, what, job) for what in
+    arrive/start/pause/depart/dispatched.
+    """
+
+    def __init__(
+        self,
+        arrival: list[float],
+        gpus: list[int],
+        quanta: list[list[float]],
+        keys: list[list[float]],
+        servers: int,
+        log: list[tuple[float, str, int]] | None = None,
+    ) -> None:
+        n = len(arrival)
+        classes = sorted(set(gpus))
+        if classes and classes[-1] > servers:
+            raise InvalidInput(
+                f"servers: a job needs {classes[-1]} GPUs but only {servers} servers exist"
+            )
+        self.arrival, self.gpus, self.quanta, self.keys = arrival, gpus, quanta, keys
+        self.n, self.servers, self.log, self.classes = n, servers, log, classes
+        self.queues: dict[int, list[tuple[float, int]]] = {g: [] for g in classes}
+        self.single = self.queues[classes[0]] if len(classes) == 1 else None
+        self.g_single = classes[0] if classes else 1
+        self.events: list[tuple[float, int]] = []  # (end of the running quantum, job)
+        self.level = [0] * n
+        self.nq = [len(q) for q in quanta]
+        self.running = [False] * n
+        self.depart = [INF] * n
+        self.free = servers
+        self.waiting = self.preemptions = self.dispatches = self.ia = 0
+        self.area = 0.0
+        self.t_prev = arrival[0] if n else 0.0
+
+    def next_time(self) -> tuple[float, float]:
+        """(time of the next event, time of the next arrival); INF when none is left."""
+        ta = self.arrival[self.ia] if self.ia < self.n else INF
+        te = self.events[0][0] if self.events else INF
+        return (ta if ta < te else te), ta
+
+    def advance(self, t: float) -> None:
+        """Move the clock to t, adding busy server-seconds."""
+        busy = self.servers - self.free
+        if busy:
+            self.area += busy * (t - self.t_prev)
+        self.t_prev = t
+
+    def end_quanta(self, t: float, ta: float) -> list[int]:
+        """Apply every quantum ending at t; returns the jobs paused (requeued) at t.
+
+        A job whose last quantum ends departs; otherwise it keeps running when nothing else
+        competes at this instant (no waiting job, no arrival, no other quantum end), else it
+        releases its servers and waits with the key of its new level.
+        """
+        events, level, log = self.events, self.level, self.log
+        requeued = []
+        while events and events[0][0] == t:
+            _, j = heapq.heappop(events)
+            lv = level[j] + 1
+            level[j] = lv
+            if lv == self.nq[j]:
+                self.depart[j] = t
+                self.running[j] = False
+                self.free += self.gpus[j]
+                if log is not None:
+                    log.append((t, "depart", j))
+            elif self.waiting == 0 and ta != t and (not events or events[0][0] != t):
+                heapq.heappush(events, (t + self.quanta[j][lv], j))
+            else:
+                self.running[j] = False
+                self.free += self.gpus[j]
+                if log is not None:
+                    log.append((t, "pause", j))
+                heapq.heappush(self.queues[self.gpus[j]], (self.keys[j][lv], j))
+                self.waiting += 1
+                requeued.append(j)
+        return requeued
+
+    def admit(self, t: float) -> None:
+        """Queue every job arriving at t with the key of its first quantum."""
+        arrival, n, log = self.arrival, self.n, self.log
+        while self.ia < n and arrival[self.ia] == t:
+            ia = self.ia
+            heapq.heappush(self.queues[self.gpus[ia]], (self.keys[ia][0], ia))
+            self.waiting += 1
+            if log is not None:
+                log.append((t, "arrive", ia))
+            self.ia = ia + 1
+
+    def start(self, t: float, j: int) -> None:
+        """Start job j's current quantum on gpus[j] free servers."""
+        self.waiting -= 1
+        self.free -= self.gpus[j]
+        self.running[j] = True
+        heapq.heappush(self.events, (t + self.quanta[j][self.level[j]], j))
+        if self.log is not None:
+            self.log.append((t, "start", j))
+
+    def best_fitting(self) -> int | None:
+        """The waiting job with the lowest key among those that fit the free servers."""
+        best: tuple[float, int] | None = None
+        bq: list[tuple[float, int]] = []
+        for g in self.classes:
+            if g > self.free:
+                break
+            q = self.queues[g]
+            if q and (best is None or q[0] < best):
+                best, bq = q[0], q
+        return None if best is None else heapq.heappop(bq)[1]
+
+    def dispatch(self, t: float) -> None:
+        """Greedy backfilling in key order until nothing waiting fits (one dispatch round)."""
+        if not (self.waiting and self.free):
+            return
+        self.dispatches += 1
+        single = self.single
+        if single is not None:
+            while single and self.free >= self.g_single:
+                self.start(t, heapq.heappop(single)[1])
+        else:
+            while self.waiting and self.free:
+                j = self.best_fitting()
+                if j is None:
+                    break
+                self.start(t, j)
+        if self.log is not None:
+            self.log.append((t, "dispatched", self.free))
+
+    def record_preemptions(self, requeued: list[int]) -> None:
+        """A paused job not restarted at the same instant was preempted."""
+        for j in requeued:
+            if not self.running[j]:
+                self.preemptions += 1
+
+
 def simulate_quanta(
     arrival: list[float],
     gpus: list[int],
@@ -75,107 +214,17 @@ def simulate_quanta(
     Returns (departure times, preemptions, busy server-seconds, dispatch rounds). With `log`
     (tests), appends (time, what, job) for what in arrive/start/pause/depart/dispatched.
     """
-    n = len(arrival)
-    classes = sorted(set(gpus))
-    if classes and classes[-1] > servers:
-        raise InvalidInput(
-            f"servers: a job needs {classes[-1]} GPUs but only {servers} servers exist"
-        )
-    queues: dict[int, list[tuple[float, int]]] = {g: [] for g in classes}
-    single = queues[classes[0]] if len(classes) == 1 else None
-    g_single = classes[0] if classes else 1
-    heappush, heappop = heapq.heappush, heapq.heappop
-    events: list[tuple[float, int]] = []
-    level = [0] * n
-    nq = [len(q) for q in quanta]
-    running = [False] * n
-    depart = [INF] * n
-    free = servers
-    waiting = 0
-    preemptions = 0
-    dispatches = 0
-    area = 0.0
-    t_prev = arrival[0] if n else 0.0
-    ia = 0
+    loop = EventLoop(arrival, gpus, quanta, keys, servers, log)
     while True:
-        ta = arrival[ia] if ia < n else INF
-        te = events[0][0] if events else INF
-        t = ta if ta < te else te
+        t, ta = loop.next_time()
         if t == INF:
             break
-        busy = servers - free
-        if busy:
-            area += busy * (t - t_prev)
-        t_prev = t
-        requeued = None
-        while events and events[0][0] == t:
-            _, j = heappop(events)
-            lv = level[j] + 1
-            if lv == nq[j]:
-                depart[j] = t
-                running[j] = False
-                free += gpus[j]
-                if log is not None:
-                    log.append((t, "depart", j))
-            elif waiting == 0 and ta != t and (not events or events[0][0] != t):
-                # a quantum ended, nothing else competes at this instant: keep running
-                level[j] = lv
-                heappush(events, (t + quanta[j][lv], j))
-            else:
-                level[j] = lv
-                running[j] = False
-                free += gpus[j]
-                if log is not None:
-                    log.append((t, "pause", j))
-                heappush(queues[gpus[j]], (keys[j][lv], j))
-                waiting += 1
-                if requeued is None:
-                    requeued = [j]
-                else:
-                    requeued.append(j)
-        while ia < n and arrival[ia] == t:
-            heappush(queues[gpus[ia]], (keys[ia][0], ia))
-            waiting += 1
-            if log is not None:
-                log.append((t, "arrive", ia))
-            ia += 1
-        if waiting and free:
-            dispatches += 1
-            if single is not None:
-                while single and free >= g_single:
-                    _, j = heappop(single)
-                    waiting -= 1
-                    free -= g_single
-                    running[j] = True
-                    heappush(events, (t + quanta[j][level[j]], j))
-                    if log is not None:
-                        log.append((t, "start", j))
-            else:
-                while waiting and free:
-                    best = None
-                    for g in classes:
-                        if g > free:
-                            break
-                        q = queues[g]
-                        if q and (best is None or q[0] < best):
-                            best = q[0]
-                            bq = q
-                    if best is None:
-                        break
-                    _, j = heappop(bq)
-                    waiting -= 1
-                    free -= gpus[j]
-                    running[j] = True
-                    heappush(events, (t + quanta[j][level[j]], j))
-                    if log is not None:
-                        log.append((t, "start", j))
-            if log is not None:
-                log.append((t, "dispatched", free))
-        if requeued is not None:
-            for j in requeued:
-                if not running[j]:
-                    preemptions += 1
-    return depart, preemptions, area, dispatches
+        loop.advance(t)
+        requeued = loop.end_quanta(t, ta)
+        loop.admit(t)
+        loop.dispatch(t)
+        loop.record_preemptions(requeued)
+    return loop.depart, loop.preemptions, loop.area, loop.dispatches
 
 
 def simulate(

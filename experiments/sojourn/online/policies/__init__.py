@@ -1,31 +1,33 @@
-"""Online policies, one module each, looked up by name (`POLICIES`)."""
+"""Online sojourn policies, one module each (`policy_*.py`), registered in `POLICIES`.
+
+`get_policy(name)` builds the registered policy `name`; `policy_names()` lists them:
+non-preemptive ones first, then preemptive ones, then those that read realized outcomes
+(the oracle reference), each group in registration order.
+"""
 
 from __future__ import annotations
 
-from schedlab.experiments.sojourn.online.policies.base import Policy
-from schedlab.experiments.sojourn.online.policies.fcfs import FCFS
-from schedlab.experiments.sojourn.online.policies.gamma import Gamma
-from schedlab.experiments.sojourn.online.policies.gittins import Gittins
-from schedlab.experiments.sojourn.online.policies.oracle import Oracle
-from schedlab.experiments.sojourn.online.policies.sept import SEPT
-from schedlab.experiments.sojourn.online.policies.serpt import SERPT
-from schedlab.experiments.sojourn.online.policies.smith import Smith
-from schedlab.solvers.errors import InvalidInput
+from typing import TYPE_CHECKING
 
-POLICIES: dict[str, type[Policy]] = {
-    p.name: p for p in (FCFS, SEPT, Smith, Gamma, Gittins, SERPT, Oracle)
-}
-POLICY_NAMES = tuple(POLICIES)
+from schedlab.experiments.registry import POLICIES
+
+if TYPE_CHECKING:  # kept light: registry discovery imports this package for `schedlab --help`
+    from schedlab.experiments.sojourn.online.policies.base import Policy
+
+SUBJECT = "sojourn"
 
 
 def get_policy(name: str) -> Policy:
-    """An instance of the policy called `name`."""
-    try:
-        return POLICIES[name]()
-    except KeyError:
-        raise InvalidInput(
-            f"policy: unknown {name!r}; choose one of {', '.join(POLICY_NAMES)}"
-        ) from None
+    """An instance of the registered sojourn policy `name` (InvalidInput naming the choices)."""
+    cls: type[Policy] = POLICIES.get(name, scope=SUBJECT).obj
+    return cls()
 
 
-__all__ = ["POLICIES", "POLICY_NAMES", "Policy", "get_policy"]
+def policy_names() -> tuple[str, ...]:
+    """Registered sojourn policies: non-preemptive, preemptive, then outcome-reading ones."""
+    entries = POLICIES.entries(scope=SUBJECT)
+    ranked = sorted(entries, key=lambda e: (e.meta["uses_outcomes"], e.meta["preemptive"]))
+    return tuple(e.name for e in ranked)
+
+
+__all__ = ["get_policy", "policy_names"]

@@ -9,15 +9,20 @@ cancelled. Ties are broken by arrival order (earlier first) in the simulator.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 import numpy as np
 
+from schedlab.experiments.registry import POLICIES
 from schedlab.experiments.sojourn.online.workload import Workload
+
+SUBJECT = "sojourn"
+P = TypeVar("P", bound="type[Policy]")
 
 
 class Policy(ABC):
-    """Subclass per policy (one small module each) and register it in `policies/__init__`."""
+    """Subclass per policy, one small module each named `policy_*`, decorated with
+    `@register_policy` (found by discovery; plugins may live in any module)."""
 
     name: ClassVar[str]
     summary: ClassVar[str]
@@ -35,3 +40,16 @@ class Policy(ABC):
 def lower_first(index: np.ndarray) -> np.ndarray:
     """Turn a higher-first index into a lower-first key (NaN levels are never used)."""
     return -index
+
+
+def register_policy(cls: P) -> P:
+    """Class decorator: register the policy in `POLICIES` (scope "sojourn") under `cls.name`."""
+    POLICIES.add(
+        cls.name,
+        cls,
+        scope=SUBJECT,
+        summary=cls.summary,
+        preemptive=cls.preemptive,
+        uses_outcomes=cls.uses_outcomes,
+    )
+    return cls

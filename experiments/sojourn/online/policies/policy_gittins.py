@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedlab.experiments.sojourn.online.policies.base import Policy, lower_first
+from schedlab.experiments.sojourn.online.policies.base import Policy, lower_first, register_policy
 from schedlab.experiments.sojourn.online.workload import Workload
 
 
+@register_policy
 class Gittins(Policy):
     name = "gittins"
     summary = "Gittins index of the discrete size, highest first (preemptive at checkpoints)"

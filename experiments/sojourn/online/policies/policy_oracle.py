@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedlab.experiments.sojourn.online.policies.base import Policy
+from schedlab.experiments.sojourn.online.policies.base import Policy, register_policy
 from schedlab.experiments.sojourn.online.workload import Workload
 
 
+@register_policy
 class Oracle(Policy):
     name = "oracle"
     summary = "reference (not a bound): successful jobs first, then SRPT on realized sizes"

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedlab.experiments.sojourn.online.policies.base import Policy
+from schedlab.experiments.sojourn.online.policies.base import Policy, register_policy
 from schedlab.experiments.sojourn.online.workload import Workload
 
 
+@register_policy
 class FCFS(Policy):
     name = "fcfs"
     summary = "first come, first served (non-preemptive)"

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedlab.experiments.sojourn.online.policies.base import Policy, lower_first
+from schedlab.experiments.sojourn.online.policies.base import Policy, lower_first, register_policy
 from schedlab.experiments.sojourn.online.workload import Workload
 
 
+@register_policy
 class Gamma(Policy):
     name = "gamma"
     summary = "success-only index pi / E[(X-a)^+], highest first (preemptive at checkpoints)"
