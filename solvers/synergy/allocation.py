@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +42,13 @@ class Part:
 
 @dataclass(frozen=True)
 class JobAllocation:
-    """One running job and its parts (one per server it spans)."""
+    """One running job and its parts (one per server it spans). `tput_per_gpu` is filled by
+    the solvers (their JSON shows the configuration and throughput); it takes no part in
+    equality."""
 
     job_id: str
     parts: tuple[Part, ...]
+    tput_per_gpu: float | None = field(default=None, compare=False)
 
     @property
     def gpus(self) -> int:
@@ -60,7 +63,12 @@ class JobAllocation:
         return self.parts[0].mem_gb / self.parts[0].gpus
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.job_id, "parts": [p.to_dict() for p in self.parts]}
+        d: dict[str, Any] = {"id": self.job_id, "parts": [p.to_dict() for p in self.parts]}
+        if self.tput_per_gpu is not None:
+            d["cpus_per_gpu"] = self.cpus_per_gpu
+            d["mem_gb_per_gpu"] = self.mem_gb_per_gpu
+            d["tput_per_gpu"] = self.tput_per_gpu
+        return d
 
     @classmethod
     def uniform(
@@ -77,15 +85,40 @@ class JobAllocation:
 
 @dataclass(frozen=True)
 class Allocation:
-    """The running jobs of one round (jobs not listed do not run)."""
+    """The running jobs of one round (jobs not listed do not run).
+
+    A solver's result carries the annotated form (`annotated`): jobs in policy order with their
+    per-GPU throughput, and `not_run`, the ids of the snapshot's other jobs; annotations take
+    no part in equality, and `to_dict()` then gives the solvers' JSON solution."""
 
     jobs: tuple[JobAllocation, ...]
+    not_run: tuple[str, ...] | None = field(default=None, compare=False)
 
     def by_id(self) -> dict[str, JobAllocation]:
         return {a.job_id: a for a in self.jobs}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"jobs": [a.to_dict() for a in self.jobs]}
+        d: dict[str, Any] = {"jobs": [a.to_dict() for a in self.jobs]}
+        if self.not_run is not None:
+            d["not_run"] = list(self.not_run)
+        return d
+
+    def annotated(self, snap: Snapshot) -> Allocation:
+        """This allocation with jobs in `snap`'s policy order, each job's per-GPU throughput,
+        and the ids of the jobs that do not run (what solvers return)."""
+        pos = {j.id: i for i, j in enumerate(snap.jobs)}
+        models = snap.model_indices()
+        jobs = tuple(
+            replace(
+                a,
+                tput_per_gpu=snap.profiles.tput(
+                    models[pos[a.job_id]], a.cpus_per_gpu, a.mem_gb_per_gpu
+                ),
+            )
+            for a in sorted(self.jobs, key=lambda a: pos.get(a.job_id, -1))
+        )
+        running = {a.job_id for a in self.jobs}
+        return Allocation(jobs, tuple(j.id for j in snap.jobs if j.id not in running))
 
     @classmethod
     def from_dict(cls, data: Any) -> Allocation:

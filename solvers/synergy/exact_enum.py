@@ -11,17 +11,23 @@ finishes; stopped by the time or node limit it reports `feasible` (best found, n
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from itertools import product
 from typing import Any
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, total_tput
 from schedlab.solvers.synergy.configs import all_configs
-from schedlab.solvers.synergy.exact_common import build_structure
-from schedlab.solvers.synergy.methods import SYNERGY_METHODS
+from schedlab.solvers.synergy.exact_common import (
+    EXACT_TOL,
+    RUN_SET_HELP,
+    RunSet,
+    build_structure,
+)
 from schedlab.solvers.synergy.model import Snapshot
-from schedlab.solvers.synergy.solution import make_result
+from schedlab.solvers.synergy.solution import certified_result
 
 MAX_JOBS = 10
 MAX_SERVERS = 4
@@ -32,20 +38,34 @@ def spreads(g: int, servers: int, per_server: int) -> list[tuple[int, ...]]:
     return [n for n in product(range(min(g, per_server) + 1), repeat=servers) if sum(n) == g]
 
 
-@SYNERGY_METHODS.register(
-    "enum", exact=True, summary="exhaustive enumeration oracle (small snapshots only)"
+@dataclass(frozen=True)
+class EnumOptions:
+    """Options of the enumeration oracle."""
+
+    run_set: RunSet = field(default="proportional", metadata={"help": RUN_SET_HELP})
+    max_nodes: int = field(
+        default=50_000_000, metadata={"help": "search nodes before it stops (then: feasible)"}
+    )
+
+
+@register_method(
+    "synergy",
+    "enum",
+    exact=True,
+    options=EnumOptions,
+    tags=("oracle",),
+    summary="exhaustive enumeration oracle (small snapshots only)",
 )
 def solve_enum(
     snap: Snapshot,
     *,
     time_limit: float | None = None,
     seed: int | None = None,
-    run_set: str = "proportional",
-    max_nodes: int = 50_000_000,
-    **_: Any,
-) -> SolveResult:
+    options: EnumOptions,
+) -> SolveResult[Allocation | None]:
     """Best allocation by trying all configurations and placements of the jobs in scope."""
     t0 = time.perf_counter()
+    run_set, max_nodes = options.run_set, options.max_nodes
     st = build_structure(snap, run_set)
     cl = snap.cluster
     S, G = cl.servers, cl.gpus_per_server
@@ -55,13 +75,13 @@ def solve_enum(
             f"(at most {MAX_JOBS} jobs and {MAX_SERVERS} servers); use method milp or cpsat"
         )
     scope = list(st.scope)
-    options: list[list[tuple[float, float, float, tuple[int, ...]]]] = []
+    choices: list[list[tuple[float, float, float, tuple[int, ...]]]] = []
     for j in scope:
         g = snap.jobs[j].gpus
         cfgs = all_configs(snap.profiles, cl, st.models[j], floor=st.must_run)
         opts = [(c, m, g * t, n) for c, m, t in cfgs for n in spreads(g, S, G)]
         opts.sort(key=lambda o: -o[2])  # fast ones first: good incumbents early
-        options.append(opts)
+        choices.append(opts)
     free_g = [G] * S
     free_c = [cl.cpus_per_server * (1 + 1e-12)] * S
     free_m = [cl.mem_gb_per_server * (1 + 1e-12)] * S
@@ -86,7 +106,7 @@ def solve_enum(
                 best[0] = value
                 best_pick[0] = list(pick)
             return
-        for c, m, tv, n in options[i]:
+        for c, m, tv, n in choices[i]:
             ok = all(
                 k == 0 or (free_g[s] >= k and free_c[s] >= k * c and free_m[s] >= k * m)
                 for s, k in enumerate(n)
@@ -120,14 +140,6 @@ def solve_enum(
         if p is not None
     )
     alloc = Allocation(jobs)
-    value = total_tput(snap, alloc)
-    status = Status.FEASIBLE if stopped[0] else Status.OPTIMAL
-    return make_result(
-        snap,
-        alloc,
-        "enum",
-        runtime,
-        status=status,
-        bound=value if status is Status.OPTIMAL else None,
-        stats=stats,
-    )
+    # a finished search proves its best value optimal; a stopped one has no bound
+    bound = None if stopped[0] else total_tput(snap, alloc)
+    return certified_result(snap, alloc, "enum", runtime, bound, tol=EXACT_TOL, stats=stats)
