@@ -276,7 +276,7 @@ def _decode_cpsat(st: ExactStructure, cm: CpsatModel, solver: cp_model.CpSolver)
     return decode(st, counts, multi)
 
 
-def cpsat_bound(code: int, value: float, best_bound: float, sc: Scales, rel: float | None) -> float:
+def cpsat_bound(code: Any, value: float, best_bound: float, sc: Scales, rel: float | None) -> float:
     """A proven upper bound in true units: the value itself when CP-SAT proved optimality on
     exactly scaled data, else CP-SAT's bound / scale, capped by the relaxation `rel`."""
     if code == cp_model.OPTIMAL and sc.tput_exact:
