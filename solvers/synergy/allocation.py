@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.model import Job, Snapshot
 from schedlab.solvers.synergy.profiles import TPUT_TOL
 
 CAP_RTOL = 1e-9  # relative tolerance of capacity checks (floating sums of 20.83 GB ...)
@@ -212,7 +212,6 @@ def check_allocation(
     """
     out: list[str] = []
     cl = snap.cluster
-    prof = snap.profiles
     pos = {j.id: i for i, j in enumerate(snap.jobs)}
     models = snap.model_indices()
     used = [[0.0, 0.0, 0.0] for _ in range(cl.servers)]
@@ -228,48 +227,9 @@ def check_allocation(
             out.append(f"job {jid!r}: allocated twice")
             continue
         seen.add(jid)
-        job = snap.jobs[pos[jid]]
-        if not a.parts:
-            out.append(f"job {jid!r}: has no parts; leave a job out to not run it")
+        if not _parts_ok(snap, a, out):
             continue
-        ok = True
-        servers = [p.server for p in a.parts]
-        for p in a.parts:
-            if not 0 <= p.server < cl.servers:
-                out.append(f"job {jid!r}: server {p.server} does not exist (0..{cl.servers - 1})")
-                ok = False
-            if p.gpus < 1:
-                out.append(f"job {jid!r}: server {p.server}: gpus must be >= 1 (got {p.gpus})")
-                ok = False
-            if p.cpus < 0 or p.mem_gb < 0:
-                out.append(f"job {jid!r}: server {p.server}: negative CPUs or memory")
-                ok = False
-        if len(set(servers)) != len(servers):
-            out.append(f"job {jid!r}: more than one part on the same server {servers}")
-            ok = False
-        if not ok:
-            continue
-        if a.gpus != job.gpus:
-            out.append(f"job {jid!r}: gets {a.gpus} GPUs but needs exactly {job.gpus}")
-        c0, m0 = a.cpus_per_gpu, a.mem_gb_per_gpu
-        for p in a.parts[1:]:
-            c, m = p.cpus / p.gpus, p.mem_gb / p.gpus
-            if not (math.isclose(c, c0, rel_tol=1e-9, abs_tol=1e-9)) or not (
-                math.isclose(m, m0, rel_tol=1e-9, abs_tol=1e-9)
-            ):
-                out.append(
-                    f"job {jid!r}: per-GPU configuration differs across servers "
-                    f"({c0:g} CPUs/{m0:g} GB on server {a.parts[0].server}, "
-                    f"{c:g}/{m:g} on server {p.server}); it must be identical"
-                )
-                break
-        if prof.tput(models[pos[jid]], c0, m0) <= 0.0 and (
-            c0 < prof.cpu_values[0] - 1e-9 or m0 < prof.mem_values[0] - 1e-9
-        ):
-            out.append(
-                f"job {jid!r}: {c0:g} CPUs and {m0:g} GB per GPU lie below the profiled range "
-                f"(at least {prof.cpu_values[0]:g} CPUs and {prof.mem_values[0]:g} GB per GPU)"
-            )
+        _job_problems(snap, a, snap.jobs[pos[jid]], models[pos[jid]], out)
         for p in a.parts:
             u = used[p.server]
             u[0] += p.gpus
@@ -277,8 +237,69 @@ def check_allocation(
             u[2] += p.mem_gb
             who[p.server].append(jid)
         running[pos[jid]] = a
+    out += _capacity_problems(snap, used, who)
+    if require_proportional_set:
+        out += _proportional_set_problems(snap, running, models)
+    return out
+
+
+def _parts_ok(snap: Snapshot, a: JobAllocation, out: list[str]) -> bool:
+    """Whether the job's parts are well formed (existing servers, one part per server,
+    positive GPUs, non-negative CPUs and memory); problems go to `out`."""
+    jid, S = a.job_id, snap.cluster.servers
+    if not a.parts:
+        out.append(f"job {jid!r}: has no parts; leave a job out to not run it")
+        return False
+    ok = True
+    servers = [p.server for p in a.parts]
+    for p in a.parts:
+        if not 0 <= p.server < S:
+            out.append(f"job {jid!r}: server {p.server} does not exist (0..{S - 1})")
+            ok = False
+        if p.gpus < 1:
+            out.append(f"job {jid!r}: server {p.server}: gpus must be >= 1 (got {p.gpus})")
+            ok = False
+        if p.cpus < 0 or p.mem_gb < 0:
+            out.append(f"job {jid!r}: server {p.server}: negative CPUs or memory")
+            ok = False
+    if len(set(servers)) != len(servers):
+        out.append(f"job {jid!r}: more than one part on the same server {servers}")
+        ok = False
+    return ok
+
+
+def _job_problems(snap: Snapshot, a: JobAllocation, job: Job, model: int, out: list[str]) -> None:
+    """Exact GPU demand, one per-GPU configuration on all servers, inside the profiled range."""
+    jid, prof = a.job_id, snap.profiles
+    if a.gpus != job.gpus:
+        out.append(f"job {jid!r}: gets {a.gpus} GPUs but needs exactly {job.gpus}")
+    c0, m0 = a.cpus_per_gpu, a.mem_gb_per_gpu
+    for p in a.parts[1:]:
+        c, m = p.cpus / p.gpus, p.mem_gb / p.gpus
+        if not (math.isclose(c, c0, rel_tol=1e-9, abs_tol=1e-9)) or not (
+            math.isclose(m, m0, rel_tol=1e-9, abs_tol=1e-9)
+        ):
+            out.append(
+                f"job {jid!r}: per-GPU configuration differs across servers "
+                f"({c0:g} CPUs/{m0:g} GB on server {a.parts[0].server}, "
+                f"{c:g}/{m:g} on server {p.server}); it must be identical"
+            )
+            break
+    if prof.tput(model, c0, m0) <= 0.0 and (
+        c0 < prof.cpu_values[0] - 1e-9 or m0 < prof.mem_values[0] - 1e-9
+    ):
+        out.append(
+            f"job {jid!r}: {c0:g} CPUs and {m0:g} GB per GPU lie below the profiled range "
+            f"(at least {prof.cpu_values[0]:g} CPUs and {prof.mem_values[0]:g} GB per GPU)"
+        )
+
+
+def _capacity_problems(snap: Snapshot, used: list[list[float]], who: list[list[str]]) -> list[str]:
+    """Per-server GPU, CPU and memory use above capacity."""
+    cl = snap.cluster
     caps = (float(cl.gpus_per_server), cl.cpus_per_server, cl.mem_gb_per_server)
     names = ("GPUs", "CPUs", "memory GB")
+    out = []
     for s in range(cl.servers):
         for k in range(3):
             if used[s][k] > caps[k] * (1 + CAP_RTOL) + 1e-9:
@@ -286,22 +307,29 @@ def check_allocation(
                     f"server {s}: {names[k]} used {used[s][k]:g} > capacity {caps[k]:g} "
                     f"(jobs {', '.join(who[s])})"
                 )
-    if require_proportional_set:
-        for i in snap.proportional_set():
-            jid = snap.jobs[i].id
-            if i not in running:
-                out.append(
-                    f"job {jid!r}: GPU-proportional runs it this round, so it must run "
-                    "(proportional-set requirement)"
-                )
-        for i, a in running.items():
-            floor = proportional_tput(snap, models[i])
-            t = prof.tput(models[i], a.cpus_per_gpu, a.mem_gb_per_gpu)
-            if t < floor - TPUT_TOL:
-                out.append(
-                    f"job {a.job_id!r}: per-GPU throughput {t:g} at {a.cpus_per_gpu:g} CPUs/"
-                    f"{a.mem_gb_per_gpu:g} GB is below its proportional throughput {floor:g}"
-                )
+    return out
+
+
+def _proportional_set_problems(
+    snap: Snapshot, running: dict[int, JobAllocation], models: list[int]
+) -> list[str]:
+    """Every job of the proportional set runs, none below its proportional throughput."""
+    out = []
+    for i in snap.proportional_set():
+        jid = snap.jobs[i].id
+        if i not in running:
+            out.append(
+                f"job {jid!r}: GPU-proportional runs it this round, so it must run "
+                "(proportional-set requirement)"
+            )
+    for i, a in running.items():
+        floor = proportional_tput(snap, models[i])
+        t = snap.profiles.tput(models[i], a.cpus_per_gpu, a.mem_gb_per_gpu)
+        if t < floor - TPUT_TOL:
+            out.append(
+                f"job {a.job_id!r}: per-GPU throughput {t:g} at {a.cpus_per_gpu:g} CPUs/"
+                f"{a.mem_gb_per_gpu:g} GB is below its proportional throughput {floor:g}"
+            )
     return out
 
 
