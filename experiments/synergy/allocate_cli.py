@@ -38,10 +38,6 @@ def load_snapshot(path: Path) -> Snapshot:
     return Snapshot.load(path)
 
 
-def _methods_help() -> str:
-    return "Heuristics: proportional, greedy, tune, opt. Exact: milp, cpsat, enum (tiny only)."
-
-
 def _table(snap: Snapshot, res: SolveResult[Any]) -> None:
     """Human output: the result line, then each running job's servers and configuration."""
     from schedlab.experiments.output import format_table
@@ -78,7 +74,8 @@ def _table(snap: Snapshot, res: SolveResult[Any]) -> None:
     "--method",
     type=RegistryChoice(METHODS, scope=SUBJECT),
     required=True,
-    help=_methods_help(),
+    help="A registered Synergy method: heuristics (proportional, greedy, tune, opt, ...) or "
+    "exact ones with a proven bound (milp, cpsat; enum for tiny snapshots).",
 )
 @click.option("--time-limit", type=float, default=None, help="Seconds; a stopped run says so.")
 @click.option("--seed", type=int, default=None, help="Solver seed (CP-SAT).")
