@@ -61,9 +61,9 @@ class SimConfig:
     `starvation_h`: a job that has not run for this long is scheduled first from then on
     (Synergy's priority bump; None disables). `reuse`: keep last round's allocation when the
     ordered jobs the allocator looked at are unchanged (allocators are deterministic, so this
-    never changes results). `via_registry`: call proportional/greedy/tune through the method
-    registry like every other method (slow; for cross-checks). `check`: validate every round's
-    allocation (capacities, exact GPU counts) and raise on a violation.
+    never changes results). `via_registry`: call a fast allocator (tag "fast") through `solve`
+    on a validated `Snapshot`, like every other method (slow; for cross-checks). `check`:
+    validate every round's allocation (capacities, exact GPU counts) and raise on a violation.
     """
 
     policy: str = "fifo"
