@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from schedlab.experiments.output import emit_json, format_table
+from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.synergy.methods import load_methods, solve
-from schedlab.solvers.synergy.model import Snapshot
-from schedlab.solvers.synergy.snapshots import GPU_MIXES, generate_snapshot
+from schedlab.solvers.solve import METHODS
 
-METHOD_NAMES = ("proportional", "greedy", "tune", "opt", "milp", "cpsat", "enum")
+if TYPE_CHECKING:
+    from schedlab.solvers.result import SolveResult
+    from schedlab.solvers.synergy.model import Snapshot
+
+SUBJECT = "synergy"
 
 SNAPSHOT_FORMAT = """\b
 Snapshot format (JSON; jobs in policy order; only "jobs" is required):
@@ -28,116 +31,109 @@ Models: alexnet res18 res50 mobilenet shufflenet gnmt transformer lstm m5 deepsp
 
 def load_snapshot(path: Path) -> Snapshot:
     """Load and validate a snapshot file ('-' reads standard input)."""
+    from schedlab.solvers.synergy.model import Snapshot
+
     if str(path) == "-":
         return Snapshot.from_json(sys.stdin.read(), source="<stdin>")
     return Snapshot.load(path)
 
 
-@click.command("allocate", epilog=SNAPSHOT_FORMAT)
+def _table(snap: Snapshot, res: SolveResult[Any]) -> None:
+    """Human output: the result line, then each running job's servers and configuration."""
+    from schedlab.experiments.output import format_table
+
+    d = res.to_dict()
+    jobs_run = res.stats.get("jobs_run")
+    click.echo(
+        format_table(
+            ["method", "status", "total_tput", "bound", "jobs_run", "jobs", "runtime_s"],
+            [[res.method, d["status"], d["value"], d["bound"], jobs_run, snap.n, res.runtime_s]],
+        )
+    )
+    sol = d["solution"]
+    if sol is None:
+        return
+    rows = []
+    for a in sol["jobs"]:
+        servers = " ".join(f"s{p['server']}x{p['gpus']}" for p in a["parts"])
+        rows.append([a["id"], servers, a["cpus_per_gpu"], a["mem_gb_per_gpu"], a["tput_per_gpu"]])
+    click.echo("")
+    click.echo(format_table(["job", "servers", "cpus/gpu", "gb/gpu", "tput/gpu"], rows))
+    if sol["not_run"]:
+        click.echo("not run: " + ",".join(sol["not_run"]))
+
+
+@click.command(
+    "allocate",
+    cls=OptionsCommand,
+    options_of=lambda: METHODS.entries(scope=SUBJECT),
+    epilog=SNAPSHOT_FORMAT,
+)
 @click.argument("snapshot", type=click.Path(path_type=Path))
 @click.option(
     "--method",
-    type=click.Choice(METHOD_NAMES),
+    type=RegistryChoice(METHODS, scope=SUBJECT),
     required=True,
-    help="Heuristics: proportional, greedy, tune, opt. Exact: milp, cpsat, enum (tiny only).",
+    help="A registered Synergy method: heuristics (proportional, greedy, tune, opt, ...) or "
+    "exact ones with a proven bound (milp, cpsat; enum for tiny snapshots).",
 )
 @click.option("--time-limit", type=float, default=None, help="Seconds; a stopped run says so.")
-@click.option(
-    "--solver",
-    type=click.Choice(["highs", "cbc"]),
-    default="highs",
-    show_default=True,
-    help="MILP back end (method milp).",
-)
-@click.option(
-    "--run-set",
-    type=click.Choice(["proportional", "any"]),
-    default="proportional",
-    show_default=True,
-    help="Exact methods: run exactly the jobs GPU-proportional runs (each >= its proportional "
-    "throughput), or any subset at any configuration.",
-)
-@click.option("--workers", type=int, default=1, show_default=True, help="CP-SAT workers.")
 @click.option("--seed", type=int, default=None, help="Solver seed (CP-SAT).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
 def allocate(
+    ctx: click.Context,
     snapshot: Path,
     method: str,
     time_limit: float | None,
-    solver: str,
-    run_set: str,
-    workers: int,
     seed: int | None,
     as_json: bool,
+    **params: Any,
 ) -> None:
     """Allocate one scheduling round: GPUs, CPUs and memory per job and server.
 
     Prints the status, the total throughput (sum of gpus x normalized per-GPU throughput),
     a proven upper bound when known, and each running job's servers and configuration.
+    Method options (e.g. --solver, --run-set, --workers) are flags; each says which methods
+    take it, and a flag the chosen method does not take is an error.
 
     \b
     Example:
       schedlab synergy snapshot --servers 4 --jobs 40 --seed 1 > snap.json
       schedlab synergy allocate snap.json --method tune
       schedlab synergy allocate snap.json --method cpsat --time-limit 30 --json
+      schedlab synergy allocate snap.json --method milp --solver cbc --run-set any
     """
+    from schedlab.experiments.output import emit_json
+    from schedlab.solvers.solve import solve
+
+    assert isinstance(ctx.command, OptionsCommand)
+    entry = METHODS.get(method, scope=SUBJECT)
+    opts = chosen_options(entry, params, ctx.command.option_names())
     snap = load_snapshot(snapshot)
-    opts: dict[str, object] = {}
-    if method == "milp":
-        opts["solver"] = solver
-    if method in ("milp", "cpsat", "enum"):
-        opts["run_set"] = run_set
-    if method == "cpsat":
-        opts["workers"] = workers
-    load_methods()
     try:
-        res = solve(snap, method, time_limit=time_limit, seed=seed, **opts)
+        res = solve(snap, method, time_limit=time_limit, seed=seed, options=opts)
     except InvalidInput as exc:
         raise exc.with_source(str(snapshot)) from None
+    if not as_json:
+        _table(snap, res)
+        return
     d = res.to_dict()
-    if as_json:
-        emit_json(
-            {
-                "snapshot": snap.name or str(snapshot),
-                "method": res.method,
-                "status": d["status"],
-                "value": d["value"],
-                "bound": d["bound"],
-                "gap": d["gap"],
-                "runtime_s": res.runtime_s,
-                "jobs": snap.n,
-                "jobs_run": res.stats.get("jobs_run"),
-                "allocation": res.solution,
-                "stats": res.stats,
-            }
-        )
-        return
-    click.echo(
-        format_table(
-            ["method", "status", "total_tput", "bound", "jobs_run", "jobs", "runtime_s"],
-            [
-                [
-                    res.method,
-                    d["status"],
-                    d["value"],
-                    d["bound"],
-                    res.stats.get("jobs_run"),
-                    snap.n,
-                    res.runtime_s,
-                ]
-            ],
-        )
+    emit_json(
+        {
+            "snapshot": snap.name or str(snapshot),
+            "method": res.method,
+            "status": d["status"],
+            "value": d["value"],
+            "bound": d["bound"],
+            "gap": d["gap"],
+            "runtime_s": res.runtime_s,
+            "jobs": snap.n,
+            "jobs_run": res.stats.get("jobs_run"),
+            "allocation": d["solution"],
+            "stats": res.stats,
+        }
     )
-    if not res.solution:
-        return
-    rows = []
-    for a in res.solution["jobs"]:
-        servers = " ".join(f"s{p['server']}x{p['gpus']}" for p in a["parts"])
-        rows.append([a["id"], servers, a["cpus_per_gpu"], a["mem_gb_per_gpu"], a["tput_per_gpu"]])
-    click.echo("")
-    click.echo(format_table(["job", "servers", "cpus/gpu", "gb/gpu", "tput/gpu"], rows))
-    if res.solution["not_run"]:
-        click.echo("not run: " + ",".join(res.solution["not_run"]))
 
 
 @click.command("snapshot")
@@ -146,7 +142,7 @@ def allocate(
 @click.option("--seed", type=int, required=True)
 @click.option(
     "--gpu-mix",
-    type=click.Choice(sorted(GPU_MIXES)),
+    type=click.Choice(["multi", "single"]),  # snapshots.GPU_MIXES (kept light: no numpy here)
     default="single",
     show_default=True,
     help="single: every job 1 GPU; multi: 1/2/4/8 GPUs w.p. 0.70/0.10/0.15/0.05.",
@@ -164,6 +160,8 @@ def snapshot_cmd(servers: int, jobs: int, seed: int, gpu_mix: str, task_mix: str
     Example:
       schedlab synergy snapshot --servers 16 --jobs 128 --seed 3 --gpu-mix multi > snap.json
     """
+    from schedlab.solvers.synergy.snapshots import generate_snapshot
+
     try:
         mix = tuple(float(x) for x in task_mix.split(","))
     except ValueError:

@@ -10,26 +10,26 @@ import time
 
 from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import BENCHMARKS
+from schedlab.solvers.solve import METHODS
 from schedlab.solvers.synergy import RoundAllocator, generate_snapshot
-
-METHODS = ("proportional", "greedy", "tune", "opt")
-RA = RoundAllocator()  # reused across rounds, as a simulator does
 
 
 @BENCHMARKS.register("bench_alloc")
 def run(quick: bool) -> None:
     count = 10 if quick else 50
+    ra = RoundAllocator()  # reused across rounds, as a simulator does
+    methods = METHODS.names(scope="synergy", tag="paper")
     rows = []
     for jobs, mix in ((128, (0.2, 0.7, 0.1)), (300, (0.5, 0.3, 0.2))):
         snaps = [generate_snapshot(16, jobs, s, task_mix=mix) for s in range(count)]
         args = [(s.model_indices(), s.gpu_demands()) for s in snaps]
-        for m in METHODS:
+        for m in methods:
             reps = 1 if m == "opt" else (5 if quick else 20)
             t0 = time.perf_counter()
             for _ in range(reps):
                 for a in args:
                     # a fresh allocator per round for OPT: no memoization across snapshots
-                    (RoundAllocator() if m == "opt" else RA).allocate(m, *a)
+                    (RoundAllocator() if m == "opt" else ra).allocate(m, *a)
             ms = 1e3 * (time.perf_counter() - t0) / (reps * len(args))
             rows.append([f"16 x {jobs}", f"{mix}", m, round(ms, 3), reps * len(args)])
     print(

@@ -52,7 +52,7 @@ def run(quick: bool = False) -> None:
     ]
     rows = [_point(a, window) for a in ("proportional", "tune")]
     print(format_table(headers, rows), flush=True)
-    prop, tune = rows[0][5], rows[1][5]
+    prop, tune = float(rows[0][5]), float(rows[1][5])  # type: ignore[arg-type]
     print(
         f"mean JCT proportional / TUNE at 9 jobs/h: {prop / tune:.2f}x (window "
         f"{'jobs 400-799, quick' if quick else 'jobs 4000-4999'}, seed 0)\n",

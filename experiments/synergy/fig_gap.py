@@ -26,12 +26,21 @@ from schedlab.experiments.plotting import new_figure, save_figure
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
 from schedlab.solvers.result import Status
-from schedlab.solvers.synergy.methods import solve
+from schedlab.solvers.solve import METHODS, solve
 from schedlab.solvers.synergy.snapshots import generate_snapshot
 
 NAME = "synergy-gap"
 STEM = "synergy-gap"
-HEURISTICS = ("proportional", "greedy", "tune", "opt")
+#: The allocators compared: the Synergy methods tagged "paper" (proportional, greedy, tune, opt).
+TAG = "paper"
+LABELS = {"greedy": "GREEDY*", "tune": "TUNE", "opt": "OPT (rounded)"}
+
+
+def heuristics() -> tuple[str, ...]:
+    """The compared allocators, in registration order."""
+    return tuple(METHODS.names(scope="synergy", tag=TAG))
+
+
 MIXES: dict[str, tuple[float, float, float]] = {
     "default": (0.2, 0.7, 0.1),  # the Synergy simulator's image/language/speech mix
     "image-heavy": (0.6, 0.2, 0.2),
@@ -73,8 +82,8 @@ def compute_row(key: dict[str, Any], config: dict[str, Any], seed: int) -> dict[
     snap = generate_snapshot(
         key["servers"], key["jobs"], sseed, gpu_mix=key["gpu_mix"], task_mix=MIXES[key["mix"]]
     )
-    ex = solve(snap, "milp", time_limit=config["time_limit_s"], solver="highs")
-    proven = ex.status is Status.OPTIMAL and ex.value is not None
+    ex = solve(snap, "milp", time_limit=config["time_limit_s"], options={"solver": "highs"})
+    opt_value = ex.value if ex.status is Status.OPTIMAL else None
     row: dict[str, Any] = {
         "snapshot_seed": sseed,
         "proportional_set": len(snap.proportional_set()),
@@ -84,14 +93,15 @@ def compute_row(key: dict[str, Any], config: dict[str, Any], seed: int) -> dict[
         "exact_runtime_s": ex.runtime_s,
         "relaxation_bound": ex.stats.get("relaxation_bound"),
     }
-    for h in HEURISTICS:
+    for h in heuristics():
         r = solve(snap, h)
+        value = r.value if r.value is not None else 0.0  # heuristics always allocate
         row[f"{h}_value"] = r.value
         row[f"{h}_feasible_set"] = bool(r.stats["in_exact_feasible_set"])
         row[f"{h}_runtime_s"] = r.runtime_s
-        row[f"{h}_gap"] = (ex.value - r.value) / ex.value if proven and ex.value else None
+        row[f"{h}_gap"] = (opt_value - value) / opt_value if opt_value else None
         b = ex.bound
-        row[f"{h}_gap_vs_bound"] = (b - r.value) / b if b else None
+        row[f"{h}_gap_vs_bound"] = (b - value) / b if b else None
     return row
 
 
@@ -103,7 +113,7 @@ def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[
         ["mix", "servers", "jobs", "gpu_mix", "i"],
         # JSON-normalized (tuples -> lists), as the journal header stores it
         config=json.loads(
-            json.dumps({**config, "seed": seed, "heuristics": HEURISTICS, "row_format": 1})
+            json.dumps({**config, "seed": seed, "heuristics": heuristics(), "row_format": 1})
         ),
     )
     keys = [
@@ -133,7 +143,7 @@ def summarize(rows: list[dict[str, Any]], config: dict[str, Any]) -> list[dict[s
             ]
             proven = [r for r in group if r["exact_status"] == Status.OPTIMAL.value]
             other = [r for r in group if r["exact_status"] != Status.OPTIMAL.value]
-            for h in HEURISTICS:
+            for h in heuristics():
                 gaps = [r[f"{h}_gap"] for r in proven]
                 vs_b = [r[f"{h}_gap_vs_bound"] for r in other if r[f"{h}_gap_vs_bound"] is not None]
                 out.append(
@@ -170,15 +180,16 @@ def plot(summary: list[dict[str, Any]], config: dict[str, Any], stem: Path, capt
     labels = [size_label(*sz) for sz in config["sizes"]]
     fig, axes = new_figure(1, len(MIXES), figsize=(12, 5), sharey=True)
     width = 0.8 / max(len(labels), 1)
-    x = np.arange(len(HEURISTICS))
+    names = heuristics()
+    x = np.arange(len(names))
     for ax, mix in zip(axes, MIXES, strict=True):
         for k, lab in enumerate(labels):
             by_h = {s["heuristic"]: s for s in summary if s["mix"] == mix and s["size"] == lab}
             xs = x - 0.4 + width * (k + 0.5)
-            mean = [by_h[h]["mean_gap_pct"] for h in HEURISTICS]
-            mx = [by_h[h]["max_gap_pct"] for h in HEURISTICS]
-            proven = by_h[HEURISTICS[0]]["proven_optimal"]
-            total = by_h[HEURISTICS[0]]["snapshots"]
+            mean = [by_h[h]["mean_gap_pct"] for h in names]
+            mx = [by_h[h]["max_gap_pct"] for h in names]
+            proven = by_h[names[0]]["proven_optimal"]
+            total = by_h[names[0]]["snapshots"]
             ax.bar(
                 xs,
                 [v if v is not None else np.nan for v in mean],
@@ -197,7 +208,7 @@ def plot(summary: list[dict[str, Any]], config: dict[str, Any], stem: Path, capt
             )
         ax.axhline(0.0, color="0.4", lw=0.8)
         ax.set_xticks(x)
-        ax.set_xticklabels(["proportional", "GREEDY*", "TUNE", "OPT (rounded)"])
+        ax.set_xticklabels([LABELS.get(h, h) for h in names])
         ax.set_xlabel("allocation algorithm (one round)")
         ax.set_title(f"model mix: {mix} (image/language/speech {MIXES[mix]})")
         ax.grid(True, axis="y", alpha=0.3)

@@ -20,20 +20,32 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.plotting import new_figure, save_figure
-from schedlab.experiments.registry import register_figure
+from schedlab.experiments.registry import POLICIES, register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
 from schedlab.experiments.synergy.metrics import cdf
 from schedlab.experiments.synergy.simulator import SimConfig, simulate
 from schedlab.experiments.synergy.workloads import philly_derived
+from schedlab.solvers.solve import METHODS
 
 NAME = "synergy-jct"
 STEM = "synergy-jct"
-ALLOCS = ("proportional", "greedy", "tune", "opt")
-POLICIES = ("fifo", "srtf")
 LABELS = {"proportional": "GPU-proportional", "greedy": "GREEDY", "tune": "TUNE", "opt": "OPT"}
+STYLES = {"proportional": "o-", "greedy": "s--", "tune": "^-", "opt": "d:"}
+
+
+def allocators() -> tuple[str, ...]:
+    """The compared allocators: the Synergy methods tagged "paper" (registration order)."""
+    return tuple(METHODS.names(scope="synergy", tag="paper"))
+
+
+def policies() -> tuple[str, ...]:
+    """The compared policies: the Synergy policies tagged "figure" (fifo, srtf)."""
+    return tuple(POLICIES.names(scope="synergy", tag="figure"))
+
+
 # Loads are given per 16 servers (the paper's cluster); a run uses load * servers / 16.
 CONFIGS: dict[str, dict[str, Any]] = {
-    "tiny": {"servers": 2, "loads16": [2.0, 9.0], "window": [30, 60], "allocs": ALLOCS},
+    "tiny": {"servers": 2, "loads16": [2.0, 9.0], "window": [30, 60]},
     "small": {"servers": 4, "loads16": [0.5, 3.0, 6.0, 8.0, 9.0], "window": [150, 300]},
     "full": {
         "servers": 16,
@@ -75,7 +87,7 @@ def compute_row(key: dict[str, Any], config: dict[str, Any], seed: int) -> dict[
 
 def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[dict[str, Any]]:
     """Every (policy, alloc, load) row, resuming from results/synergy/<stem>-<size>.jsonl."""
-    allocs = config.get("allocs", ALLOCS)
+    allocs = config.get("allocs") or allocators()
     store = RowStore(
         results_dir(outdir, "synergy") / f"{STEM}-{size}.jsonl",
         ["policy", "alloc", "load16"],
@@ -84,7 +96,7 @@ def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[
     keys = [
         {"policy": p, "alloc": a, "load16": L}
         for L in config["loads16"]
-        for p in POLICIES
+        for p in policies()
         for a in allocs
     ]
     store.run(keys, lambda k: compute_row(k, config, seed), desc=NAME)
@@ -95,7 +107,7 @@ def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[
 def ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per policy and load: every allocator's mean JCT and proportional / X ratios."""
     out = []
-    for p in POLICIES:
+    for p in policies():
         for L in sorted({r["load16"] for r in rows}):
             sel = {r["alloc"]: r for r in rows if r["policy"] == p and r["load16"] == L}
             prop = sel["proportional"]["mean_jct_h"]
@@ -104,28 +116,27 @@ def ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "load_jobs_per_h_16_servers": L,
                 "load_jobs_per_h": sel["proportional"]["load_jobs_per_h"],
             }
-            for a in ALLOCS:
+            for a in allocators():
                 if a in sel:
                     row[f"{a}_mean_jct_h"] = sel[a]["mean_jct_h"]
-            for a in ("greedy", "tune", "opt"):
-                if a in sel:
+            for a in allocators():
+                if a != "proportional" and a in sel:
                     row[f"proportional_over_{a}"] = prop / sel[a]["mean_jct_h"]
             out.append(row)
     return out
 
 
 def plot(rows: list[dict[str, Any]], config: dict[str, Any], size: str, seed: int, stem: Path):
-    allocs = [a for a in ALLOCS if any(r["alloc"] == a for r in rows)]
+    allocs = [a for a in allocators() if any(r["alloc"] == a for r in rows)]
     fig, axes = new_figure(1, 3, figsize=(13.5, 4.2))
-    styles = {"proportional": "o-", "greedy": "s--", "tune": "^-", "opt": "d:"}
-    for ax, p in zip(axes[:2], POLICIES, strict=True):
+    for ax, p in zip(axes[:2], policies(), strict=True):
         for a in allocs:
             pts = sorted(
                 (r["load_jobs_per_h"], r["mean_jct_h"])
                 for r in rows
                 if r["policy"] == p and r["alloc"] == a
             )
-            ax.plot(*zip(*pts, strict=True), styles[a], label=LABELS[a], ms=4)
+            ax.plot(*zip(*pts, strict=True), STYLES.get(a, "x-"), label=LABELS.get(a, a), ms=4)
         ax.set_title(f"{p.upper()}: average JCT vs load")
         ax.set_xlabel(f"arrival rate (jobs/hour, {config['servers']} servers)")
         ax.set_ylabel("average JCT (hours)")
@@ -133,11 +144,13 @@ def plot(rows: list[dict[str, Any]], config: dict[str, Any], size: str, seed: in
         ax.legend(fontsize=8)
     top = max(r["load16"] for r in rows)
     ax = axes[2]
-    for p, ls in zip(POLICIES, ("-", "--"), strict=True):
+    for p, ls in zip(policies(), ("-", "--"), strict=True):
         for a, color in zip(allocs, ("C0", "C1", "C2", "C3"), strict=False):
             (r,) = [x for x in rows if x["policy"] == p and x["alloc"] == a and x["load16"] == top]
             xs, ys = cdf(np.asarray(r["jct_h"]))
-            ax.step(xs, ys, where="post", ls=ls, color=color, label=f"{p.upper()} {LABELS[a]}")
+            ax.step(
+                xs, ys, where="post", ls=ls, color=color, label=f"{p.upper()} {LABELS.get(a, a)}"
+            )
     load = top * config["servers"] / 16.0
     ax.set_xscale("log")
     ax.set_title(f"JCT CDF at {load:g} jobs/hour")

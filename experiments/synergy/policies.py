@@ -14,6 +14,9 @@ msr-fiddle/synergy's `simulator/schedulers/`):
 - drf:    dominant share of the job's ideal demand, max(gpus/G, cpus/C, mem/M), least first.
 - tetris: remaining estimate x the sum of the job's normalized ideal demands, least first.
 
+Each policy registers in `schedlab.experiments.registry.POLICIES` (scope "synergy") with
+`@register_policy`; a plugin module adds one the same way.
+
 "est. speedup" is 1 under GPU-proportional allocation and the model's speedup at its ideal
 demand under the Synergy allocators (Synergy ranks by best-case time when it may give more).
 """
@@ -25,7 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedlab.solvers.errors import InvalidInput
+from schedlab.experiments.registry import POLICIES
+
+SUBJECT = "synergy"
 
 
 @dataclass(frozen=True)
@@ -51,42 +56,6 @@ class PolicyView:
 KeyFunc = Callable[[PolicyView], np.ndarray]
 
 
-def _fifo(v: PolicyView) -> np.ndarray:
-    return v.arrival_s
-
-
-def _srtf(v: PolicyView) -> np.ndarray:
-    return v.remaining_s / v.est_speedup
-
-
-def _las(v: PolicyView) -> np.ndarray:
-    return v.attained_gpu_s
-
-
-def ftf_rho(v: PolicyView) -> np.ndarray:
-    """Themis finish-time fairness estimate (shared-cluster time / ideal time)."""
-    return (v.now_s - v.arrival_s + v.remaining_s / v.est_speedup) / v.work_s
-
-
-def _ftf(v: PolicyView) -> np.ndarray:
-    return -ftf_rho(v)
-
-
-def dominant_share(v: PolicyView) -> np.ndarray:
-    return np.maximum.reduce(
-        [v.gpus / v.total_gpus, v.cpu_demand / v.total_cpus, v.mem_demand_gb / v.total_mem_gb]
-    )
-
-
-def _drf(v: PolicyView) -> np.ndarray:
-    return dominant_share(v)
-
-
-def _tetris(v: PolicyView) -> np.ndarray:
-    norm = v.gpus / v.total_gpus + v.cpu_demand / v.total_cpus + v.mem_demand_gb / v.total_mem_gb
-    return norm * (v.remaining_s / v.est_speedup)
-
-
 @dataclass(frozen=True)
 class Policy:
     """A named ordering; `uses_bump` says whether starvation bumps take precedence."""
@@ -104,24 +73,71 @@ class Policy:
         return np.lexsort(keys)
 
 
-POLICIES: dict[str, Policy] = {
-    p.name: p
-    for p in (
-        Policy("fifo", _fifo, False, "first in, first out (arrival time)"),
-        Policy("srtf", _srtf, True, "shortest remaining time first"),
-        Policy("las", _las, True, "least attained service (GPU-seconds) first"),
-        Policy("ftf", _ftf, True, "finish-time fairness (Themis): largest rho first"),
-        Policy("drf", _drf, True, "dominant resource fairness: least dominant share first"),
-        Policy("tetris", _tetris, True, "Tetris: remaining time x normalized demand, least first"),
-    )
-}
+def register_policy(
+    name: str, *, uses_bump: bool, summary: str, tags: tuple[str, ...] = ()
+) -> Callable[[KeyFunc], KeyFunc]:
+    """Register the decorated sort key as the Synergy policy `name` (scope "synergy").
+
+    Tag "figure": the policies the Synergy figures compare."""
+
+    def deco(key: KeyFunc) -> KeyFunc:
+        POLICIES.add(
+            name, Policy(name, key, uses_bump, summary), scope=SUBJECT, summary=summary, tags=tags
+        )
+        return key
+
+    return deco
 
 
 def get_policy(name: str) -> Policy:
     """Policy by name (InvalidInput listing the known names)."""
-    try:
-        return POLICIES[name.lower()]
-    except KeyError:
-        raise InvalidInput(
-            f"policy: unknown policy {name!r}; choose one of: {', '.join(POLICIES)}"
-        ) from None
+    policy: Policy = POLICIES.get(name.lower(), scope=SUBJECT).obj
+    return policy
+
+
+@register_policy(
+    "fifo", uses_bump=False, summary="first in, first out (arrival time)", tags=("figure",)
+)
+def _fifo(v: PolicyView) -> np.ndarray:
+    return v.arrival_s
+
+
+@register_policy("srtf", uses_bump=True, summary="shortest remaining time first", tags=("figure",))
+def _srtf(v: PolicyView) -> np.ndarray:
+    return v.remaining_s / v.est_speedup
+
+
+@register_policy("las", uses_bump=True, summary="least attained service (GPU-seconds) first")
+def _las(v: PolicyView) -> np.ndarray:
+    return v.attained_gpu_s
+
+
+def ftf_rho(v: PolicyView) -> np.ndarray:
+    """Themis finish-time fairness estimate (shared-cluster time / ideal time)."""
+    return (v.now_s - v.arrival_s + v.remaining_s / v.est_speedup) / v.work_s
+
+
+@register_policy("ftf", uses_bump=True, summary="finish-time fairness (Themis): largest rho first")
+def _ftf(v: PolicyView) -> np.ndarray:
+    return -ftf_rho(v)
+
+
+def dominant_share(v: PolicyView) -> np.ndarray:
+    return np.maximum.reduce(
+        [v.gpus / v.total_gpus, v.cpu_demand / v.total_cpus, v.mem_demand_gb / v.total_mem_gb]
+    )
+
+
+@register_policy(
+    "drf", uses_bump=True, summary="dominant resource fairness: least dominant share first"
+)
+def _drf(v: PolicyView) -> np.ndarray:
+    return dominant_share(v)
+
+
+@register_policy(
+    "tetris", uses_bump=True, summary="Tetris: remaining time x normalized demand, least first"
+)
+def _tetris(v: PolicyView) -> np.ndarray:
+    norm = v.gpus / v.total_gpus + v.cpu_demand / v.total_cpus + v.mem_demand_gb / v.total_mem_gb
+    return norm * (v.remaining_s / v.est_speedup)

@@ -1,29 +1,28 @@
-"""`schedlab synergy simulate`: one round-based cluster simulation, summary or JSON."""
+"""`schedlab synergy simulate`: one round-based cluster simulation, summary or JSON.
+
+Light at import (click and registries only): `--workload`, `--policy` and `--alloc` choices
+come from the registries when click first needs them; the simulator loads in the command.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from schedlab.experiments.output import emit_json, format_table
-from schedlab.experiments.store import write_csv
-from schedlab.experiments.synergy.policies import POLICIES
-from schedlab.experiments.synergy.simulator import SimConfig, SimResult
-from schedlab.experiments.synergy.simulator import simulate as run_simulation
-from schedlab.experiments.synergy.traces import (
-    BUILTIN_TRACES,
-    TRACE_SERVERS,
-    builtin_trace,
-    load_philly,
-    load_synergy_trace,
-)
-from schedlab.experiments.synergy.workloads import Workload, multi_gpu, philly_derived
+from schedlab.experiments.cli_registry import RegistryChoice
+from schedlab.experiments.registry import POLICIES, WORKLOADS
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.synergy.methods import load_methods
-from schedlab.solvers.synergy.profiles import default_profiles
+from schedlab.solvers.solve import METHODS
 
-WORKLOADS = ("philly-derived", "multi-gpu", "philly", *BUILTIN_TRACES)
+if TYPE_CHECKING:
+    from schedlab.experiments.synergy.simulator import SimResult
+    from schedlab.experiments.synergy.workloads import Workload
+
+SUBJECT = "synergy"
+DEFAULT_WORKLOAD = "philly-derived"
+TRACE_WORKLOAD = "trace"  # what --trace alone means: a Synergy-format trace file
 
 
 def _window(text: str | None) -> tuple[int, int] | None:
@@ -40,8 +39,27 @@ def _window(text: str | None) -> tuple[int, int] | None:
     return a, b
 
 
+def workload_entry(workload: str | None, trace: Path | None, static: bool) -> Any:
+    """The registered workload the options name (`--trace` alone: a trace file), checked
+    against what it takes (a trace file, --static)."""
+    name = workload or (TRACE_WORKLOAD if trace is not None else DEFAULT_WORKLOAD)
+    entry = WORKLOADS.get(name, scope=SUBJECT)
+    takes_trace = entry.meta.get("trace", "none")
+    if trace is not None and takes_trace == "none":
+        readers = WORKLOADS.names(scope=SUBJECT, trace="optional")
+        raise InvalidInput(
+            f"--trace: give either a trace file or --workload {name}, not both "
+            f"(with --workload {' or '.join(readers)}, --trace names that job file)"
+        )
+    if trace is None and takes_trace == "required":
+        raise InvalidInput(f"--trace: workload {name} needs a trace file")
+    if static and not entry.meta.get("static_ok"):
+        raise InvalidInput("--static: applies to --trace files and the 100-job traces only")
+    return entry
+
+
 def build_workload(
-    workload: str,
+    workload: str | None,
     trace: Path | None,
     static: bool,
     load: float,
@@ -49,30 +67,15 @@ def build_workload(
     jobs: int | None,
     total_gpus: int,
 ) -> Workload:
-    """The workload the options describe (`trace` with workload 'philly' is the Philly file)."""
+    """The workload the options describe, built by its registered builder."""
+    from schedlab.experiments.synergy.workloads import WorkloadRequest
+
     if jobs is not None and jobs < 1:
         raise InvalidInput(f"--jobs: must be a positive number of jobs (got {jobs})")
-    if static and not (trace is not None or workload in BUILTIN_TRACES):
-        raise InvalidInput("--static: applies to --trace files and the 100-job traces only")
-    if workload == "philly":
-        return load_philly(trace, max_gpus=total_gpus, max_jobs=jobs)
-    if trace is not None:
-        if workload != "philly-derived":
-            raise InvalidInput(
-                f"--trace: give either a trace file or --workload {workload}, not both "
-                "(with --workload philly, --trace names the Philly job file)"
-            )
-        wl = load_synergy_trace(trace, static=static, max_gpus=total_gpus)
-    elif workload in BUILTIN_TRACES:
-        wl = builtin_trace(workload, static=True if static else None, max_gpus=total_gpus)
-    else:
-        if not load > 0:
-            raise InvalidInput(f"--load: must be a positive number of jobs per hour (got {load})")
-        make = philly_derived if workload == "philly-derived" else multi_gpu
-        return make(load, seed, max_jobs=jobs)
-    if jobs is not None:
-        wl.jobs = list(wl.jobs)[:jobs]  # type: ignore[arg-type]
-    return wl
+    entry = workload_entry(workload, trace, static)
+    req = WorkloadRequest(load, seed, jobs, total_gpus, trace, static)
+    built: Workload = entry.obj(req)
+    return built
 
 
 def _summary_rows(res: SimResult) -> list[list[object]]:
@@ -94,13 +97,69 @@ def _summary_rows(res: SimResult) -> list[list[object]]:
     return [[k, d[k]] for k in keys]
 
 
+def _write_jobs_csv(path: Path, res: SimResult) -> None:
+    from schedlab.experiments.store import write_csv
+    from schedlab.solvers.synergy.profiles import default_profiles
+
+    jct = res.jct_s
+    names = default_profiles().names
+    rows = [
+        {
+            "job_id": int(res.job_id[i]),
+            "model": names[int(res.model[i])],
+            "gpus": int(res.gpus[i]),
+            "arrival_s": float(res.arrival_s[i]),
+            "work_s": float(res.work_s[i]),
+            "completion_s": float(res.completion_s[i]),
+            "jct_s": float(jct[i]),
+        }
+        for i in range(res.job_id.size)
+    ]
+    write_csv(path, rows)
+
+
+def _write_util_csv(path: Path, res: SimResult) -> None:
+    from schedlab.experiments.store import write_csv
+
+    u = res.utilization
+    rows = [
+        {
+            "round_start_s": float(u.round_start_s[i]),
+            "gpu_util": float(u.gpu[i]),
+            "cpu_util": float(u.cpu[i]),
+            "mem_util": float(u.mem[i]),
+            "running_jobs": int(u.running_jobs[i]),
+            "queued_jobs": int(u.queued_jobs[i]),
+        }
+        for i in range(u.round_start_s.size)
+    ]
+    write_csv(path, rows)
+
+
+def _report(res: SimResult, policy: str, alloc: str) -> None:
+    from schedlab.experiments.output import format_table
+
+    click.echo(f"{res.description}; {policy} + {alloc}; {res.cluster.servers} servers")
+    click.echo(f"measured: {res.window_note}")
+    for note in res.notes:
+        click.echo(f"note: {note}")
+    click.echo(format_table(["metric", "value"], _summary_rows(res)))
+
+
+def _check_numbers(servers: int | None, time_limit: float | None) -> None:
+    if servers is not None and servers < 1:
+        raise InvalidInput(f"--servers: must be a positive integer (got {servers})")
+    if time_limit is not None and not time_limit > 0:
+        raise InvalidInput(f"--time-limit: must be positive seconds (got {time_limit})")
+
+
 @click.command("simulate")
 @click.option(
     "--workload",
-    type=click.Choice(WORKLOADS),
-    default="philly-derived",
-    show_default=True,
-    help="Synthetic stream, the Philly job file, or a shipped 100-job trace.",
+    type=RegistryChoice(WORKLOADS, scope=SUBJECT),
+    default=None,
+    help="Synthetic stream, the Philly job file, or a shipped 100-job trace "
+    f"[default: {DEFAULT_WORKLOAD}; with --trace alone: {TRACE_WORKLOAD}].",
 )
 @click.option(
     "--trace",
@@ -111,10 +170,10 @@ def _summary_rows(res: SimResult) -> list[list[object]]:
     "default there: the shipped 2,000-job sample).",
 )
 @click.option("--static", is_flag=True, help="All trace jobs arrive at time 0 (makespan).")
-@click.option("--policy", type=click.Choice(list(POLICIES)), required=True)
+@click.option("--policy", type=RegistryChoice(POLICIES, scope=SUBJECT), required=True)
 @click.option(
     "--alloc",
-    type=click.Choice(load_methods().names()),
+    type=RegistryChoice(METHODS, scope=SUBJECT),
     required=True,
     help="Allocation algorithm of solvers.synergy, called every round.",
 )
@@ -159,7 +218,7 @@ def _summary_rows(res: SimResult) -> list[list[object]]:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def simulate(
-    workload: str,
+    workload: str | None,
     trace: Path | None,
     static: bool,
     policy: str,
@@ -189,14 +248,16 @@ def simulate(
       schedlab synergy simulate --workload philly --trace philly_jobs.csv --jobs 3000 \\
           --policy las --alloc tune
     """
-    if servers is not None and servers < 1:
-        raise InvalidInput(f"--servers: must be a positive integer (got {servers})")
-    if time_limit is not None and not time_limit > 0:
-        raise InvalidInput(f"--time-limit: must be positive seconds (got {time_limit})")
+    from schedlab.experiments.output import emit_json
+    from schedlab.experiments.synergy.simulator import SimConfig
+    from schedlab.experiments.synergy.simulator import simulate as run_simulation
+
+    _check_numbers(servers, time_limit)
+    entry = workload_entry(workload, trace, static)
     base = SimConfig()
-    replay = workload in BUILTIN_TRACES or (trace is not None and workload != "philly")
-    n_servers = servers if servers is not None else (TRACE_SERVERS if replay else 16)
-    wl = build_workload(workload, trace, static, load, seed, jobs, n_servers * base.gpus_per_server)
+    n_servers = servers if servers is not None else entry.meta["default_servers"]
+    total_gpus = n_servers * base.gpus_per_server
+    wl = build_workload(entry.name, trace, static, load, seed, jobs, total_gpus)
     cfg = SimConfig(
         policy=policy,
         alloc=alloc,
@@ -207,45 +268,13 @@ def simulate(
     )
     res = run_simulation(wl, cfg, progress=True)
     if jobs_csv is not None:
-        jct = res.jct_s
-        names = default_profiles().names
-        rows = [
-            {
-                "job_id": int(res.job_id[i]),
-                "model": names[int(res.model[i])],
-                "gpus": int(res.gpus[i]),
-                "arrival_s": float(res.arrival_s[i]),
-                "work_s": float(res.work_s[i]),
-                "completion_s": float(res.completion_s[i]),
-                "jct_s": float(jct[i]),
-            }
-            for i in range(res.job_id.size)
-        ]
-        write_csv(jobs_csv, rows)
+        _write_jobs_csv(jobs_csv, res)
     if util_csv is not None:
-        u = res.utilization
-        write_csv(
-            util_csv,
-            [
-                {
-                    "round_start_s": float(u.round_start_s[i]),
-                    "gpu_util": float(u.gpu[i]),
-                    "cpu_util": float(u.cpu[i]),
-                    "mem_util": float(u.mem[i]),
-                    "running_jobs": int(u.running_jobs[i]),
-                    "queued_jobs": int(u.queued_jobs[i]),
-                }
-                for i in range(u.round_start_s.size)
-            ],
-        )
+        _write_util_csv(util_csv, res)
     out = res.to_dict()
     out["seed"] = seed
-    out["load_jobs_per_h"] = load if workload in ("philly-derived", "multi-gpu") else None
+    out["load_jobs_per_h"] = load if "synthetic" in entry.tags else None
     if as_json:
         emit_json(out)
         return
-    click.echo(f"{res.description}; {policy} + {alloc}; {res.cluster.servers} servers")
-    click.echo(f"measured: {res.window_note}")
-    for note in res.notes:
-        click.echo(f"note: {note}")
-    click.echo(format_table(["metric", "value"], _summary_rows(res)))
+    _report(res, policy, alloc)

@@ -5,8 +5,9 @@ Every round (300 s by default), at times 0, R, 2R, ...:
 2. the policy orders the runnable jobs (`policies.py`);
 3. the allocation algorithm of `schedlab.solvers.synergy` places them in that order: every job whose
    GPUs still fit cluster-wide is considered, and gets GPUs on servers plus CPU and memory per
-   GPU (proportional / greedy / tune through `engine.RoundAllocator`, the solvers' fast path;
-   any other registered method, e.g. opt, through the method registry on a `Snapshot`);
+   GPU (a method with a fast path, tag "fast": proportional, greedy, tune, opt, through
+   `engine.RoundAllocator`; any other registered method, e.g. milp, through `solve` on a
+   `Snapshot`);
 4. each running job progresses at its profiled per-GPU throughput for the allocation it got,
    for the whole round; a job whose remaining work ends inside the round completes at that
    exact time (its resources stay idle until the next round, as in Synergy's simulator).
@@ -36,20 +37,17 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.synergy.metrics import JctStats, Utilization, jct_stats, resolve_window
-from schedlab.experiments.synergy.policies import PolicyView, get_policy
+from schedlab.experiments.synergy.policies import Policy, PolicyView, get_policy
 from schedlab.experiments.synergy.workloads import JobSpec, Workload
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.solve import METHODS, solve
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, check_allocation
-from schedlab.solvers.synergy.engine import HEURISTICS, RoundAllocator
-from schedlab.solvers.synergy.methods import load_methods, solve
+from schedlab.solvers.synergy.engine import FAST_TAG, SUBJECT, RoundAllocator
 from schedlab.solvers.synergy.model import Cluster, Job, Snapshot
-from schedlab.solvers.synergy.opt import opt_round
 from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
 
 # A job whose remaining work ends within this (relative) of the round end completes.
 _DONE_RTOL = 1e-12
-# Methods with a fast path (plain lists, no validation); others go through the registry.
-FAST_METHODS: tuple[str, ...] = (*HEURISTICS, "opt")
 
 
 @dataclass(frozen=True)
@@ -63,9 +61,9 @@ class SimConfig:
     `starvation_h`: a job that has not run for this long is scheduled first from then on
     (Synergy's priority bump; None disables). `reuse`: keep last round's allocation when the
     ordered jobs the allocator looked at are unchanged (allocators are deterministic, so this
-    never changes results). `via_registry`: call proportional/greedy/tune through the method
-    registry like every other method (slow; for cross-checks). `check`: validate every round's
-    allocation (capacities, exact GPU counts) and raise on a violation.
+    never changes results). `via_registry`: call a fast allocator (tag "fast") through `solve`
+    on a validated `Snapshot`, like every other method (slow; for cross-checks). `check`:
+    validate every round's allocation (capacities, exact GPU counts) and raise on a violation.
     """
 
     policy: str = "fifo"
@@ -193,17 +191,17 @@ class _Allocator:
         via_registry: bool,
         time_limit: float | None,
     ) -> None:
-        registry = load_methods()
-        if method not in registry:
+        if (SUBJECT, method) not in METHODS:
             raise InvalidInput(
                 f"alloc: unknown allocation method {method!r}; "
-                f"choose one of: {', '.join(registry.names())}"
+                f"choose one of: {', '.join(METHODS.names(scope=SUBJECT))}"
             )
+        entry = METHODS.get(method, scope=SUBJECT)
         self.method = method
         self.cluster = cluster
         self.profiles = profiles
         self.fast = RoundAllocator(cluster, profiles)
-        self.use_fast = method in FAST_METHODS and not via_registry
+        self.use_fast = FAST_TAG in entry.tags and not via_registry
         self.time_limit = time_limit
         self.names = profiles.names
         self.stats: dict[str, int] = {}
@@ -236,10 +234,7 @@ class _Allocator:
                 self.stats[name] = self.stats.get(name, 0) + 1
 
     def _fast(self, method: str, models: np.ndarray, gpus: np.ndarray) -> _Round:
-        if method == "opt":
-            rr = opt_round(self.fast, models.tolist(), gpus.tolist(), time_limit=self.time_limit)
-        else:
-            rr = self.fast.allocate(method, models.tolist(), gpus.tolist())
+        rr = self.fast.allocate(method, models.tolist(), gpus.tolist(), time_limit=self.time_limit)
         self._count(rr.stats)
         run = np.fromiter(rr.run, dtype=bool, count=len(rr.run))
         n = run.size
@@ -287,18 +282,14 @@ class _Allocator:
         self._count({"status": res.status.value})
         if not res.has_solution:
             out = self._fast("proportional", models[:n], gpus[:n])
-            return _Round(
-                n,
-                exact,
-                *_pad(out, n),
-                fallback=True,
-            )
+            return _Round(n, exact, *_pad(out, n), fallback=True)
         run = np.zeros(n, dtype=bool)
         tput = np.zeros(n)
         cpg = np.zeros(n)
         mpg = np.zeros(n)
         placement: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-        for a in Allocation.from_dict(res.solution).jobs:
+        assert res.solution is not None
+        for a in res.solution.jobs:
             i = int(a.job_id)
             run[i] = True
             cpg[i], mpg[i] = a.cpus_per_gpu, a.mem_gb_per_gpu
@@ -307,7 +298,9 @@ class _Allocator:
         return _Round(n, exact, run, tput, cpg, mpg, placement)
 
 
-def _pad(rd: _Round, n: int) -> tuple[Any, ...]:
+def _pad(
+    rd: _Round, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[list[tuple[int, int]]]]:
     """A result's arrays extended with not-running entries to n jobs."""
     extra = n - rd.examined
     return (
@@ -381,110 +374,167 @@ def simulate(
     workload: Workload, config: SimConfig | None = None, *, progress: bool = False
 ) -> SimResult:
     """Run one simulation; see the module docstring for the round logic."""
-    cfg = config or SimConfig()
-    t_start = time.perf_counter()
-    if not (cfg.round_s > 0 and math.isfinite(cfg.round_s)):
-        raise InvalidInput(f"round_s: must be a positive number of seconds (got {cfg.round_s})")
-    cluster = cfg.cluster(workload)
-    profiles = default_profiles()
-    problems = cluster.problems(profiles)
-    if problems:
-        raise InvalidInput(problems)
-    policy = get_policy(cfg.policy)
-    allocator = _Allocator(
-        cfg.alloc,
-        cluster,
-        profiles,
-        via_registry=cfg.via_registry,
-        time_limit=cfg.alloc_time_limit_s,
-    )
-    n_total = _n_jobs(workload)
-    synthetic = not isinstance(workload.jobs, list)
-    stop = cfg.stop or ("window" if synthetic else "all")
-    if stop not in ("window", "all"):
-        raise InvalidInput(f"stop: must be 'window' or 'all' (got {stop!r})")
-    window, window_note = resolve_window(cfg.window, n_total, open_stream=synthetic)
-    if window[1] <= window[0]:
-        raise InvalidInput(f"window: {window_note} holds no job; give a non-empty window")
+    return _Run(workload, config or SimConfig(), progress).run()
 
-    # Per-model constants.
-    ideal = [profiles.ideal(k) for k in range(len(profiles.models))]
-    speedups = [1.0 if cfg.alloc == "proportional" else m.speedup_at_ideal for m in profiles.models]
-    total_gpus = cluster.total_gpus
-    total_cpus = cluster.cpus_per_server * cluster.servers
-    total_mem = cluster.mem_gb_per_server * cluster.servers
-    R = float(cfg.round_s)
-    starv_s = math.inf if cfg.starvation_h is None else cfg.starvation_h * 3600.0
 
-    jobs = _Jobs()
-    source: Iterator[JobSpec] = iter(workload.jobs)
-    nxt = next(source, None)
-    excluded = workload.excluded
-    unplaceable: dict[tuple[str, int], int] = {}
-    excluded_in_window = 0
-    window_done = 0
-    active = np.zeros(0, dtype=np.int64)
-    cache_prefix: np.ndarray | None = None
-    cache_round: _Round | None = None
-    rounds = calls = fallbacks = skipped_rounds = 0
-    u_t: list[float] = []
-    u_g: list[float] = []
-    u_c: list[float] = []
-    u_m: list[float] = []
-    u_run: list[int] = []
-    u_q: list[int] = []
-    max_t = cfg.max_sim_h * 3600.0
+@dataclass
+class _UtilLog:
+    """Per-round records: start time, GPU/CPU/memory shares, running and queued jobs."""
 
-    bar = None
-    if progress:
-        from tqdm import tqdm
+    t: list[float] = field(default_factory=list)
+    g: list[float] = field(default_factory=list)
+    c: list[float] = field(default_factory=list)
+    m: list[float] = field(default_factory=list)
+    run: list[int] = field(default_factory=list)
+    q: list[int] = field(default_factory=list)
 
-        total_bar = (window[1] - window[0]) if stop == "window" else n_total
-        bar = tqdm(
-            total=total_bar, desc=f"{cfg.policy}+{cfg.alloc}", unit="job", leave=False, disable=None
+    def utilization(self, skipped_rounds: int) -> Utilization:
+        return Utilization(
+            np.asarray(self.t),
+            np.asarray(self.g),
+            np.asarray(self.c),
+            np.asarray(self.m),
+            np.asarray(self.run),
+            np.asarray(self.q),
+            skipped_rounds=skipped_rounds,
         )
 
-    def window_target() -> int:
-        return (window[1] - window[0]) - excluded_in_window
 
-    k = 0  # round index; the round starts at k * R
-    while True:
-        t = k * R
-        if t > max_t:
-            raise RuntimeError(
-                f"simulation passed {cfg.max_sim_h:g} simulated hours without finishing"
-            )
-        new: list[int] = []
-        while nxt is not None and nxt.arrival_s <= t:
-            mi = profiles.index(nxt.model)
-            if nxt.gpus > total_gpus or not allocator.runs_alone(mi, nxt.gpus):
-                excluded += 1
-                if nxt.gpus <= total_gpus:
-                    key = (nxt.model, nxt.gpus)
-                    unplaceable[key] = unplaceable.get(key, 0) + 1
-                if window[0] <= nxt.job_id < window[1]:
-                    excluded_in_window += 1
-            else:
-                c, m = ideal[mi]
-                new.append(jobs.add(nxt, mi, c, m, speedups[mi]))
-            nxt = next(source, None)
-        if new:
-            active = np.concatenate([active, np.asarray(new, dtype=np.int64)])
-        if stop == "window" and window_done >= window_target():
-            break
-        if active.size == 0:
-            if nxt is None:
+class _Run:
+    """One simulation as steps: admit arrivals, order, allocate, advance, record."""
+
+    def __init__(self, workload: Workload, cfg: SimConfig, progress: bool) -> None:
+        self.t_start = time.perf_counter()
+        if not (cfg.round_s > 0 and math.isfinite(cfg.round_s)):
+            raise InvalidInput(f"round_s: must be a positive number of seconds (got {cfg.round_s})")
+        self.workload, self.cfg = workload, cfg
+        self.cluster = cluster = cfg.cluster(workload)
+        self.profiles = profiles = default_profiles()
+        problems = cluster.problems(profiles)
+        if problems:
+            raise InvalidInput(problems)
+        self.policy: Policy = get_policy(cfg.policy)
+        self.allocator = _Allocator(
+            cfg.alloc,
+            cluster,
+            profiles,
+            via_registry=cfg.via_registry,
+            time_limit=cfg.alloc_time_limit_s,
+        )
+        self.n_total = _n_jobs(workload)
+        synthetic = not isinstance(workload.jobs, list)
+        self.stop = cfg.stop or ("window" if synthetic else "all")
+        if self.stop not in ("window", "all"):
+            raise InvalidInput(f"stop: must be 'window' or 'all' (got {self.stop!r})")
+        self.window, self.window_note = resolve_window(
+            cfg.window, self.n_total, open_stream=synthetic
+        )
+        if self.window[1] <= self.window[0]:
+            raise InvalidInput(f"window: {self.window_note} holds no job; give a non-empty window")
+        self._constants()
+        self._state()
+        self.bar = self._progress_bar() if progress else None
+
+    def _constants(self) -> None:
+        cfg, cluster, profiles = self.cfg, self.cluster, self.profiles
+        self.ideal = [profiles.ideal(k) for k in range(len(profiles.models))]
+        self.speedups = [
+            1.0 if cfg.alloc == "proportional" else m.speedup_at_ideal for m in profiles.models
+        ]
+        self.total_gpus = cluster.total_gpus
+        self.total_cpus = cluster.cpus_per_server * cluster.servers
+        self.total_mem = cluster.mem_gb_per_server * cluster.servers
+        self.R = float(cfg.round_s)
+        self.starv_s = math.inf if cfg.starvation_h is None else cfg.starvation_h * 3600.0
+        self.max_t = cfg.max_sim_h * 3600.0
+
+    def _state(self) -> None:
+        self.jobs = _Jobs()
+        self.source: Iterator[JobSpec] = iter(self.workload.jobs)
+        self.nxt = next(self.source, None)
+        self.excluded = self.workload.excluded
+        self.unplaceable: dict[tuple[str, int], int] = {}
+        self.excluded_in_window = 0
+        self.window_done = 0
+        self.active = np.zeros(0, dtype=np.int64)
+        self.cache_prefix: np.ndarray | None = None
+        self.cache_round: _Round | None = None
+        self.rounds = self.calls = self.fallbacks = self.skipped_rounds = 0
+        self.log = _UtilLog()
+        self.k = 0  # round index; the round starts at k * R
+
+    def _progress_bar(self) -> Any:
+        from tqdm import tqdm
+
+        w = self.window
+        total_bar = (w[1] - w[0]) if self.stop == "window" else self.n_total
+        return tqdm(
+            total=total_bar,
+            desc=f"{self.cfg.policy}+{self.cfg.alloc}",
+            unit="job",
+            leave=False,
+            disable=None,
+        )
+
+    def _window_target(self) -> int:
+        return (self.window[1] - self.window[0]) - self.excluded_in_window
+
+    # ---- the round loop ------------------------------------------------------------------
+    def run(self) -> SimResult:
+        R = self.R
+        while True:
+            t = self.k * R
+            if t > self.max_t:
+                raise RuntimeError(
+                    f"simulation passed {self.cfg.max_sim_h:g} simulated hours without finishing"
+                )
+            self.admit(t)
+            if self.stop == "window" and self.window_done >= self._window_target():
                 break
-            k_next = max(k + 1, math.ceil(nxt.arrival_s / R))
-            skipped_rounds += k_next - k
-            k = k_next
-            continue
+            if self.active.size == 0:
+                if self.nxt is None:
+                    break
+                k_next = max(self.k + 1, math.ceil(self.nxt.arrival_s / R))
+                self.skipped_rounds += k_next - self.k
+                self.k = k_next
+                continue
+            ordered = self.order(t)
+            rd = self.allocate(ordered)
+            self.advance(t, ordered, rd)
+            self.rounds += 1
+            self.k += 1
+        if self.bar is not None:
+            self.bar.close()
+        return self.result()
 
-        # 1. order
+    def admit(self, t: float) -> None:
+        """Jobs that arrived by `t` become runnable; a job that can never run is excluded."""
+        new: list[int] = []
+        window, profiles, allocator = self.window, self.profiles, self.allocator
+        while self.nxt is not None and self.nxt.arrival_s <= t:
+            nxt = self.nxt
+            mi = profiles.index(nxt.model)
+            if nxt.gpus > self.total_gpus or not allocator.runs_alone(mi, nxt.gpus):
+                self.excluded += 1
+                if nxt.gpus <= self.total_gpus:
+                    key = (nxt.model, nxt.gpus)
+                    self.unplaceable[key] = self.unplaceable.get(key, 0) + 1
+                if window[0] <= nxt.job_id < window[1]:
+                    self.excluded_in_window += 1
+            else:
+                c, m = self.ideal[mi]
+                new.append(self.jobs.add(nxt, mi, c, m, self.speedups[mi]))
+            self.nxt = next(self.source, None)
+        if new:
+            self.active = np.concatenate([self.active, np.asarray(new, dtype=np.int64)])
+
+    def order(self, t: float) -> np.ndarray:
+        """The runnable jobs (indices into the job arrays) in the policy's order."""
+        jobs, active = self.jobs, self.active
         since = t - np.where(
             np.isnan(jobs.last_run[active]), jobs.arrival[active], jobs.last_run[active]
         )
-        jobs.bumped[active] |= since > starv_s
+        jobs.bumped[active] |= since > self.starv_s
         view = PolicyView(
             now_s=t,
             job_id=jobs.id[active],
@@ -497,29 +547,35 @@ def simulate(
             attained_gpu_s=jobs.attained[active],
             est_speedup=jobs.speedup[active],
             bumped=jobs.bumped[active],
-            total_gpus=float(total_gpus),
-            total_cpus=float(total_cpus),
-            total_mem_gb=float(total_mem),
+            total_gpus=float(self.total_gpus),
+            total_cpus=float(self.total_cpus),
+            total_mem_gb=float(self.total_mem),
         )
-        ordered = active[policy.order(view)]
+        ordered: np.ndarray = active[self.policy.order(view)]
+        return ordered
 
-        # 2. allocate (or reuse last round's result when the allocator would see the same)
+    def allocate(self, ordered: np.ndarray) -> _Round:
+        """The allocator's result for this order, or last round's when it would see the same."""
         rd: _Round | None = None
-        if cfg.reuse and cache_round is not None and cache_prefix is not None:
-            L = cache_prefix.size
-            same_len = ordered.size == L if cache_round.exact else ordered.size >= L
-            if same_len and np.array_equal(ordered[:L], cache_prefix):
-                rd = cache_round
+        cached, prefix = self.cache_round, self.cache_prefix
+        if self.cfg.reuse and cached is not None and prefix is not None:
+            L = prefix.size
+            same_len = ordered.size == L if cached.exact else ordered.size >= L
+            if same_len and np.array_equal(ordered[:L], prefix):
+                rd = cached
         if rd is None:
-            rd = allocator(jobs.model[ordered], jobs.gpus[ordered])
-            calls += 1
-            fallbacks += rd.fallback
-            cache_round = rd
-            cache_prefix = ordered[: rd.examined].copy()
-        if cfg.check:
-            _check_round(rd, ordered, jobs, cluster, profiles, allocator.names)
+            rd = self.allocator(self.jobs.model[ordered], self.jobs.gpus[ordered])
+            self.calls += 1
+            self.fallbacks += rd.fallback
+            self.cache_round = rd
+            self.cache_prefix = ordered[: rd.examined].copy()
+        if self.cfg.check:
+            _check_round(rd, ordered, self.jobs, self.cluster, self.profiles, self.allocator.names)
+        return rd
 
-        # 3. progress
+    def advance(self, t: float, ordered: np.ndarray, rd: _Round) -> None:
+        """Run the allocated jobs for the round; a job whose work ends inside it completes."""
+        jobs, R = self.jobs, self.R
         pos = np.flatnonzero(rd.run)
         run_idx = ordered[pos]
         rate = rd.tput[pos]
@@ -536,86 +592,92 @@ def simulate(
         if fin_idx.size:
             jobs.completion[fin_idx] = t + need[fin]
             ids = jobs.id[fin_idx]
-            in_win = int(((ids >= window[0]) & (ids < window[1])).sum())
-            window_done += in_win
-            if bar is not None:
-                bar.update(in_win if stop == "window" else int(fin_idx.size))
-            active = active[~np.isin(active, fin_idx, assume_unique=True)]
-        frac = dt / R
-        u_t.append(t)
-        u_g.append(float((g * frac).sum()) / total_gpus)
-        u_c.append(float((g * rd.cpus_per_gpu[pos] * frac).sum()) / total_cpus)
-        u_m.append(float((g * rd.mem_gb_per_gpu[pos] * frac).sum()) / total_mem)
-        u_run.append(int(pos.size))
-        u_q.append(int(ordered.size - pos.size))
-        rounds += 1
-        k += 1
-    if bar is not None:
-        bar.close()
+            in_win = int(((ids >= self.window[0]) & (ids < self.window[1])).sum())
+            self.window_done += in_win
+            if self.bar is not None:
+                self.bar.update(in_win if self.stop == "window" else int(fin_idx.size))
+            self.active = self.active[~np.isin(self.active, fin_idx, assume_unique=True)]
+        self.record(t, ordered, rd, pos, g, dt / R)
 
-    n = jobs.n
-    completion = jobs.completion[:n].copy()
-    arrival = jobs.arrival[:n].copy()
-    job_id = jobs.id[:n].copy()
-    mask = (job_id >= window[0]) & (job_id < window[1]) & np.isfinite(completion)
-    stats = jct_stats((completion - arrival)[mask])
-    makespan = None
-    if stop == "all" and n > 0 and np.isfinite(completion).all():
-        makespan = float(completion.max() - arrival.min())
-    util = Utilization(
-        np.asarray(u_t),
-        np.asarray(u_g),
-        np.asarray(u_c),
-        np.asarray(u_m),
-        np.asarray(u_run),
-        np.asarray(u_q),
-        skipped_rounds=skipped_rounds,
-    )
-    notes = list(workload.notes)
-    too_big = excluded - workload.excluded - sum(unplaceable.values())
-    if too_big:
-        notes.append(
-            f"{too_big} job(s) need more than the cluster's {total_gpus} GPUs and were excluded"
+    def record(
+        self,
+        t: float,
+        ordered: np.ndarray,
+        rd: _Round,
+        pos: np.ndarray,
+        g: np.ndarray,
+        frac: np.ndarray,
+    ) -> None:
+        """Utilization of the round (each job weighted by the share of the round it ran)."""
+        log = self.log
+        log.t.append(t)
+        log.g.append(float((g * frac).sum()) / self.total_gpus)
+        log.c.append(float((g * rd.cpus_per_gpu[pos] * frac).sum()) / self.total_cpus)
+        log.m.append(float((g * rd.mem_gb_per_gpu[pos] * frac).sum()) / self.total_mem)
+        log.run.append(int(pos.size))
+        log.q.append(int(ordered.size - pos.size))
+
+    # ---- the outcome ---------------------------------------------------------------------
+    def _notes(self) -> list[str]:
+        wl, alloc = self.workload, self.cfg.alloc
+        notes = list(wl.notes)
+        too_big = self.excluded - wl.excluded - sum(self.unplaceable.values())
+        if too_big:
+            notes.append(
+                f"{too_big} job(s) need more than the cluster's {self.total_gpus} GPUs and were "
+                "excluded"
+            )
+        for (model_name, g), count in sorted(self.unplaceable.items()):
+            notes.append(
+                f"{count} job(s) of {model_name} with {g} GPUs were excluded: {alloc} cannot "
+                "place them even on the empty cluster, so they would never run"
+            )
+        if self.fallbacks:
+            notes.append(
+                f"{self.fallbacks} round(s) fell back to GPU-proportional: {alloc} found no "
+                "allocation within its time limit"
+            )
+        return notes
+
+    def result(self) -> SimResult:
+        jobs, window = self.jobs, self.window
+        n = jobs.n
+        completion = jobs.completion[:n].copy()
+        arrival = jobs.arrival[:n].copy()
+        job_id = jobs.id[:n].copy()
+        mask = (job_id >= window[0]) & (job_id < window[1]) & np.isfinite(completion)
+        makespan = None
+        if self.stop == "all" and n > 0 and np.isfinite(completion).all():
+            makespan = float(completion.max() - arrival.min())
+        return SimResult(
+            workload=self.workload.name,
+            description=self.workload.description,
+            policy=self.policy.name,
+            alloc=self.cfg.alloc,
+            cluster=self.cluster,
+            round_s=self.R,
+            job_id=job_id,
+            arrival_s=arrival,
+            completion_s=completion,
+            gpus=jobs.gpus[:n].copy(),
+            model=jobs.model[:n].copy(),
+            work_s=jobs.work[:n].copy(),
+            work_done_s=jobs.done[:n].copy(),
+            excluded=self.excluded,
+            window=window,
+            window_note=self.window_note,
+            stop=self.stop,
+            stats=jct_stats((completion - arrival)[mask]),
+            makespan_s=makespan,
+            sim_end_s=self.k * self.R if self.rounds else 0.0,
+            rounds=self.rounds,
+            allocator_calls=self.calls,
+            fallback_rounds=self.fallbacks,
+            alloc_stats=dict(self.allocator.stats),
+            utilization=self.log.utilization(self.skipped_rounds),
+            runtime_s=time.perf_counter() - self.t_start,
+            notes=self._notes(),
         )
-    for (model_name, g), count in sorted(unplaceable.items()):
-        notes.append(
-            f"{count} job(s) of {model_name} with {g} GPUs were excluded: {cfg.alloc} cannot "
-            "place them even on the empty cluster, so they would never run"
-        )
-    if fallbacks:
-        notes.append(
-            f"{fallbacks} round(s) fell back to GPU-proportional: {cfg.alloc} found no "
-            "allocation within its time limit"
-        )
-    return SimResult(
-        workload=workload.name,
-        description=workload.description,
-        policy=policy.name,
-        alloc=cfg.alloc,
-        cluster=cluster,
-        round_s=R,
-        job_id=job_id,
-        arrival_s=arrival,
-        completion_s=completion,
-        gpus=jobs.gpus[:n].copy(),
-        model=jobs.model[:n].copy(),
-        work_s=jobs.work[:n].copy(),
-        work_done_s=jobs.done[:n].copy(),
-        excluded=excluded,
-        window=window,
-        window_note=window_note,
-        stop=stop,
-        stats=stats,
-        makespan_s=makespan,
-        sim_end_s=k * R if rounds else 0.0,
-        rounds=rounds,
-        allocator_calls=calls,
-        fallback_rounds=fallbacks,
-        alloc_stats=dict(allocator.stats),
-        utilization=util,
-        runtime_s=time.perf_counter() - t_start,
-        notes=notes,
-    )
 
 
 def _check_round(

@@ -8,18 +8,29 @@ GPU-proportional share (3 CPUs, 62.5 GB per GPU by default), where every profile
 throughput is 1. A duration given in seconds is work as is; a trace's iteration count is turned
 into work by multiplying it with the model's `iter_time_s_at_proportional` (so
 `iterations = work_s / iter_time_s`, kept fractional, never rounded).
+
+Named workloads register in `schedlab.experiments.registry.WORKLOADS` (scope "synergy") with
+`@register_workload`: a builder `build(request: WorkloadRequest) -> Workload` plus what the CLI
+needs to know (whether it reads a trace file, takes --static, its design cluster size). The
+synthetic streams register here, the trace replays in `workload_traces.py`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
+from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
+from schedlab.experiments.registry import WORKLOADS
 from schedlab.experiments.synergy.catalog import TASKS, ModelCatalog, default_catalog
+from schedlab.solvers.errors import InvalidInput
+
+SUBJECT = "synergy"
 
 # Default measurement window of the Synergy simulator (job ids [4000, 5000)).
 DEFAULT_WINDOW: tuple[int, int] = (4000, 5000)
@@ -164,6 +175,75 @@ class SyntheticStream:
                 t += float(gaps[i])
                 yield JobSpec(k, t, assigner.next(), int(gpus[i]), float(work[i]))
                 k += 1
+
+
+@dataclass(frozen=True)
+class WorkloadRequest:
+    """What the command line asks of a workload: arrival rate and seed (synthetic streams), at
+    most `jobs` jobs, a cluster of `max_gpus` GPUs, a trace file, all-at-time-0 (`static`)."""
+
+    load: float = 9.0
+    seed: int = 0
+    jobs: int | None = None
+    max_gpus: int = 128
+    trace: Path | None = None
+    static: bool = False
+
+
+WorkloadBuilder = Callable[[WorkloadRequest], "Workload"]
+TraceUse = Literal["none", "optional", "required"]
+
+
+def register_workload(
+    name: str,
+    *,
+    summary: str,
+    trace: TraceUse = "none",
+    static_ok: bool = False,
+    default_servers: int = 16,
+    tags: tuple[str, ...] = (),
+) -> Callable[[WorkloadBuilder], WorkloadBuilder]:
+    """Register a Synergy workload builder. `trace`: whether it reads --trace; `static_ok`:
+    whether --static applies; `default_servers`: its design cluster; tag "synthetic": an
+    open seeded stream driven by --load."""
+
+    def deco(build: WorkloadBuilder) -> WorkloadBuilder:
+        WORKLOADS.add(
+            name,
+            build,
+            scope=SUBJECT,
+            summary=summary,
+            tags=tags,
+            trace=trace,
+            static_ok=static_ok,
+            default_servers=default_servers,
+        )
+        return build
+
+    return deco
+
+
+def _check_load(req: WorkloadRequest) -> None:
+    if not req.load > 0:
+        raise InvalidInput(f"--load: must be a positive number of jobs per hour (got {req.load})")
+
+
+@register_workload(
+    "philly-derived",
+    summary="Synergy's default: single-GPU jobs, Poisson arrivals at --load",
+    tags=("synthetic",),
+)
+def _philly_derived(req: WorkloadRequest) -> Workload:
+    _check_load(req)
+    return philly_derived(req.load, req.seed, max_jobs=req.jobs)
+
+
+@register_workload(
+    "multi-gpu", summary="multi-GPU variant (1/2/4/8 GPUs), Poisson at --load", tags=("synthetic",)
+)
+def _multi_gpu(req: WorkloadRequest) -> Workload:
+    _check_load(req)
+    return multi_gpu(req.load, req.seed, max_jobs=req.jobs)
 
 
 def philly_derived(

@@ -10,19 +10,19 @@ The value of an allocation is the sum over running jobs (total throughput).
 
 Validated path (users, CLI, experiments)::
 
-    from schedlab.solvers.synergy import Snapshot, solve, check_allocation, Allocation
+    from schedlab.solvers.synergy import Snapshot, solve, check_allocation
     snap = Snapshot.load("snap.json")              # InvalidInput names file, job and field
-    res = solve(snap, "tune")                      # SolveResult; methods: see load_methods()
+    res = solve(snap, "milp", options={"solver": "cbc"})  # SolveResult[Allocation]
     res.value, res.status, res.bound, res.stats    # total throughput, ...
-    alloc = Allocation.from_dict(res.solution)     # {"jobs": [...parts...], "not_run": [...]}
-    check_allocation(snap, alloc, require_proportional_set=True)  # [] when valid
+    res.solution.jobs, res.solution.not_run        # the Allocation; .to_dict() is its JSON
+    check_allocation(snap, res.solution, require_proportional_set=True)  # [] when valid
 
 Fast path (simulators; no validation, plain lists in policy order)::
 
     from schedlab.solvers.synergy import RoundAllocator, Cluster
     ra = RoundAllocator(Cluster(servers=16))       # once per simulation
     k = ra.model_index("res18")                    # model name -> index
-    rr = ra.allocate("tune", [k, ...], [1, ...])  # proportional | greedy | tune | opt
+    rr = ra.allocate("tune", [k, ...], [1, ...])  # any of fast_methods()
     rr.run[i], rr.tput_per_gpu[i]                  # job i runs? its per-GPU throughput
     rr.cpus_per_gpu[i], rr.mem_gb_per_gpu[i], rr.placement[i]  # [(server, gpus), ...]
     rr.total_tput, rr.used_gpus, rr.used_cpus, rr.used_mem_gb, rr.stats
@@ -32,7 +32,9 @@ point, i.e. the default proportional share) per second of wall time. Heuristics 
 2 ms per round of 128 jobs on 16 servers; "opt" solves a small MILP and an LP each round (tens of
 ms; memoized by the round's job mix).
 
-Methods (`solve(snap, name)`): proportional, greedy, tune (heuristics, `engine.py`); opt
+Methods (`solve(snap, name)`, all in `schedlab.solvers.solve.METHODS`, scope "synergy"):
+proportional, greedy, tune (`heuristics.py`) and opt are fast allocators (`engine.py`: one
+registration serves `solve` and `RoundAllocator`; placement shared in `placement.py`); opt
 (Synergy-OPT: phase-1 MILP over configurations, phase-2 LP packing, rounding); milp, cpsat
 (exact: configurations and placement together) and enum (exhaustive oracle, small snapshots).
 The exact methods run exactly the jobs GPU-proportional runs this round
@@ -40,6 +42,7 @@ The exact methods run exactly the jobs GPU-proportional runs this round
 TUNE and rounded OPT satisfy the same constraints, so their gap to the optimum is meaningful.
 """
 
+from schedlab.solvers.solve import solve
 from schedlab.solvers.synergy.allocation import (
     Allocation,
     JobAllocation,
@@ -48,14 +51,24 @@ from schedlab.solvers.synergy.allocation import (
     total_tput,
     validate_allocation,
 )
-from schedlab.solvers.synergy.engine import RoundAllocator, RoundResult
-from schedlab.solvers.synergy.methods import load_methods, solve
+from schedlab.solvers.synergy.engine import (
+    Allocator,
+    RoundAllocator,
+    fast_methods,
+    register_allocator,
+)
 from schedlab.solvers.synergy.model import Cluster, Job, Snapshot
+from schedlab.solvers.synergy.placement import PlacementState, Placer, RoundResult
 from schedlab.solvers.synergy.profiles import ModelProfile, ProfileSet, default_profiles
 from schedlab.solvers.synergy.snapshots import generate_snapshot
 
 __all__ = [
     "Allocation",
+    "Allocator",
+    "Placer",
+    "PlacementState",
+    "fast_methods",
+    "register_allocator",
     "Cluster",
     "Job",
     "JobAllocation",
@@ -68,7 +81,6 @@ __all__ = [
     "check_allocation",
     "default_profiles",
     "generate_snapshot",
-    "load_methods",
     "solve",
     "total_tput",
     "validate_allocation",

@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.model import Job, Snapshot
 from schedlab.solvers.synergy.profiles import TPUT_TOL
 
 CAP_RTOL = 1e-9  # relative tolerance of capacity checks (floating sums of 20.83 GB ...)
@@ -42,10 +42,13 @@ class Part:
 
 @dataclass(frozen=True)
 class JobAllocation:
-    """One running job and its parts (one per server it spans)."""
+    """One running job and its parts (one per server it spans). `tput_per_gpu` is filled by
+    the solvers (their JSON shows the configuration and throughput); it takes no part in
+    equality."""
 
     job_id: str
     parts: tuple[Part, ...]
+    tput_per_gpu: float | None = field(default=None, compare=False)
 
     @property
     def gpus(self) -> int:
@@ -60,7 +63,12 @@ class JobAllocation:
         return self.parts[0].mem_gb / self.parts[0].gpus
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.job_id, "parts": [p.to_dict() for p in self.parts]}
+        d: dict[str, Any] = {"id": self.job_id, "parts": [p.to_dict() for p in self.parts]}
+        if self.tput_per_gpu is not None:
+            d["cpus_per_gpu"] = self.cpus_per_gpu
+            d["mem_gb_per_gpu"] = self.mem_gb_per_gpu
+            d["tput_per_gpu"] = self.tput_per_gpu
+        return d
 
     @classmethod
     def uniform(
@@ -77,15 +85,40 @@ class JobAllocation:
 
 @dataclass(frozen=True)
 class Allocation:
-    """The running jobs of one round (jobs not listed do not run)."""
+    """The running jobs of one round (jobs not listed do not run).
+
+    A solver's result carries the annotated form (`annotated`): jobs in policy order with their
+    per-GPU throughput, and `not_run`, the ids of the snapshot's other jobs; annotations take
+    no part in equality, and `to_dict()` then gives the solvers' JSON solution."""
 
     jobs: tuple[JobAllocation, ...]
+    not_run: tuple[str, ...] | None = field(default=None, compare=False)
 
     def by_id(self) -> dict[str, JobAllocation]:
         return {a.job_id: a for a in self.jobs}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"jobs": [a.to_dict() for a in self.jobs]}
+        d: dict[str, Any] = {"jobs": [a.to_dict() for a in self.jobs]}
+        if self.not_run is not None:
+            d["not_run"] = list(self.not_run)
+        return d
+
+    def annotated(self, snap: Snapshot) -> Allocation:
+        """This allocation with jobs in `snap`'s policy order, each job's per-GPU throughput,
+        and the ids of the jobs that do not run (what solvers return)."""
+        pos = {j.id: i for i, j in enumerate(snap.jobs)}
+        models = snap.model_indices()
+        jobs = tuple(
+            replace(
+                a,
+                tput_per_gpu=snap.profiles.tput(
+                    models[pos[a.job_id]], a.cpus_per_gpu, a.mem_gb_per_gpu
+                ),
+            )
+            for a in sorted(self.jobs, key=lambda a: pos.get(a.job_id, -1))
+        )
+        running = {a.job_id for a in self.jobs}
+        return Allocation(jobs, tuple(j.id for j in snap.jobs if j.id not in running))
 
     @classmethod
     def from_dict(cls, data: Any) -> Allocation:
@@ -179,7 +212,6 @@ def check_allocation(
     """
     out: list[str] = []
     cl = snap.cluster
-    prof = snap.profiles
     pos = {j.id: i for i, j in enumerate(snap.jobs)}
     models = snap.model_indices()
     used = [[0.0, 0.0, 0.0] for _ in range(cl.servers)]
@@ -195,48 +227,9 @@ def check_allocation(
             out.append(f"job {jid!r}: allocated twice")
             continue
         seen.add(jid)
-        job = snap.jobs[pos[jid]]
-        if not a.parts:
-            out.append(f"job {jid!r}: has no parts; leave a job out to not run it")
+        if not _parts_ok(snap, a, out):
             continue
-        ok = True
-        servers = [p.server for p in a.parts]
-        for p in a.parts:
-            if not 0 <= p.server < cl.servers:
-                out.append(f"job {jid!r}: server {p.server} does not exist (0..{cl.servers - 1})")
-                ok = False
-            if p.gpus < 1:
-                out.append(f"job {jid!r}: server {p.server}: gpus must be >= 1 (got {p.gpus})")
-                ok = False
-            if p.cpus < 0 or p.mem_gb < 0:
-                out.append(f"job {jid!r}: server {p.server}: negative CPUs or memory")
-                ok = False
-        if len(set(servers)) != len(servers):
-            out.append(f"job {jid!r}: more than one part on the same server {servers}")
-            ok = False
-        if not ok:
-            continue
-        if a.gpus != job.gpus:
-            out.append(f"job {jid!r}: gets {a.gpus} GPUs but needs exactly {job.gpus}")
-        c0, m0 = a.cpus_per_gpu, a.mem_gb_per_gpu
-        for p in a.parts[1:]:
-            c, m = p.cpus / p.gpus, p.mem_gb / p.gpus
-            if not (math.isclose(c, c0, rel_tol=1e-9, abs_tol=1e-9)) or not (
-                math.isclose(m, m0, rel_tol=1e-9, abs_tol=1e-9)
-            ):
-                out.append(
-                    f"job {jid!r}: per-GPU configuration differs across servers "
-                    f"({c0:g} CPUs/{m0:g} GB on server {a.parts[0].server}, "
-                    f"{c:g}/{m:g} on server {p.server}); it must be identical"
-                )
-                break
-        if prof.tput(models[pos[jid]], c0, m0) <= 0.0 and (
-            c0 < prof.cpu_values[0] - 1e-9 or m0 < prof.mem_values[0] - 1e-9
-        ):
-            out.append(
-                f"job {jid!r}: {c0:g} CPUs and {m0:g} GB per GPU lie below the profiled range "
-                f"(at least {prof.cpu_values[0]:g} CPUs and {prof.mem_values[0]:g} GB per GPU)"
-            )
+        _job_problems(snap, a, snap.jobs[pos[jid]], models[pos[jid]], out)
         for p in a.parts:
             u = used[p.server]
             u[0] += p.gpus
@@ -244,8 +237,69 @@ def check_allocation(
             u[2] += p.mem_gb
             who[p.server].append(jid)
         running[pos[jid]] = a
+    out += _capacity_problems(snap, used, who)
+    if require_proportional_set:
+        out += _proportional_set_problems(snap, running, models)
+    return out
+
+
+def _parts_ok(snap: Snapshot, a: JobAllocation, out: list[str]) -> bool:
+    """Whether the job's parts are well formed (existing servers, one part per server,
+    positive GPUs, non-negative CPUs and memory); problems go to `out`."""
+    jid, S = a.job_id, snap.cluster.servers
+    if not a.parts:
+        out.append(f"job {jid!r}: has no parts; leave a job out to not run it")
+        return False
+    ok = True
+    servers = [p.server for p in a.parts]
+    for p in a.parts:
+        if not 0 <= p.server < S:
+            out.append(f"job {jid!r}: server {p.server} does not exist (0..{S - 1})")
+            ok = False
+        if p.gpus < 1:
+            out.append(f"job {jid!r}: server {p.server}: gpus must be >= 1 (got {p.gpus})")
+            ok = False
+        if p.cpus < 0 or p.mem_gb < 0:
+            out.append(f"job {jid!r}: server {p.server}: negative CPUs or memory")
+            ok = False
+    if len(set(servers)) != len(servers):
+        out.append(f"job {jid!r}: more than one part on the same server {servers}")
+        ok = False
+    return ok
+
+
+def _job_problems(snap: Snapshot, a: JobAllocation, job: Job, model: int, out: list[str]) -> None:
+    """Exact GPU demand, one per-GPU configuration on all servers, inside the profiled range."""
+    jid, prof = a.job_id, snap.profiles
+    if a.gpus != job.gpus:
+        out.append(f"job {jid!r}: gets {a.gpus} GPUs but needs exactly {job.gpus}")
+    c0, m0 = a.cpus_per_gpu, a.mem_gb_per_gpu
+    for p in a.parts[1:]:
+        c, m = p.cpus / p.gpus, p.mem_gb / p.gpus
+        if not (math.isclose(c, c0, rel_tol=1e-9, abs_tol=1e-9)) or not (
+            math.isclose(m, m0, rel_tol=1e-9, abs_tol=1e-9)
+        ):
+            out.append(
+                f"job {jid!r}: per-GPU configuration differs across servers "
+                f"({c0:g} CPUs/{m0:g} GB on server {a.parts[0].server}, "
+                f"{c:g}/{m:g} on server {p.server}); it must be identical"
+            )
+            break
+    if prof.tput(model, c0, m0) <= 0.0 and (
+        c0 < prof.cpu_values[0] - 1e-9 or m0 < prof.mem_values[0] - 1e-9
+    ):
+        out.append(
+            f"job {jid!r}: {c0:g} CPUs and {m0:g} GB per GPU lie below the profiled range "
+            f"(at least {prof.cpu_values[0]:g} CPUs and {prof.mem_values[0]:g} GB per GPU)"
+        )
+
+
+def _capacity_problems(snap: Snapshot, used: list[list[float]], who: list[list[str]]) -> list[str]:
+    """Per-server GPU, CPU and memory use above capacity."""
+    cl = snap.cluster
     caps = (float(cl.gpus_per_server), cl.cpus_per_server, cl.mem_gb_per_server)
     names = ("GPUs", "CPUs", "memory GB")
+    out = []
     for s in range(cl.servers):
         for k in range(3):
             if used[s][k] > caps[k] * (1 + CAP_RTOL) + 1e-9:
@@ -253,22 +307,29 @@ def check_allocation(
                     f"server {s}: {names[k]} used {used[s][k]:g} > capacity {caps[k]:g} "
                     f"(jobs {', '.join(who[s])})"
                 )
-    if require_proportional_set:
-        for i in snap.proportional_set():
-            jid = snap.jobs[i].id
-            if i not in running:
-                out.append(
-                    f"job {jid!r}: GPU-proportional runs it this round, so it must run "
-                    "(proportional-set requirement)"
-                )
-        for i, a in running.items():
-            floor = proportional_tput(snap, models[i])
-            t = prof.tput(models[i], a.cpus_per_gpu, a.mem_gb_per_gpu)
-            if t < floor - TPUT_TOL:
-                out.append(
-                    f"job {a.job_id!r}: per-GPU throughput {t:g} at {a.cpus_per_gpu:g} CPUs/"
-                    f"{a.mem_gb_per_gpu:g} GB is below its proportional throughput {floor:g}"
-                )
+    return out
+
+
+def _proportional_set_problems(
+    snap: Snapshot, running: dict[int, JobAllocation], models: list[int]
+) -> list[str]:
+    """Every job of the proportional set runs, none below its proportional throughput."""
+    out = []
+    for i in snap.proportional_set():
+        jid = snap.jobs[i].id
+        if i not in running:
+            out.append(
+                f"job {jid!r}: GPU-proportional runs it this round, so it must run "
+                "(proportional-set requirement)"
+            )
+    for i, a in running.items():
+        floor = proportional_tput(snap, models[i])
+        t = snap.profiles.tput(models[i], a.cpus_per_gpu, a.mem_gb_per_gpu)
+        if t < floor - TPUT_TOL:
+            out.append(
+                f"job {a.job_id!r}: per-GPU throughput {t:g} at {a.cpus_per_gpu:g} CPUs/"
+                f"{a.mem_gb_per_gpu:g} GB is below its proportional throughput {floor:g}"
+            )
     return out
 
 

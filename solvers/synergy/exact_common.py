@@ -20,6 +20,7 @@ index (symmetry breaking, valid because any solution can be permuted into that o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import Status
@@ -29,6 +30,13 @@ from schedlab.solvers.synergy.highs import empty_model, run_highs
 from schedlab.solvers.synergy.model import Snapshot
 
 RUN_SETS = ("proportional", "any")
+RunSet = Literal["proportional", "any"]
+RUN_SET_HELP = (
+    "run exactly the jobs GPU-proportional runs (each >= its proportional throughput), "
+    "or any subset at any configuration"
+)
+#: Relative proof tolerance of the exact methods: optimal when the bound meets the value.
+EXACT_TOL = 1e-9
 
 
 @dataclass(frozen=True)

@@ -15,22 +15,26 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ortools.sat.python import cp_model
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.solve import register_method, solve
 from schedlab.solvers.synergy.allocation import Allocation, total_tput
 from schedlab.solvers.synergy.exact_common import (
+    EXACT_TOL,
+    RUN_SET_HELP,
     ExactStructure,
+    RunSet,
     build_structure,
     decode,
     relaxation_bound,
 )
-from schedlab.solvers.synergy.methods import SYNERGY_METHODS
 from schedlab.solvers.synergy.model import Snapshot
-from schedlab.solvers.synergy.solution import make_result
+from schedlab.solvers.synergy.solution import certified_result
 
 SCALES = (1, 10, 100, 1000, 10_000, 100_000, 1_000_000)
 
@@ -75,28 +79,46 @@ def _hint_from(
     return counts, multi
 
 
-@SYNERGY_METHODS.register(
-    "cpsat", exact=True, summary="exact CP-SAT (integer-scaled): configurations + placement"
-)
-def solve_cpsat(
-    snap: Snapshot,
-    *,
-    time_limit: float | None = None,
-    seed: int | None = None,
-    run_set: str = "proportional",
-    workers: int = 1,
-    max_deterministic_time: float | None = None,
-    hint: bool = True,
-    relaxation_cut: bool = True,
-    **_: Any,
-) -> SolveResult:
-    """Exact optimum of the round by CP-SAT (status, true value, sound bound).
+@dataclass(frozen=True)
+class CpsatOptions:
+    """Options of the exact CP-SAT model."""
 
-    With `relaxation_cut`, the proven optimum over cluster-wide totals caps the objective."""
-    t0 = time.perf_counter()
-    st = build_structure(snap, run_set)
-    cl = snap.cluster
-    S, G = cl.servers, cl.gpus_per_server
+    run_set: RunSet = field(default="proportional", metadata={"help": RUN_SET_HELP})
+    workers: int = field(default=1, metadata={"help": "CP-SAT workers"})
+    max_deterministic_time: float | None = field(
+        default=None, metadata={"help": "CP-SAT deterministic time limit (reproducible)"}
+    )
+    hint: bool = field(default=True, metadata={"help": "start from rounded Synergy-OPT"})
+    relaxation_cut: bool = field(
+        default=True, metadata={"help": "cap the objective by the cluster-totals relaxation"}
+    )
+
+
+@dataclass(frozen=True)
+class Scales:
+    """Integer scales of CPUs, memory and throughput; `tput_exact`: no rounding was needed."""
+
+    cpu: int
+    mem: int
+    tput: int
+    tput_exact: bool
+
+    def c(self, v: float) -> int:
+        return int(round(v * self.cpu))
+
+    def m(self, v: float) -> int:
+        return int(round(v * self.mem))
+
+    def t(self, v: float) -> int:
+        """Scaled throughput, rounded up when inexact (the bound stays an upper bound)."""
+        return (
+            int(round(v * self.tput)) if self.tput_exact else int(math.ceil(v * self.tput - 1e-9))
+        )
+
+
+def scales_of(st: ExactStructure) -> Scales:
+    """The scales of the structure's data; InvalidInput when resources do not scale exactly."""
+    cl = st.snap.cluster
     all_cfgs = [q for k in st.configs for q in st.configs[k]]
     cs, c_exact = integer_scale([cl.cpus_per_server] + [q[0] for q in all_cfgs])
     ms, m_exact = integer_scale([cl.mem_gb_per_server] + [q[1] for q in all_cfgs])
@@ -106,34 +128,24 @@ def solve_cpsat(
             "cpsat: CPU or memory values are not exact decimals with at most 6 places; "
             "use method milp"
         )
-    stats: dict[str, Any] = {
-        "run_set": run_set,
-        "scale_cpu": cs,
-        "scale_mem": ms,
-        "scale_tput": ts,
-        "tput_scaling_exact": t_exact,
-    }
-    if not st.scope:
-        return make_result(
-            snap,
-            decode(st, {}, {}),
-            "cpsat",
-            time.perf_counter() - t0,
-            status=Status.OPTIMAL,
-            bound=0.0,
-            stats=stats,
-        )
+    return Scales(cs, ms, ts, t_exact)
 
-    def ic(v: float) -> int:
-        return int(round(v * cs))
 
-    def im(v: float) -> int:
-        return int(round(v * ms))
+@dataclass
+class CpsatModel:
+    """The CP-SAT model and its variables: w[type, config, server] counts of single-GPU jobs,
+    y[job, config] choices and z[job, config, server] GPUs of multi-GPU jobs."""
 
-    def it(v: float) -> int:
-        return int(round(v * ts)) if t_exact else int(math.ceil(v * ts - 1e-9))
+    md: cp_model.CpModel
+    w: dict[tuple[int, int, int], Any]
+    y: dict[tuple[int, int], Any]
+    z: dict[tuple[int, int, int], Any]
+    obj: list[Any]
 
+
+def _variables(st: ExactStructure) -> CpsatModel:
     md = cp_model.CpModel()
+    S, G = st.snap.cluster.servers, st.snap.cluster.gpus_per_server
     w: dict[tuple[int, int, int], Any] = {}
     for ti, (k, pos) in enumerate(st.types):
         for qi in range(len(st.configs[k])):
@@ -142,19 +154,25 @@ def solve_cpsat(
     y: dict[tuple[int, int], Any] = {}
     z: dict[tuple[int, int, int], Any] = {}
     for j in st.multi:
-        g = snap.jobs[j].gpus
+        g = st.snap.jobs[j].gpus
         for qi in range(len(st.configs[st.models[j]])):
             y[j, qi] = md.new_bool_var(f"y_{j}_{qi}")
             for s in range(S):
                 z[j, qi, s] = md.new_int_var(0, min(g, G), f"z_{j}_{qi}_{s}")
-    obj = []
+    return CpsatModel(md, w, y, z, [])
+
+
+def _run_constraints(st: ExactStructure, cm: CpsatModel, sc: Scales) -> None:
+    """Which jobs run (all of the run set, or at most all), each whole; the objective terms."""
+    md, w, y, z = cm.md, cm.w, cm.y, cm.z
+    S, G = st.snap.cluster.servers, st.snap.cluster.gpus_per_server
     for ti, (k, pos) in enumerate(st.types):
         cfgs = st.configs[k]
         n_run = sum(w[ti, qi, s] for qi in range(len(cfgs)) for s in range(S))
         md.add(n_run == len(pos)) if st.must_run else md.add(n_run <= len(pos))
-        obj += [it(cfgs[qi][2]) * w[ti, qi, s] for qi in range(len(cfgs)) for s in range(S)]
+        cm.obj += [sc.t(cfgs[qi][2]) * w[ti, qi, s] for qi in range(len(cfgs)) for s in range(S)]
     for j in st.multi:
-        g = snap.jobs[j].gpus
+        g = st.snap.jobs[j].gpus
         cfgs = st.configs[st.models[j]]
         pick = sum(y[j, qi] for qi in range(len(cfgs)))
         md.add(pick == 1) if st.must_run else md.add(pick <= 1)
@@ -162,74 +180,152 @@ def solve_cpsat(
             md.add(sum(z[j, qi, s] for s in range(S)) == g * y[j, qi])
             for s in range(S):
                 md.add(z[j, qi, s] <= min(g, G) * y[j, qi])
-            obj.append(g * it(cfgs[qi][2]) * y[j, qi])
+            cm.obj.append(g * sc.t(cfgs[qi][2]) * y[j, qi])
+
+
+def _capacity_constraints(st: ExactStructure, cm: CpsatModel, sc: Scales) -> None:
+    """Per-server GPU, CPU and memory capacity; GPU use non-increasing in the server index."""
+    cl = st.snap.cluster
+    S, G = cl.servers, cl.gpus_per_server
     gpu_use = []
     for s in range(S):
         g_terms, c_terms, m_terms = [], [], []
         for ti, (k, _pos) in enumerate(st.types):
             for qi, (c, m, _t) in enumerate(st.configs[k]):
-                g_terms.append(w[ti, qi, s])
-                c_terms.append(ic(c) * w[ti, qi, s])
-                m_terms.append(im(m) * w[ti, qi, s])
+                g_terms.append(cm.w[ti, qi, s])
+                c_terms.append(sc.c(c) * cm.w[ti, qi, s])
+                m_terms.append(sc.m(m) * cm.w[ti, qi, s])
         for j in st.multi:
             for qi, (c, m, _t) in enumerate(st.configs[st.models[j]]):
-                g_terms.append(z[j, qi, s])
-                c_terms.append(ic(c) * z[j, qi, s])
-                m_terms.append(im(m) * z[j, qi, s])
+                g_terms.append(cm.z[j, qi, s])
+                c_terms.append(sc.c(c) * cm.z[j, qi, s])
+                m_terms.append(sc.m(m) * cm.z[j, qi, s])
         used = sum(g_terms)
         gpu_use.append(used)
-        md.add(used <= G)
-        md.add(sum(c_terms) <= ic(cl.cpus_per_server))
-        md.add(sum(m_terms) <= im(cl.mem_gb_per_server))
+        cm.md.add(used <= G)
+        cm.md.add(sum(c_terms) <= sc.c(cl.cpus_per_server))
+        cm.md.add(sum(m_terms) <= sc.m(cl.mem_gb_per_server))
     for s in range(S - 1):
-        md.add(gpu_use[s] >= gpu_use[s + 1])
-    rel = relaxation_bound(st) if relaxation_cut else None
-    stats["relaxation_bound"] = rel
-    if rel is not None:
-        # rel is a sum of scaled integers / ts: rounding recovers it exactly (exact scaling);
-        # with rounded-up throughputs the scaled optimum can only be larger, so no cut.
-        if t_exact:
-            md.add(sum(obj) <= int(round(rel * ts)))
-    md.maximize(sum(obj))
-    if hint and st.must_run:
-        from schedlab.solvers.synergy.methods import solve
+        cm.md.add(gpu_use[s] >= gpu_use[s + 1])
 
-        start = solve(snap, "opt")
-        counts_h, multi_h = _hint_from(st, Allocation.from_dict(start.solution))
-        if counts_h or multi_h:
-            # servers sorted by GPU use, as the symmetry breaking requires
-            use = [0] * S
-            for (_ti, _qi, s), n in counts_h.items():
-                use[s] += n
-            for _j, (_qi, parts) in multi_h.items():
-                for s, n in parts.items():
-                    use[s] += n
-            order = sorted(range(S), key=lambda s: -use[s])
-            ren = {old: new for new, old in enumerate(order)}
-            for (ti, qi, s), v in w.items():
-                md.add_hint(
-                    v,
-                    sum(
-                        n for (a, b, c), n in counts_h.items() if (a, b) == (ti, qi) and ren[c] == s
-                    ),
-                )
-            for (j, qi), v in y.items():
-                md.add_hint(v, int(j in multi_h and multi_h[j][0] == qi))
-            for (j, qi, s), v in z.items():
-                n = 0
-                if j in multi_h and multi_h[j][0] == qi:
-                    n = sum(g for s0, g in multi_h[j][1].items() if ren[s0] == s)
-                md.add_hint(v, n)
-            stats["hint_value"] = start.value
+
+def build_cpsat(st: ExactStructure, sc: Scales, rel: float | None) -> CpsatModel:
+    """The whole model, maximizing scaled throughput; `rel` (a proven upper bound) caps it."""
+    cm = _variables(st)
+    _run_constraints(st, cm, sc)
+    _capacity_constraints(st, cm, sc)
+    # rel is a sum of scaled integers / scale: rounding recovers it exactly (exact scaling);
+    # with rounded-up throughputs the scaled optimum can only be larger, so no cut.
+    if rel is not None and sc.tput_exact:
+        cm.md.add(sum(cm.obj) <= int(round(rel * sc.tput)))
+    cm.md.maximize(sum(cm.obj))
+    return cm
+
+
+def _add_hint(st: ExactStructure, cm: CpsatModel) -> float | None:
+    """Hint CP-SAT with rounded Synergy-OPT (servers renumbered by GPU use, as the symmetry
+    breaking requires); returns the hint's value, None when OPT's allocation does not fit."""
+    start = solve(st.snap, "opt")
+    if start.solution is None:
+        return None
+    counts_h, multi_h = _hint_from(st, start.solution)
+    if not (counts_h or multi_h):
+        return None
+    S = st.snap.cluster.servers
+    use = [0] * S
+    for (_ti, _qi, s), n in counts_h.items():
+        use[s] += n
+    for _j, (_qi, parts) in multi_h.items():
+        for s, n in parts.items():
+            use[s] += n
+    order = sorted(range(S), key=lambda s: -use[s])
+    ren = {old: new for new, old in enumerate(order)}
+    for (ti, qi, s), v in cm.w.items():
+        cm.md.add_hint(
+            v, sum(n for (a, b, c), n in counts_h.items() if (a, b) == (ti, qi) and ren[c] == s)
+        )
+    for (j, qi), v in cm.y.items():
+        cm.md.add_hint(v, int(j in multi_h and multi_h[j][0] == qi))
+    for (j, qi, s), v in cm.z.items():
+        n = 0
+        if j in multi_h and multi_h[j][0] == qi:
+            n = sum(g for s0, g in multi_h[j][1].items() if ren[s0] == s)
+        cm.md.add_hint(v, n)
+    return start.value
+
+
+def _solver(o: CpsatOptions, time_limit: float | None, seed: int | None) -> cp_model.CpSolver:
     solver = cp_model.CpSolver()
-    solver.parameters.num_workers = workers
+    solver.parameters.num_workers = o.workers
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = float(time_limit)
-    if max_deterministic_time is not None:
-        solver.parameters.max_deterministic_time = float(max_deterministic_time)
+    if o.max_deterministic_time is not None:
+        solver.parameters.max_deterministic_time = float(o.max_deterministic_time)
     if seed is not None:
         solver.parameters.random_seed = int(seed)
-    code = solver.solve(md)
+    return solver
+
+
+def _decode_cpsat(st: ExactStructure, cm: CpsatModel, solver: cp_model.CpSolver) -> Allocation:
+    counts = {key: int(solver.value(v)) for key, v in cm.w.items()}
+    multi: dict[int, tuple[int, dict[int, int]]] = {}
+    for (j, qi), v in cm.y.items():
+        if solver.value(v):
+            parts = {s: int(solver.value(cm.z[j, qi, s])) for s in range(st.snap.cluster.servers)}
+            multi[j] = (qi, {s: n for s, n in parts.items() if n > 0})
+    return decode(st, counts, multi)
+
+
+def cpsat_bound(code: Any, value: float, best_bound: float, sc: Scales, rel: float | None) -> float:
+    """A proven upper bound in true units: the value itself when CP-SAT proved optimality on
+    exactly scaled data, else CP-SAT's bound / scale, capped by the relaxation `rel`."""
+    if code == cp_model.OPTIMAL and sc.tput_exact:
+        return value
+    bound = float(best_bound) / sc.tput
+    return rel if rel is not None and rel < bound else bound
+
+
+@register_method(
+    "synergy",
+    "cpsat",
+    exact=True,
+    options=CpsatOptions,
+    summary="exact CP-SAT (integer-scaled): configurations + placement",
+)
+def solve_cpsat(
+    snap: Snapshot,
+    *,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    options: CpsatOptions,
+) -> SolveResult[Allocation | None]:
+    """Exact optimum of the round by CP-SAT (status, true value, sound bound).
+
+    With `relaxation_cut`, the proven optimum over cluster-wide totals caps the objective."""
+    o = options
+    t0 = time.perf_counter()
+    st = build_structure(snap, o.run_set)
+    sc = scales_of(st)
+    stats: dict[str, Any] = {
+        "run_set": o.run_set,
+        "scale_cpu": sc.cpu,
+        "scale_mem": sc.mem,
+        "scale_tput": sc.tput,
+        "tput_scaling_exact": sc.tput_exact,
+    }
+    if not st.scope:
+        return certified_result(
+            snap, decode(st, {}, {}), "cpsat", time.perf_counter() - t0, 0.0, stats=stats
+        )
+    rel = relaxation_bound(st) if o.relaxation_cut else None
+    stats["relaxation_bound"] = rel
+    cm = build_cpsat(st, sc, rel)
+    if o.hint and st.must_run:
+        hint_value = _add_hint(st, cm)
+        if hint_value is not None:
+            stats["hint_value"] = hint_value
+    solver = _solver(o, time_limit, seed)
+    code = solver.solve(cm.md)
     stats.update(
         cpsat_status=solver.status_name(code),
         branches=solver.num_branches,
@@ -242,24 +338,7 @@ def solve_cpsat(
             return SolveResult(Status.INFEASIBLE, None, None, None, "cpsat", runtime, stats)
         bound = rel if rel is not None else relaxation_bound(st)
         return SolveResult(Status.TIMEOUT, None, bound, None, "cpsat", runtime, stats)
-    counts = {key: int(solver.value(v)) for key, v in w.items()}
-    multi: dict[int, tuple[int, dict[int, int]]] = {}
-    for (j, qi), v in y.items():
-        if solver.value(v):
-            parts = {s: int(solver.value(z[j, qi, s])) for s in range(S)}
-            multi[j] = (qi, {s: n for s, n in parts.items() if n > 0})
-    alloc = decode(st, counts, multi)
-    value = total_tput(snap, alloc)
-    bound = float(solver.best_objective_bound) / ts
-    if rel is not None and rel < bound:
-        bound = rel
-    if code == cp_model.OPTIMAL and t_exact:
-        status = Status.OPTIMAL
-        bound = value
-    elif value >= bound - 1e-9 * max(1.0, abs(bound)):
-        status = Status.OPTIMAL
-    else:
-        status = Status.FEASIBLE
-    return make_result(
-        snap, alloc, "cpsat", time.perf_counter() - t0, status=status, bound=bound, stats=stats
-    )
+    alloc = _decode_cpsat(st, cm, solver)
+    bound = cpsat_bound(code, total_tput(snap, alloc), solver.best_objective_bound, sc, rel)
+    runtime = time.perf_counter() - t0
+    return certified_result(snap, alloc, "cpsat", runtime, bound, tol=EXACT_TOL, stats=stats)

@@ -11,17 +11,24 @@ finishes; stopped by the time or node limit it reports `feasible` (best found, n
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from itertools import product
 from typing import Any
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, total_tput
 from schedlab.solvers.synergy.configs import all_configs
-from schedlab.solvers.synergy.exact_common import build_structure
-from schedlab.solvers.synergy.methods import SYNERGY_METHODS
+from schedlab.solvers.synergy.exact_common import (
+    EXACT_TOL,
+    RUN_SET_HELP,
+    ExactStructure,
+    RunSet,
+    build_structure,
+)
 from schedlab.solvers.synergy.model import Snapshot
-from schedlab.solvers.synergy.solution import make_result
+from schedlab.solvers.synergy.solution import certified_result
 
 MAX_JOBS = 10
 MAX_SERVERS = 4
@@ -32,102 +39,125 @@ def spreads(g: int, servers: int, per_server: int) -> list[tuple[int, ...]]:
     return [n for n in product(range(min(g, per_server) + 1), repeat=servers) if sum(n) == g]
 
 
-@SYNERGY_METHODS.register(
-    "enum", exact=True, summary="exhaustive enumeration oracle (small snapshots only)"
+@dataclass(frozen=True)
+class EnumOptions:
+    """Options of the enumeration oracle."""
+
+    run_set: RunSet = field(default="proportional", metadata={"help": RUN_SET_HELP})
+    max_nodes: int = field(
+        default=50_000_000, metadata={"help": "search nodes before it stops (then: feasible)"}
+    )
+
+
+@register_method(
+    "synergy",
+    "enum",
+    exact=True,
+    options=EnumOptions,
+    tags=("oracle",),
+    summary="exhaustive enumeration oracle (small snapshots only)",
 )
 def solve_enum(
     snap: Snapshot,
     *,
     time_limit: float | None = None,
     seed: int | None = None,
-    run_set: str = "proportional",
-    max_nodes: int = 50_000_000,
-    **_: Any,
-) -> SolveResult:
+    options: EnumOptions,
+) -> SolveResult[Allocation | None]:
     """Best allocation by trying all configurations and placements of the jobs in scope."""
     t0 = time.perf_counter()
-    st = build_structure(snap, run_set)
-    cl = snap.cluster
-    S, G = cl.servers, cl.gpus_per_server
+    st = build_structure(snap, options.run_set)
+    S = snap.cluster.servers
     if len(st.scope) > MAX_JOBS or S > MAX_SERVERS:
         raise InvalidInput(
             f"enum: {len(st.scope)} jobs in scope on {S} servers is too large for enumeration "
             f"(at most {MAX_JOBS} jobs and {MAX_SERVERS} servers); use method milp or cpsat"
         )
-    scope = list(st.scope)
-    options: list[list[tuple[float, float, float, tuple[int, ...]]]] = []
-    for j in scope:
-        g = snap.jobs[j].gpus
-        cfgs = all_configs(snap.profiles, cl, st.models[j], floor=st.must_run)
-        opts = [(c, m, g * t, n) for c, m, t in cfgs for n in spreads(g, S, G)]
-        opts.sort(key=lambda o: -o[2])  # fast ones first: good incumbents early
-        options.append(opts)
-    free_g = [G] * S
-    free_c = [cl.cpus_per_server * (1 + 1e-12)] * S
-    free_m = [cl.mem_gb_per_server * (1 + 1e-12)] * S
-    best = [-1.0]
-    best_pick: list[Any] = [None]
-    pick: list[Any] = [None] * len(scope)
-    nodes = [0]
-    stopped = [False]
     deadline = None if time_limit is None else t0 + time_limit
-
-    def dfs(i: int, value: float) -> None:
-        if stopped[0]:
-            return
-        nodes[0] += 1
-        if nodes[0] >= max_nodes or (
-            deadline is not None and nodes[0] % 4096 == 0 and time.perf_counter() > deadline
-        ):
-            stopped[0] = True
-            return
-        if i == len(scope):
-            if value > best[0]:
-                best[0] = value
-                best_pick[0] = list(pick)
-            return
-        for c, m, tv, n in options[i]:
-            ok = all(
-                k == 0 or (free_g[s] >= k and free_c[s] >= k * c and free_m[s] >= k * m)
-                for s, k in enumerate(n)
-            )
-            if not ok:
-                continue
-            for s, k in enumerate(n):
-                free_g[s] -= k
-                free_c[s] -= k * c
-                free_m[s] -= k * m
-            pick[i] = (c, m, n)
-            dfs(i + 1, value + tv)
-            for s, k in enumerate(n):
-                free_g[s] += k
-                free_c[s] += k * c
-                free_m[s] += k * m
-        if not st.must_run:
-            pick[i] = None
-            dfs(i + 1, value)
-
-    dfs(0, 0.0)
-    stats: dict[str, Any] = {"run_set": run_set, "nodes": nodes[0], "stopped": stopped[0]}
+    search = _Search(st, options.max_nodes, deadline)
+    search.dfs(0, 0.0)
+    stats: dict[str, Any] = {
+        "run_set": options.run_set,
+        "nodes": search.nodes,
+        "stopped": search.stopped,
+    }
     runtime = time.perf_counter() - t0
-    if best_pick[0] is None:
-        status = Status.TIMEOUT if stopped[0] else Status.INFEASIBLE
+    if search.best_pick is None:
+        status = Status.TIMEOUT if search.stopped else Status.INFEASIBLE
         return SolveResult(status, None, None, None, "enum", runtime, stats)
     ids = [j.id for j in snap.jobs]
     jobs = tuple(
         JobAllocation.uniform(ids[j], p[0], p[1], list(enumerate(p[2])))
-        for j, p in zip(scope, best_pick[0], strict=True)
+        for j, p in zip(st.scope, search.best_pick, strict=True)
         if p is not None
     )
     alloc = Allocation(jobs)
-    value = total_tput(snap, alloc)
-    status = Status.FEASIBLE if stopped[0] else Status.OPTIMAL
-    return make_result(
-        snap,
-        alloc,
-        "enum",
-        runtime,
-        status=status,
-        bound=value if status is Status.OPTIMAL else None,
-        stats=stats,
-    )
+    # a finished search proves its best value optimal; a stopped one has no bound
+    bound = None if search.stopped else total_tput(snap, alloc)
+    return certified_result(snap, alloc, "enum", runtime, bound, tol=EXACT_TOL, stats=stats)
+
+
+class _Search:
+    """Depth-first search over every (configuration, spread) of each job in scope, in order;
+    a branch is abandoned only when a server's capacity is exceeded."""
+
+    def __init__(self, st: ExactStructure, max_nodes: int, deadline: float | None) -> None:
+        snap, cl = st.snap, st.snap.cluster
+        S, G = cl.servers, cl.gpus_per_server
+        self.must_run = st.must_run
+        self.choices: list[list[tuple[float, float, float, tuple[int, ...]]]] = []
+        for j in st.scope:
+            g = snap.jobs[j].gpus
+            cfgs = all_configs(snap.profiles, cl, st.models[j], floor=st.must_run)
+            opts = [(c, m, g * t, n) for c, m, t in cfgs for n in spreads(g, S, G)]
+            opts.sort(key=lambda o: -o[2])  # fast ones first: good incumbents early
+            self.choices.append(opts)
+        self.free_g = [G] * S
+        self.free_c = [cl.cpus_per_server * (1 + 1e-12)] * S
+        self.free_m = [cl.mem_gb_per_server * (1 + 1e-12)] * S
+        self.best = -1.0
+        self.best_pick: list[Any] | None = None
+        self.pick: list[Any] = [None] * len(st.scope)
+        self.nodes = 0
+        self.stopped = False
+        self.max_nodes = max_nodes
+        self.deadline = deadline
+
+    def _stop_now(self) -> bool:
+        self.nodes += 1
+        if self.nodes >= self.max_nodes or (
+            self.deadline is not None
+            and self.nodes % 4096 == 0
+            and time.perf_counter() > self.deadline
+        ):
+            self.stopped = True
+        return self.stopped
+
+    def _take(self, n: tuple[int, ...], c: float, m: float, sign: int) -> None:
+        for s, k in enumerate(n):
+            self.free_g[s] -= sign * k
+            self.free_c[s] -= sign * k * c
+            self.free_m[s] -= sign * k * m
+
+    def dfs(self, i: int, value: float) -> None:
+        if self.stopped or self._stop_now():
+            return
+        if i == len(self.choices):
+            if value > self.best:
+                self.best = value
+                self.best_pick = list(self.pick)
+            return
+        fg, fc, fm = self.free_g, self.free_c, self.free_m
+        for c, m, tv, n in self.choices[i]:
+            if not all(
+                k == 0 or (fg[s] >= k and fc[s] >= k * c and fm[s] >= k * m)
+                for s, k in enumerate(n)
+            ):
+                continue
+            self._take(n, c, m, 1)
+            self.pick[i] = (c, m, n)
+            self.dfs(i + 1, value + tv)
+            self._take(n, c, m, -1)
+        if not self.must_run:
+            self.pick[i] = None
+            self.dfs(i + 1, value)

@@ -13,19 +13,41 @@ when missing, from the relaxation over cluster-wide totals (always a valid upper
 from __future__ import annotations
 
 import time
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import pulp
 
-from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult, Status
-from schedlab.solvers.synergy.allocation import total_tput
-from schedlab.solvers.synergy.exact_common import build_structure, decode, relaxation_bound
-from schedlab.solvers.synergy.methods import SYNERGY_METHODS
+from schedlab.solvers.solve import register_method
+from schedlab.solvers.synergy.allocation import Allocation, total_tput
+from schedlab.solvers.synergy.exact_common import (
+    EXACT_TOL,
+    RUN_SET_HELP,
+    ExactStructure,
+    RunSet,
+    build_structure,
+    decode,
+    relaxation_bound,
+)
 from schedlab.solvers.synergy.model import Snapshot
-from schedlab.solvers.synergy.solution import make_result
+from schedlab.solvers.synergy.solution import certified_result
 
 SOLVERS = ("highs", "cbc")
+
+
+@dataclass(frozen=True)
+class MilpOptions:
+    """Options of the exact MILP."""
+
+    solver: Literal["highs", "cbc"] = field(
+        default="highs", metadata={"help": "MILP back end (PuLP)"}
+    )
+    run_set: RunSet = field(default="proportional", metadata={"help": RUN_SET_HELP})
+    threads: int = field(default=1, metadata={"help": "solver threads"})
+    relaxation_cut: bool = field(
+        default=True, metadata={"help": "cap the objective by the cluster-totals relaxation"}
+    )
 
 
 def build_milp(
@@ -99,106 +121,103 @@ def build_milp(
     return prob, (st, w), (y, z)
 
 
-@SYNERGY_METHODS.register(
-    "milp", exact=True, summary="exact MILP (PuLP; HiGHS or CBC): configurations + placement"
+@register_method(
+    "synergy",
+    "milp",
+    exact=True,
+    options=MilpOptions,
+    summary="exact MILP (PuLP; HiGHS or CBC): configurations + placement",
 )
 def solve_milp(
     snap: Snapshot,
     *,
     time_limit: float | None = None,
     seed: int | None = None,
-    solver: str = "highs",
-    run_set: str = "proportional",
-    threads: int = 1,
-    relaxation_cut: bool = True,
-    **_: Any,
-) -> SolveResult:
+    options: MilpOptions,
+) -> SolveResult[Allocation | None]:
     """Exact optimum of the round (status, value, and a proven upper bound).
 
     With `relaxation_cut`, the optimum over cluster-wide totals (`relaxation_bound`, a proven
     upper bound) caps the objective, and a solution reaching it is optimal by that proof."""
-    if solver not in SOLVERS:
-        raise InvalidInput(f"solver: must be one of {', '.join(SOLVERS)} (got {solver!r})")
+    o = options
     t0 = time.perf_counter()
-    rel = relaxation_bound(build_structure(snap, run_set)) if relaxation_cut else None
-    prob, (st, w), (y, z) = build_milp(snap, run_set, cut=rel)
+    rel = relaxation_bound(build_structure(snap, o.run_set)) if o.relaxation_cut else None
+    prob, (st, w), (y, z) = build_milp(snap, o.run_set, cut=rel)
+    stats: dict[str, Any] = {"solver": o.solver, "run_set": o.run_set}
     if not st.scope:  # nothing can run: the empty allocation is optimal
-        return make_result(
-            snap,
-            decode(st, {}, {}),
-            "milp",
-            time.perf_counter() - t0,
-            status=Status.OPTIMAL,
-            bound=0.0,
-            stats={"solver": solver, "run_set": run_set},
+        return certified_result(
+            snap, decode(st, {}, {}), "milp", time.perf_counter() - t0, 0.0, stats=stats
         )
-    if solver == "highs":
-        backend: Any = pulp.HiGHS(
-            msg=False, timeLimit=time_limit, gapRel=0.0, gapAbs=1e-9, threads=threads
-        )
-    else:
-        backend = pulp.PULP_CBC_CMD(
-            msg=False, timeLimit=time_limit, gapRel=0.0, gapAbs=1e-9, threads=threads
-        )
-    prob.solve(backend)
+    prob.solve(_backend(o, time_limit))
     sol_status = prob.sol_status
-    stats: dict[str, Any] = {
-        "solver": solver,
-        "run_set": run_set,
-        "pulp_status": pulp.LpStatus[prob.status],
-        "sol_status": pulp.LpSolution[sol_status],
-        "variables": len(prob.variables()),
-        "constraints": len(prob.constraints),
-        "relaxation_bound": rel,
-    }
-    has = sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
-    if not has:
+    stats.update(
+        pulp_status=pulp.LpStatus[prob.status],
+        sol_status=pulp.LpSolution[sol_status],
+        variables=len(prob.variables()),
+        constraints=len(prob.constraints),
+        relaxation_bound=rel,
+    )
+    if sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
         runtime = time.perf_counter() - t0
-        status = Status.INFEASIBLE if sol_status == pulp.LpSolutionInfeasible else Status.TIMEOUT
-        bound = None
-        if status is Status.TIMEOUT:
-            bound = rel if rel is not None else relaxation_bound(st)
-        return SolveResult(status, None, bound, None, "milp", runtime, stats)
+        if sol_status == pulp.LpSolutionInfeasible:
+            return SolveResult(Status.INFEASIBLE, None, None, None, "milp", runtime, stats)
+        bound = rel if rel is not None else relaxation_bound(st)
+        return SolveResult(Status.TIMEOUT, None, bound, None, "milp", runtime, stats)
+    alloc = _decode_milp(prob, st, w, y, z)
+    value = total_tput(snap, alloc)
+    bound = _milp_bound(prob, st, o.solver, sol_status, value, rel, stats)
+    runtime = time.perf_counter() - t0
+    return certified_result(snap, alloc, "milp", runtime, bound, tol=EXACT_TOL, stats=stats)
+
+
+def _backend(o: MilpOptions, time_limit: float | None) -> Any:
+    """The PuLP solver command: zero relative gap, so only a proven optimum stops it early."""
+    make = pulp.HiGHS if o.solver == "highs" else pulp.PULP_CBC_CMD
+    return make(msg=False, timeLimit=time_limit, gapRel=0.0, gapAbs=1e-9, threads=o.threads)
+
+
+def _decode_milp(prob: pulp.LpProblem, st: ExactStructure, w: Any, y: Any, z: Any) -> Allocation:
+    """The allocation of the solver's incumbent."""
     counts = {key: int(round(v.value() or 0.0)) for key, v in w.items()}
     multi: dict[int, tuple[int, dict[int, int]]] = {}
     for (j, qi), v in y.items():
         if (v.value() or 0.0) > 0.5:
             parts = {
                 s: int(round(z[j, qi, s].value() or 0.0))
-                for s in range(snap.cluster.servers)
+                for s in range(st.snap.cluster.servers)
                 if (z[j, qi, s].value() or 0.0) > 0.5
             }
             multi[j] = (qi, parts)
-    alloc = decode(st, counts, multi)
-    value = total_tput(snap, alloc)
-    bound = None
+    return decode(st, counts, multi)
+
+
+def _milp_bound(
+    prob: pulp.LpProblem,
+    st: ExactStructure,
+    solver: str,
+    sol_status: int,
+    value: float,
+    rel: float | None,
+    stats: dict[str, Any],
+) -> float | None:
+    """A proven upper bound: the value itself when the solver proved it optimal (PuLP's
+    `sol_status` 1), else the tighter of HiGHS's MIP dual bound and the cluster-totals
+    relaxation (`certify` then decides; a solution reaching the relaxation is optimal)."""
     if sol_status == pulp.LpSolutionOptimal:
-        status = Status.OPTIMAL
-        bound = value
-    elif rel is not None and value >= rel - 1e-9 * max(1.0, abs(rel)):
-        status = Status.OPTIMAL  # proof: the value reaches a proven upper bound
+        return value
+    if rel is not None and value >= rel - EXACT_TOL * max(1.0, abs(rel)):
+        stats["bound_source"] = "cluster_totals_relaxation"
+        return rel
+    bound = None
+    model = getattr(prob, "solverModel", None)
+    if solver == "highs" and model is not None:
+        b = float(model.getInfo().mip_dual_bound)
+        bound = -b if abs(b) < 1e30 else None  # PuLP hands HiGHS the negated objective
+        stats["bound_source"] = "highs_mip_dual_bound"
+    if rel is not None and (bound is None or rel < bound):
         bound = rel
         stats["bound_source"] = "cluster_totals_relaxation"
-    else:
-        status = Status.FEASIBLE
-        model = getattr(prob, "solverModel", None)
-        if solver == "highs" and model is not None:
-            b = float(model.getInfo().mip_dual_bound)
-            bound = -b if abs(b) < 1e30 else None  # PuLP hands HiGHS the negated objective
-            stats["bound_source"] = "highs_mip_dual_bound"
-        if rel is not None and (bound is None or rel < bound):
-            bound = rel
-            stats["bound_source"] = "cluster_totals_relaxation"
-        if bound is None:
-            bound = relaxation_bound(st)
-            stats["bound_source"] = "cluster_totals_relaxation"
-    runtime = time.perf_counter() - t0
-    return make_result(
-        snap,
-        alloc,
-        "milp",
-        runtime,
-        status=status,
-        bound=bound,
-        stats=stats,
-    )
+    if bound is None:
+        bound = relaxation_bound(st)
+        stats["bound_source"] = "cluster_totals_relaxation"
+    return bound

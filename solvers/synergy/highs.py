@@ -1,7 +1,9 @@
 """A thin in-process HiGHS (highspy) call for LPs and MILPs given column-wise sparse data.
 
 Used by Synergy-OPT every simulated round, where PuLP's model building would dominate the
-run time. Status mapping follows the project's rule: only a proven optimum is `optimal`.
+run time. The status follows the project's one rule (`certify`): HiGHS's own optimality proof
+(model status optimal, MILPs run to a zero gap) or its dual bound meeting the value; a bound
+crossing the value within solver tolerance is clamped.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ from typing import Any
 import highspy
 import numpy as np
 
-from schedlab.solvers.result import Status
+from schedlab.solvers.result import Status, certify
+
+#: Relative proof tolerance (MILPs run to mip_abs_gap 1e-9 and a zero relative gap).
+HIGHS_TOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,11 @@ def run_highs(
         lp.integrality_ = [highspy.HighsVarType.kInteger] * n
     h.passModel(lp)
     h.run()
+    return _outcome(h, integer=integer, maximize=maximize)
+
+
+def _outcome(h: Any, *, integer: bool, maximize: bool) -> HighsOutcome:
+    """Solution, value, bound and the certified status of a finished HiGHS run."""
     ms = h.getModelStatus()
     info = h.getInfo()
     has_sol = info.primal_solution_status == 2  # kSolutionStatusFeasible
@@ -101,16 +111,13 @@ def run_highs(
         stats["mip_nodes"] = int(info.mip_node_count)
         b = float(info.mip_dual_bound)
         bound = b if np.isfinite(b) else None
-    if ms == highspy.HighsModelStatus.kOptimal:
-        status = Status.OPTIMAL
-        if bound is None:
-            bound = value
-    elif ms == highspy.HighsModelStatus.kInfeasible:
-        status = Status.INFEASIBLE
-    elif has_sol:
-        status = Status.FEASIBLE
-    elif ms in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt):
-        status = Status.TIMEOUT
-    else:
-        status = Status.ERROR
-    return HighsOutcome(status, x, value, bound, stats)
+    if ms == highspy.HighsModelStatus.kInfeasible:
+        return HighsOutcome(Status.INFEASIBLE, x, value, bound, stats)
+    if ms == highspy.HighsModelStatus.kOptimal and bound is None:
+        bound = value  # an LP solved to optimality: the value is its own bound
+    timed_out = ms in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt)
+    if value is None and not timed_out and ms != highspy.HighsModelStatus.kOptimal:
+        return HighsOutcome(Status.ERROR, x, value, bound, stats)
+    cert = certify(value, bound, "max" if maximize else "min", HIGHS_TOL)
+    stats.update(cert.stats)
+    return HighsOutcome(cert.status, x, cert.value, cert.bound, stats)

@@ -22,7 +22,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
@@ -196,7 +196,12 @@ def _check_job(
 
 @dataclass(frozen=True)
 class Snapshot:
-    """One scheduling round: cluster, runnable jobs in policy order, and the profiles."""
+    """One scheduling round: cluster, runnable jobs in policy order, and the profiles.
+
+    A problem of `schedlab.solvers.solve.solve`: subject "synergy", kind "throughput" (every
+    method maximizes the total throughput of the round)."""
+
+    subject: ClassVar[str] = "synergy"
 
     cluster: Cluster
     jobs: tuple[Job, ...]
@@ -310,6 +315,11 @@ class Snapshot:
         atomic_write_text(Path(path), self.to_json() + "\n")
 
     # ---- derived ------------------------------------------------------------------------
+    @property
+    def kind(self) -> str:
+        """The objective every Synergy method maximizes: total throughput."""
+        return "throughput"
+
     @property
     def n(self) -> int:
         return len(self.jobs)

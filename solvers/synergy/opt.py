@@ -14,7 +14,7 @@ Rounding: jobs whose GPUs the LP put in whole numbers keep that placement (in po
 re-checked against capacity); the others ("fractional jobs") are re-placed in policy order by
 TUNE's steps: first fit at their phase-1 configuration, else at the proportional share (or
 their configuration when it is below it in both resources), else by taking back peers' excess
-over the proportional share (engine.RoundAllocator.serve). When the TUNE guarantee holds (the
+over the proportional share (placement.Placer.serve). When the TUNE guarantee holds (the
 shipped profiles on the default cluster) every job of the proportional set runs, none below
 proportional throughput; a job that still does not fit is left out and counted in
 stats["unplaced"].
@@ -23,23 +23,20 @@ stats["unplaced"].
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
 from typing import Any
 
-from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.result import Status
 from schedlab.solvers.synergy.configs import candidate_configs
-from schedlab.solvers.synergy.engine import RoundAllocator, RoundResult, _State
+from schedlab.solvers.synergy.engine import Allocator, register_allocator
 from schedlab.solvers.synergy.highs import empty_model, run_highs
-from schedlab.solvers.synergy.methods import SYNERGY_METHODS
-from schedlab.solvers.synergy.model import Snapshot
-from schedlab.solvers.synergy.solution import make_result
+from schedlab.solvers.synergy.placement import Placer, RoundResult
 
 INT_TOL = 1e-6
 CACHE_SIZE = 20_000
 
 
-def proportional_set(ra: RoundAllocator, gpus: Sequence[int]) -> list[int]:
+def proportional_set(ra: Placer, gpus: Sequence[int]) -> list[int]:
     free = ra.cluster.total_gpus
     out = []
     for i, g in enumerate(gpus):
@@ -50,7 +47,7 @@ def proportional_set(ra: RoundAllocator, gpus: Sequence[int]) -> list[int]:
 
 
 def phase1(
-    ra: RoundAllocator,
+    ra: Placer,
     models: Sequence[int],
     gpus: Sequence[int],
     jobs: Sequence[int],
@@ -81,7 +78,7 @@ def phase1(
 
 
 def _phase1_solve(
-    ra: RoundAllocator, tkeys: list[tuple[int, int]], sizes: list[int], time_limit: float | None
+    ra: Placer, tkeys: list[tuple[int, int]], sizes: list[int], time_limit: float | None
 ) -> tuple[list[list[tuple[float, float, float]]] | None, dict[str, Any]]:
     """The aggregated phase-1 MILP: per type, its configurations fastest first."""
     cl, pr = ra.cluster, ra.profiles
@@ -115,7 +112,7 @@ def _phase1_solve(
 
 
 def phase2(
-    ra: RoundAllocator,
+    ra: Placer,
     gpus: Sequence[int],
     chosen: dict[int, tuple[float, float, float]],
     *,
@@ -195,7 +192,7 @@ class OptAllocator:
     """Synergy-OPT on the fast path; phase results are memoized by the round's job mix
     (they depend only on how many jobs of each model and GPU demand there are)."""
 
-    def __init__(self, ra: RoundAllocator) -> None:
+    def __init__(self, ra: Placer) -> None:
         self.ra = ra
         self._p1: dict = {}
         self._p2: dict = {}
@@ -205,10 +202,10 @@ class OptAllocator:
     ) -> RoundResult:
         ra = self.ra
         jobs = proportional_set(ra, gpus)
-        st = _State(len(models), ra.cluster)
+        st = ra.state(len(models))
         counts: dict[str, Any] = {}
         if not jobs:
-            return ra._result(st, gpus, counts)
+            return ra.result(st, gpus, counts)
         chosen, s1 = phase1(ra, models, gpus, jobs, time_limit=time_limit, cache=self._p1)
         placement, s2 = phase2(ra, gpus, chosen, time_limit=time_limit, cache=self._p2)
         counts.update(s1)
@@ -224,25 +221,22 @@ class OptAllocator:
             ):
                 fractional.append(j)
                 continue
-            for s, n in ip:
-                st.free_g[s] -= n
-                st.free_c[s] -= n * c
-                st.free_m[s] -= n * m
-                st.on[s].append(j)
-            st.total_free -= gpus[j]
-            st.parts[j] = ip
-            st.c[j], st.m[j], st.t[j] = c, m, t
+            st.commit(j, ip, c, m, t)
         counts["fractional_jobs"] = len(fractional)
         for j in fractional:
             c, m, t = chosen[j]
             ra.serve(st, j, models[j], gpus[j], c, m, t, models, counts)
         if "at_ideal" in counts:  # serve's first step is the phase-1 configuration here
             counts["refit_at_phase1_config"] = counts.pop("at_ideal")
-        return ra._result(st, gpus, counts)
+        rr = ra.result(st, gpus, counts)
+        rr.bound = counts.get("phase1_bound")
+        return rr
+
+    __call__ = allocate
 
 
 def opt_round(
-    ra: RoundAllocator,
+    ra: Placer,
     models: Sequence[int],
     gpus: Sequence[int],
     *,
@@ -252,17 +246,11 @@ def opt_round(
     return OptAllocator(ra).allocate(models, gpus, time_limit=time_limit)
 
 
-@SYNERGY_METHODS.register(
-    "opt", exact=False, summary="Synergy-OPT: MILP configurations, LP packing, rounding"
+@register_allocator(
+    "opt", summary="Synergy-OPT: MILP configurations, LP packing, rounding", tags=("paper",)
 )
-def solve_opt(snap: Snapshot, *, time_limit=None, seed=None, **_) -> SolveResult:
-    """Phase-1 MILP, phase-2 LP and rounding; the phase-1 optimum is reported as the bound."""
-    t0 = time.perf_counter()
-    ra = RoundAllocator(snap.cluster, snap.profiles)
-    rr = opt_round(ra, snap.model_indices(), snap.gpu_demands(), time_limit=time_limit)
-    runtime = time.perf_counter() - t0
-    bound = rr.stats.get("phase1_bound")
-    alloc = rr.to_allocation(snap.ids)
-    return make_result(
-        snap, alloc, "opt", runtime, status=Status.FEASIBLE, bound=bound, stats=dict(rr.stats)
-    )
+def opt(p: Placer, options: Any) -> Allocator:
+    """Phase-1 MILP, phase-2 LP and rounding; the phase-1 optimum is reported as the bound.
+
+    Phase results are memoized by the round's job mix for as long as `p` is reused."""
+    return OptAllocator(p)

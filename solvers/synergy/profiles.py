@@ -170,6 +170,33 @@ def _check_model(
     if not isinstance(raw, Mapping):
         problems.add(f"{label}: must be an object")
         return None
+    nums = _model_numbers(label, raw, problems)
+    task = raw.get("task", "")
+    ok = nums is not None
+    if not isinstance(task, str):
+        problems.add(f"{label}: field 'task' must be a string (got {task!r})")
+        ok = False
+    rows = _tput_table(label, raw.get("tput"), cpu, mem, problems)
+    if not ok or rows is None or nums is None or cpu is None or mem is None:
+        return None
+    if not _ideal_is_peak_and_monotone(label, rows, nums, cpu, mem, problems):
+        return None
+    return ModelProfile(
+        name,
+        task,
+        rows,
+        nums["ideal_cpus_per_gpu"],
+        nums["ideal_mem_gb_per_gpu"],
+        nums["speedup_at_ideal"],
+        nums["iter_time_s_at_proportional"],
+        int(nums["batch"]),
+    )
+
+
+def _model_numbers(
+    label: str, raw: Mapping[str, Any], problems: Problems
+) -> dict[str, float] | None:
+    """The model's positive numeric fields (defaults where optional); None after a problem."""
     ok = True
     nums: dict[str, float] = {}
     for key, default in (
@@ -188,33 +215,46 @@ def _check_model(
             ok = False
         else:
             nums[key] = float(v)
-    task = raw.get("task", "")
-    if not isinstance(task, str):
-        problems.add(f"{label}: field 'task' must be a string (got {task!r})")
-        ok = False
-    table = raw.get("tput")
-    rows: tuple[tuple[float, ...], ...] = ()
+    return nums if ok else None
+
+
+def _tput_table(
+    label: str,
+    table: Any,
+    cpu: tuple[float, ...] | None,
+    mem: tuple[float, ...] | None,
+    problems: Problems,
+) -> tuple[tuple[float, ...], ...] | None:
+    """The throughput table as rows of floats, checked against the grid; None on a problem."""
     if not isinstance(table, Sequence) or isinstance(table, str):
         problems.add(f"{label}: field 'tput' must be a list of rows (one per CPU grid value)")
-        ok = False
-    elif cpu is not None and mem is not None:
-        if len(table) != len(cpu) or any(
-            not isinstance(r, Sequence) or isinstance(r, str) or len(r) != len(mem) for r in table
-        ):
-            problems.add(
-                f"{label}: field 'tput' must be {len(cpu)} rows of {len(mem)} numbers "
-                "(rows = cpu_values_per_gpu, columns = mem_values_gb_per_gpu)"
-            )
-            ok = False
-        elif not all(_num(v) and v >= 0 for r in table for v in r):
-            problems.add(f"{label}: field 'tput' must hold non-negative finite numbers")
-            ok = False
-        else:
-            rows = tuple(tuple(float(v) for v in r) for r in table)
-    else:
-        ok = False
-    if not ok or cpu is None or mem is None:
         return None
+    if cpu is None or mem is None:
+        return None
+    if len(table) != len(cpu) or any(
+        not isinstance(r, Sequence) or isinstance(r, str) or len(r) != len(mem) for r in table
+    ):
+        problems.add(
+            f"{label}: field 'tput' must be {len(cpu)} rows of {len(mem)} numbers "
+            "(rows = cpu_values_per_gpu, columns = mem_values_gb_per_gpu)"
+        )
+        return None
+    if not all(_num(v) and v >= 0 for r in table for v in r):
+        problems.add(f"{label}: field 'tput' must hold non-negative finite numbers")
+        return None
+    return tuple(tuple(float(v) for v in r) for r in table)
+
+
+def _ideal_is_peak_and_monotone(
+    label: str,
+    rows: tuple[tuple[float, ...], ...],
+    nums: dict[str, float],
+    cpu: tuple[float, ...],
+    mem: tuple[float, ...],
+    problems: Problems,
+) -> bool:
+    """The ideal lies on the grid at peak throughput, and throughput never drops with more
+    CPU or memory."""
     c = snap_up(cpu, nums["ideal_cpus_per_gpu"])
     g = snap_up(mem, nums["ideal_mem_gb_per_gpu"])
     if c is None or g is None:
@@ -222,7 +262,7 @@ def _check_model(
             f"{label}: ideal ({nums['ideal_cpus_per_gpu']:g} CPUs, "
             f"{nums['ideal_mem_gb_per_gpu']:g} GB per GPU) lies above the profiled grid"
         )
-        return None
+        return False
     peak = max(v for r in rows for v in r)
     at_ideal = rows[cpu.index(c)][mem.index(g)]
     if at_ideal < peak - TPUT_TOL:
@@ -230,7 +270,7 @@ def _check_model(
             f"{label}: throughput at the ideal point is {at_ideal:g}, below the profile's peak "
             f"{peak:g}; the ideal must be a point of peak throughput"
         )
-        return None
+        return False
     # Monotone in each resource: more CPU or memory never slows a job down.
     for i in range(len(cpu)):
         for j in range(len(mem)):
@@ -241,17 +281,8 @@ def _check_model(
                     f"{label}: field 'tput' must not decrease with more CPU or memory "
                     f"(row {i}, column {j})"
                 )
-                return None
-    return ModelProfile(
-        name,
-        task,
-        rows,
-        nums["ideal_cpus_per_gpu"],
-        nums["ideal_mem_gb_per_gpu"],
-        nums["speedup_at_ideal"],
-        nums["iter_time_s_at_proportional"],
-        int(nums["batch"]),
-    )
+                return False
+    return True
 
 
 @cache

@@ -1,10 +1,11 @@
-"""Turning a round's allocation into a SolveResult with a JSON solution and honest stats."""
+"""Turning a round's allocation into a SolveResult (its solution the annotated `Allocation`,
+whose `to_dict()` is the JSON solution) with honest stats."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.result import PROOF_TOL, SolveResult, Status, certify
 from schedlab.solvers.synergy.allocation import (
     Allocation,
     check_allocation,
@@ -13,23 +14,6 @@ from schedlab.solvers.synergy.allocation import (
 )
 from schedlab.solvers.synergy.model import Snapshot
 from schedlab.solvers.synergy.profiles import TPUT_TOL
-
-
-def solution_dict(snap: Snapshot, alloc: Allocation) -> dict[str, Any]:
-    """JSON solution: running jobs with parts, per-GPU configuration and throughput, and the
-    ids of the jobs that do not run (loadable again with `Allocation.from_dict`)."""
-    pos = {j.id: i for i, j in enumerate(snap.jobs)}
-    models = snap.model_indices()
-    jobs = []
-    for a in sorted(alloc.jobs, key=lambda a: pos.get(a.job_id, -1)):
-        d = a.to_dict()
-        k = models[pos[a.job_id]]
-        d["cpus_per_gpu"] = a.cpus_per_gpu
-        d["mem_gb_per_gpu"] = a.mem_gb_per_gpu
-        d["tput_per_gpu"] = snap.profiles.tput(k, a.cpus_per_gpu, a.mem_gb_per_gpu)
-        jobs.append(d)
-    running = {a.job_id for a in alloc.jobs}
-    return {"jobs": jobs, "not_run": [j.id for j in snap.jobs if j.id not in running]}
 
 
 def allocation_stats(snap: Snapshot, alloc: Allocation) -> dict[str, Any]:
@@ -64,14 +48,32 @@ def make_result(
     bound: float | None = None,
     stats: dict[str, Any] | None = None,
     check: bool = True,
-) -> SolveResult:
-    """SolveResult whose value is the total throughput of `alloc` (checked against capacity)."""
+) -> SolveResult[Allocation | None]:
+    """SolveResult whose value is the total throughput of `alloc` (checked against capacity);
+    its solution is `alloc` annotated for `snap` (see `Allocation.annotated`)."""
     if check:
         problems = check_allocation(snap, alloc)
         if problems:  # an allocator bug, never bad input
             raise RuntimeError(f"{method}: produced an invalid allocation: {problems[:5]}")
     st = allocation_stats(snap, alloc)
     st.update(stats or {})
-    return SolveResult(
-        status, total_tput(snap, alloc), bound, solution_dict(snap, alloc), method, runtime_s, st
-    )
+    value = total_tput(snap, alloc)
+    solution: Allocation | None = alloc.annotated(snap)
+    return SolveResult(status, value, bound, solution, method, runtime_s, st)
+
+
+def certified_result(
+    snap: Snapshot,
+    alloc: Allocation,
+    method: str,
+    runtime_s: float,
+    bound: float | None,
+    *,
+    tol: float = PROOF_TOL,
+    stats: dict[str, Any] | None = None,
+) -> SolveResult[Allocation | None]:
+    """An exact method's result: status from `certify(value, bound, "max", tol)` with the
+    value recomputed from `alloc` in true units (a bound a hair below it is clamped)."""
+    res = make_result(snap, alloc, method, runtime_s, stats=stats)
+    cert = certify(res.value, bound, "max", tol)
+    return SolveResult.certified(cert, res.solution, method, runtime_s, res.stats)

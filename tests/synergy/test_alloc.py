@@ -112,7 +112,7 @@ SNAPS = [
 def test_heuristics_never_exceed_capacity(method):
     for snap in SNAPS:
         res = solve(snap, method)
-        a = Allocation.from_dict(res.solution)
+        a = res.solution
         assert check_allocation(snap, a) == [], (snap.name, method)
         assert res.stats["below_proportional"] == 0  # ideal and proportional both >= floor
 
@@ -123,7 +123,7 @@ def test_tune_runs_the_proportional_set_and_no_job_below_proportional():
         tune = solve(snap, "tune")
         assert tune.stats["tune_guaranteed"]
         assert tune.stats["jobs_run"] == prop.stats["jobs_run"] == len(snap.proportional_set())
-        a = Allocation.from_dict(tune.solution)
+        a = tune.solution
         assert check_allocation(snap, a, require_proportional_set=True) == [], snap.name
         assert tune.value >= prop.value * (1 - 1e-12)  # floors: every job >= proportional
         assert math.isclose(
@@ -161,21 +161,20 @@ def test_tune_reclaims_from_over_provisioned_peers():
     greedy = solve(snap, "greedy")
     assert tune.stats["jobs_run"] == 4 and tune.stats["peers_reset"] >= 1
     assert greedy.stats["jobs_run"] == 2
-    assert (
-        check_allocation(snap, Allocation.from_dict(tune.solution), require_proportional_set=True)
-        == []
-    )
+    assert check_allocation(snap, tune.solution, require_proportional_set=True) == []
 
 
 def test_unknown_heuristic_raises():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="choose one of"):
         RoundAllocator(Cluster(1)).allocate("best", [0], [1])
+    with pytest.raises(ValueError, match="no fast path"):  # an exact method is no allocator
+        RoundAllocator(Cluster(1)).allocate("milp", [0], [1])
 
 
 def test_opt_is_feasible_runs_the_proportional_set_and_respects_its_bound():
     for snap in SNAPS[::3]:
         res = solve(snap, "opt")
-        a = Allocation.from_dict(res.solution)
+        a = res.solution
         assert check_allocation(snap, a, require_proportional_set=True) == [], snap.name
         assert res.stats["phase1_status"] == "optimal"
         # phase 1 relaxes per-server capacities: its optimum bounds the rounded value
@@ -212,7 +211,7 @@ def test_capacity_holds_on_other_cluster_shapes():
         flags.add(RoundAllocator(cl).tune_guaranteed)
         for method in ("proportional", "greedy", "tune", "opt"):
             res = solve(snap, method)
-            assert check_allocation(snap, Allocation.from_dict(res.solution)) == [], (cl, method)
+            assert check_allocation(snap, res.solution) == [], (cl, method)
             if method == "tune" and res.stats["tune_guaranteed"]:
                 assert res.stats["jobs_run"] == len(snap.proportional_set())
     assert flags == {True, False}  # both regimes were exercised

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from schedlab.solvers.result import Status
-from schedlab.solvers.synergy import Allocation, Cluster, check_allocation, generate_snapshot, solve
+from schedlab.solvers.synergy import Cluster, check_allocation, generate_snapshot, solve
 from schedlab.solvers.synergy.configs import all_configs, candidate_configs
 from schedlab.solvers.synergy.exact_common import build_structure, relaxation_bound
 
@@ -39,9 +39,9 @@ REL = 1e-9
 
 
 def exact_value(snap, method, **kw):
-    res = solve(snap, method, **kw)
+    res = solve(snap, method, options=kw)
     assert res.status is Status.OPTIMAL, (snap.name, method, res.status, res.stats)
-    a = Allocation.from_dict(res.solution)
+    a = res.solution
     need = kw.get("run_set", "proportional") == "proportional"
     assert check_allocation(snap, a, require_proportional_set=need) == [], (snap.name, method)
     assert math.isclose(res.bound, res.value, rel_tol=REL)
@@ -113,13 +113,17 @@ def test_heuristics_never_beat_the_optimum_medium(snap):
 
 def test_time_limited_solves_do_not_claim_optimality():
     snap = generate_snapshot(16, 150, 0, gpu_mix="multi", task_mix=(0.5, 0.3, 0.2))
-    res = solve(snap, "cpsat", max_deterministic_time=0.05, hint=False, relaxation_cut=False)
+    res = solve(
+        snap,
+        "cpsat",
+        options={"max_deterministic_time": 0.05, "hint": False, "relaxation_cut": False},
+    )
     assert res.status in (Status.FEASIBLE, Status.TIMEOUT)
     assert res.bound is not None
     if res.status is Status.FEASIBLE:
         assert res.bound >= res.value * (1 - REL)
-        assert check_allocation(snap, Allocation.from_dict(res.solution)) == []
-    res = solve(snap, "milp", time_limit=0.5, relaxation_cut=False)
+        assert check_allocation(snap, res.solution) == []
+    res = solve(snap, "milp", time_limit=0.5, options={"relaxation_cut": False})
     assert res.status in (Status.FEASIBLE, Status.TIMEOUT)
     assert res.bound is not None and (res.value is None or res.bound >= res.value * (1 - REL))
 

@@ -98,4 +98,4 @@ def test_ties_break_by_arrival_then_id() -> None:
 def test_unknown_policy() -> None:
     with pytest.raises(InvalidInput, match="choose one of"):
         get_policy("lottery")
-    assert set(POLICIES) == {"fifo", "srtf", "las", "ftf", "drf", "tetris"}
+    assert set(POLICIES.names(scope="synergy")) == {"fifo", "srtf", "las", "ftf", "drf", "tetris"}

@@ -75,3 +75,16 @@ def test_usage_errors_exit_2() -> None:
     )
     assert missing.exit_code == 2 and "/no/such.csv" in missing.stderr
     assert "file not found" in missing.stderr
+
+
+def test_workloads_come_from_the_registry_and_check_their_flags() -> None:
+    from schedlab.experiments.registry import WORKLOADS
+
+    names = WORKLOADS.names(scope="synergy")
+    assert names[:2] == ["philly-derived", "multi-gpu"]
+    assert {"philly", "trace", "static-100job", "dynamic-100job"} <= set(names)
+    assert WORKLOADS.names(scope="synergy", tag="synthetic") == ["philly-derived", "multi-gpu"]
+    no_file = run(["--workload", "trace", "--policy", "fifo", "--alloc", "tune"])
+    assert no_file.exit_code == 2 and "needs a trace file" in no_file.stderr
+    static_philly = run(["--workload", "philly", "--static", "--policy", "fifo", "--alloc", "tune"])
+    assert static_philly.exit_code == 2 and "--static" in static_philly.stderr

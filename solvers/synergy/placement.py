@@ -1,0 +1,268 @@
+"""Placement on a cluster's servers, shared by every fast-path allocator (heuristics and OPT).
+
+A job asks for a per-GPU demand (c CPUs, m GB). It goes whole on the server with the fewest free
+GPUs that fits all its GPUs, CPUs and memory (ties: lowest index); if none and it needs more
+than one GPU, its GPUs are taken from servers in ascending order of free GPUs, each server
+giving as many GPUs as fit with c and m each. Every GPU of a job carries the same (c, m).
+
+`Placer` holds a cluster's constants (proportional share, tolerances, each model's ideal and
+fallback configuration); `PlacementState` the free resources of one round; `RoundResult` what
+an allocator returns. `Placer.serve` is TUNE's three steps (ideal, fallback, reclaim), reused
+by OPT's rounding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from schedlab.solvers.synergy.allocation import Allocation, JobAllocation
+from schedlab.solvers.synergy.model import Cluster
+from schedlab.solvers.synergy.profiles import GRID_TOL, ProfileSet, default_profiles
+
+
+@dataclass(slots=True)
+class RoundResult:
+    """Per input job (policy order): whether it runs, its per-GPU configuration and throughput,
+    and its placement as [(server, gpus), ...] (empty when it does not run). `bound`: a proven
+    upper bound on the round's optimum when the allocator knows one (OPT's phase 1)."""
+
+    run: list[bool]
+    cpus_per_gpu: list[float]
+    mem_gb_per_gpu: list[float]
+    tput_per_gpu: list[float]
+    placement: list[list[tuple[int, int]]]
+    gpus: list[int]
+    stats: dict[str, Any]
+    bound: float | None = None
+
+    @property
+    def n_run(self) -> int:
+        return sum(self.run)
+
+    @property
+    def total_tput(self) -> float:
+        """Objective: sum of gpus * per-GPU throughput over running jobs."""
+        return float(
+            sum(g * t for g, t, r in zip(self.gpus, self.tput_per_gpu, self.run, strict=True) if r)
+        )
+
+    @property
+    def used_gpus(self) -> int:
+        return sum(g for g, r in zip(self.gpus, self.run, strict=True) if r)
+
+    @property
+    def used_cpus(self) -> float:
+        return float(
+            sum(g * c for g, c, r in zip(self.gpus, self.cpus_per_gpu, self.run, strict=True) if r)
+        )
+
+    @property
+    def used_mem_gb(self) -> float:
+        return float(
+            sum(
+                g * m for g, m, r in zip(self.gpus, self.mem_gb_per_gpu, self.run, strict=True) if r
+            )
+        )
+
+    def to_allocation(self, ids: Sequence[str]) -> Allocation:
+        """The validated-model form (`Allocation`) with the given job ids."""
+        return Allocation(
+            tuple(
+                JobAllocation.uniform(ids[i], self.cpus_per_gpu[i], self.mem_gb_per_gpu[i], pl)
+                for i, pl in enumerate(self.placement)
+                if self.run[i]
+            )
+        )
+
+
+class PlacementState:
+    """Free resources per server and the current configuration of every placed job."""
+
+    __slots__ = ("free_g", "free_c", "free_m", "total_free", "on", "parts", "c", "m", "t")
+
+    def __init__(self, n: int, cl: Cluster) -> None:
+        s = cl.servers
+        self.free_g = [cl.gpus_per_server] * s
+        self.free_c = [float(cl.cpus_per_server)] * s
+        self.free_m = [float(cl.mem_gb_per_server)] * s
+        self.total_free = cl.total_gpus
+        self.on: list[list[int]] = [[] for _ in range(s)]
+        self.parts: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        self.c = [0.0] * n
+        self.m = [0.0] * n
+        self.t = [0.0] * n
+
+    def commit(self, j: int, parts: list[tuple[int, int]], c: float, m: float, t: float) -> None:
+        """Record job j on `parts` [(server, gpus)] at (c, m) per GPU with throughput t."""
+        for s, n in parts:
+            self.free_g[s] -= n
+            self.free_c[s] -= n * c
+            self.free_m[s] -= n * m
+            self.on[s].append(j)
+        self.total_free -= sum(n for _s, n in parts)
+        self.parts[j] = parts
+        self.c[j], self.m[j], self.t[j] = c, m, t
+
+
+class Placer:
+    """A cluster's placement constants; build once per (cluster, profiles), reuse every round."""
+
+    def __init__(self, cluster: Cluster | None = None, profiles: ProfileSet | None = None):
+        self.cluster = cl = cluster or Cluster()
+        self.profiles = pr = profiles or default_profiles()
+        self.S = cl.servers
+        self.pc = cl.prop_cpus_per_gpu
+        self.pm = cl.prop_mem_gb_per_gpu
+        self.tol_c = GRID_TOL * max(1.0, cl.cpus_per_server) * 10
+        self.tol_m = GRID_TOL * max(1.0, cl.mem_gb_per_server) * 10
+        n = len(pr.models)
+        self.ideal_c = [0.0] * n
+        self.ideal_m = [0.0] * n
+        self.ideal_t = [0.0] * n
+        self.prop_t = [0.0] * n
+        self.fb_c = [0.0] * n
+        self.fb_m = [0.0] * n
+        self.fb_t = [0.0] * n
+        guaranteed = True
+        for k in range(n):
+            c, m = pr.ideal(k)
+            self.ideal_c[k], self.ideal_m[k] = c, m
+            self.ideal_t[k] = pr.tput(k, c, m)
+            self.prop_t[k] = pr.tput(k, self.pc, self.pm)
+            below = self.le_prop(c, m)
+            above = c >= self.pc - self.tol_c and m >= self.pm - self.tol_m
+            guaranteed = guaranteed and (below or above)
+            if below:
+                self.fb_c[k], self.fb_m[k], self.fb_t[k] = c, m, self.ideal_t[k]
+            else:
+                self.fb_c[k], self.fb_m[k], self.fb_t[k] = self.pc, self.pm, self.prop_t[k]
+        #: every model's ideal is comparable with the proportional share (see heuristics.tune)
+        self.tune_guaranteed = guaranteed
+
+    def model_index(self, name: str) -> int:
+        return self.profiles.index(name)
+
+    def le_prop(self, c: float, m: float) -> bool:
+        """Whether (c, m) is at most the proportional share in both resources."""
+        return c <= self.pc + self.tol_c and m <= self.pm + self.tol_m
+
+    def state(self, n: int) -> PlacementState:
+        """Empty cluster for a round of n jobs."""
+        return PlacementState(n, self.cluster)
+
+    def serve(
+        self,
+        st: PlacementState,
+        j: int,
+        k: int,
+        g: int,
+        c: float,
+        m: float,
+        t: float,
+        models: Sequence[int],
+        counts: dict[str, Any],
+    ) -> bool:
+        """TUNE's three steps for job j (model k, g GPUs) starting from configuration (c, m)."""
+        if self.place(st, j, g, c, m, t):
+            counts["at_ideal"] = counts.get("at_ideal", 0) + 1
+            return True
+        if not self.le_prop(c, m):
+            c, m, t = self.pc, self.pm, self.prop_t[k]
+            if self.place(st, j, g, c, m, t):
+                counts["at_fallback"] = counts.get("at_fallback", 0) + 1
+                return True
+        counts["peers_reset"] = counts.get("peers_reset", 0) + self.reclaim(st, g, c, m, models)
+        if self.place(st, j, g, c, m, t):
+            counts["reclaimed"] = counts.get("reclaimed", 0) + 1
+            return True
+        counts["unplaced"] = counts.get("unplaced", 0) + 1
+        return False
+
+    def place(self, st: PlacementState, j: int, g: int, c: float, m: float, t: float) -> bool:
+        """Place job j with g GPUs at (c, m) per GPU (see module docstring); commit if it fits."""
+        parts = self.find(st, g, c, m)
+        if parts is None:
+            return False
+        st.commit(j, parts, c, m, t)
+        return True
+
+    def find(self, st: PlacementState, g: int, c: float, m: float) -> list[tuple[int, int]] | None:
+        """Where g GPUs at (c, m) per GPU would go (best fit, else spread), None if nowhere."""
+        free_g, free_c, free_m = st.free_g, st.free_c, st.free_m
+        nc = g * c - self.tol_c
+        nm = g * m - self.tol_m
+        best = -1
+        bf = 1 << 30
+        for s in range(self.S):
+            fg = free_g[s]
+            if g <= fg < bf and free_c[s] >= nc and free_m[s] >= nm:
+                best, bf = s, fg
+                if fg == g:
+                    break
+        if best >= 0:
+            return [(best, g)]
+        if g == 1:
+            return None
+        parts = []
+        rem = g
+        tc, tm = self.tol_c, self.tol_m
+        for fg, s in sorted((free_g[s], s) for s in range(self.S) if free_g[s] > 0):
+            n = min(fg, rem)
+            if c > 0:
+                n = min(n, int((free_c[s] + tc) / c))
+            if m > 0:
+                n = min(n, int((free_m[s] + tm) / m))
+            if n > 0:
+                parts.append((s, n))
+                rem -= n
+                if rem == 0:
+                    break
+        return None if rem > 0 else parts
+
+    def reclaim(self, st: PlacementState, g: int, c: float, m: float, models: Sequence[int]) -> int:
+        """Reset over-provisioned peers on the candidate servers to the proportional share
+        until the job (g GPUs at (c, m)) fits there; returns how many peers were reset."""
+        free_c, free_m = st.free_c, st.free_m
+        pc, pm, tc, tm = self.pc, self.pm, self.tol_c, self.tol_m
+        reset = 0
+        for s, n in self._candidates(st, g):
+            if free_c[s] >= n * c - tc and free_m[s] >= n * m - tm:
+                continue
+            peers = sorted(st.on[s], key=lambda p: (len(st.parts[p]), -st.c[p], -st.m[p]))
+            for p in peers:
+                cp, mp = st.c[p], st.m[p]
+                if cp < pc - tc or mp < pm - tm or (cp <= pc + tc and mp <= pm + tm):
+                    continue  # not above the proportional share in both resources
+                for s2, n2 in st.parts[p]:
+                    free_c[s2] += n2 * (cp - pc)
+                    free_m[s2] += n2 * (mp - pm)
+                st.c[p], st.m[p], st.t[p] = pc, pm, self.prop_t[models[p]]
+                reset += 1
+                if free_c[s] >= n * c - tc and free_m[s] >= n * m - tm:
+                    break
+        return reset
+
+    def _candidates(self, st: PlacementState, g: int) -> list[tuple[int, int]]:
+        """Servers a g-GPU job would use: one with enough free GPUs (multi-GPU jobs), else the
+        servers with the fewest free GPUs."""
+        free_g = st.free_g
+        if g > 1:
+            for s in range(self.S):
+                if free_g[s] >= g:
+                    return [(s, g)]
+        cands: list[tuple[int, int]] = []
+        rem = g
+        for fg, s in sorted((free_g[s], s) for s in range(self.S) if free_g[s] > 0):
+            n = min(fg, rem)
+            cands.append((s, n))
+            rem -= n
+            if rem == 0:
+                break
+        return cands
+
+    def result(self, st: PlacementState, gpus: Sequence[int], stats: dict[str, Any]) -> RoundResult:
+        """The round's outcome from its final state."""
+        run = [bool(p) for p in st.parts]
+        return RoundResult(run, st.c, st.m, st.t, st.parts, list(gpus), stats)
