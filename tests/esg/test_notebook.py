@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import nbformat
-from nbclient import NotebookClient
-
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "04_esg.ipynb"
+from tests.notebooks import run_notebook
 
 
 def test_notebook_executes_tiny(tmp_path, monkeypatch):
-    monkeypatch.setenv("SCHEDLAB_NB_SIZE", "tiny")
-    monkeypatch.setenv("SCHEDLAB_NB_OUT", str(tmp_path / "results"))
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
-    ).execute()
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
-    text = "\n".join(o.get("text", "") for o in outputs)
-    assert "astar    optimal" in text and "split (slack)" in text
-    assert any("image/png" in o.get("data", {}) for o in outputs)
-    d = tmp_path / "results" / "esg"
+    ran = run_notebook("04_esg.ipynb", tmp_path, monkeypatch)
+    assert "astar    optimal" in ran.text and "split (slack)" in ran.text
+    assert ran.has_image
+    d = ran.results / "esg"
     for name in ("esg.png", "esg.pdf", "esg-sim.csv", "esg-summary.json"):
         assert (d / name).exists()

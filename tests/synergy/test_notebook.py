@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
-import nbformat
-from nbclient import NotebookClient
-
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "02_synergy.ipynb"
+from tests.notebooks import run_notebook
 
 
 def test_notebook_executes_tiny(tmp_path, monkeypatch):
-    monkeypatch.setenv("SCHEDLAB_NB_SIZE", "tiny")
-    monkeypatch.setenv("SCHEDLAB_NB_OUT", str(tmp_path / "results"))
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
-    ).execute()
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
-    text = "\n".join(o.get("text", "") for o in outputs)
-    assert "proportional / TUNE:" in text and "dynamic-100job" in text
-    assert any("image/png" in o.get("data", {}) for o in outputs)
-    d = tmp_path / "results" / "synergy"
+    ran = run_notebook("02_synergy.ipynb", tmp_path, monkeypatch)
+    assert "proportional / TUNE:" in ran.text and "dynamic-100job" in ran.text
+    assert ran.has_image
+    d = ran.results / "synergy"
     for name in ("synergy-jct.png", "synergy-jct.pdf", "synergy-jct.csv"):
         assert (d / name).exists()
     rows = list(csv.DictReader((d / "synergy-jct_ratios.csv").open()))
