@@ -53,7 +53,7 @@ DEFAULTS_9: dict[str, dict[str, Any]] = {
     "full": {"tables": 20_000, "max_jobs": 8, "max_free": 30, "snapshots": 400},
 }
 DEFAULTS_10: dict[str, dict[str, Any]] = {
-    "small": {"snapshots": 60, "local_steps": 40, "max_jobs": 5, "max_cores": 40},
+    "small": {"snapshots": 150, "local_steps": 60, "max_jobs": 5, "max_cores": 40},
     "full": {"snapshots": 2_000, "local_steps": 1_000, "max_jobs": 8, "max_cores": 80},
 }
 GreedyFn = Callable[[Sequence[Any], Sequence[int], int], list[int]]
@@ -189,18 +189,27 @@ def flat_start_curve(rng: np.random.Generator) -> tuple[tuple[float, ...], dict[
 
 
 def search_snapshot(rng: np.random.Generator, max_jobs: int, max_cores: int) -> Snapshot:
-    """Flat-start inverse-poly jobs beside steady exponential ones, fitted as inverse-poly."""
+    """Flat-start inverse-poly jobs beside steady exponential ones, fitted as inverse-poly.
+
+    A flat-start job's W is drawn so that the free cores of one epoch run it past its
+    inflection point k* = sqrt(c / 3a) (where its predicted loss turns convex), the regime
+    where its Q is convex and a myopic greedy can under-serve it.
+    """
     n = int(rng.integers(2, max_jobs + 1))
+    cores = int(rng.integers(2 * n, max_cores + 1))
+    free = cores - n  # min_cores = 1
     jobs = []
     for j in range(n):
         if j % 2 == 0:
-            losses, _ = flat_start_curve(rng)
+            losses, p = flat_start_curve(rng)
+            k_star = float(np.sqrt(p["c"] / (3 * p["a"])))
+            span = max(k_star - len(losses), 2.0) * float(rng.uniform(0.5, 3.0))
+            w = 3.0 * free / span  # free cores for one epoch of 3 s run `span` iterations
         else:
             k = np.arange(1, int(rng.integers(5, 30)), dtype=float)
             losses = tuple((rng.uniform(0.8, 0.99) ** k + rng.uniform(0, 1)).tolist())
-        w = float(np.exp(rng.uniform(np.log(0.5), np.log(20.0))))
+            w = float(np.exp(rng.uniform(np.log(0.5), np.log(20.0))))
         jobs.append(Job(f"j{j}", losses, w))
-    cores = int(rng.integers(2 * n, max_cores + 1))
     return Snapshot(tuple(jobs), cores, model="inverse-poly", min_cores=1)
 
 

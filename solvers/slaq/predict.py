@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 Model = Literal["auto", "inverse-poly", "exponential", "naive", "geometric"]
 MODELS: tuple[str, ...] = ("auto", "inverse-poly", "exponential", "naive", "geometric")
 FAMILIES = ("inverse-poly", "exponential")
-GRID = 48  # offsets tried per fit
+GRID = 32  # offsets tried per fit (and again on the refined grid)
 
 
 @dataclass(frozen=True)
@@ -85,18 +85,18 @@ class Fit:
 # ---- weighted non-negative least squares (tiny, exact) -------------------------------------
 def _nnls_batch(
     a: np.ndarray, y: np.ndarray, nonneg: tuple[bool, ...]
-) -> list[tuple[np.ndarray, np.ndarray]]:
+) -> tuple[np.ndarray, np.ndarray]:
     """Candidate solutions of min |A x - y| per batch (A: (G, n, m), y: (G, n)).
 
     Every subset of columns is solved by least squares; a candidate is kept where its
     constrained coordinates are >= 0. The NNLS optimum is among them (it is the least-squares
     solution on its own support), so the caller picks the best feasible one by its residual.
-    Returns (x of shape (G, m), feasible mask of shape (G,)) per subset.
+    Returns x of shape (S, G, m) and the feasible mask (S, G), one row per subset S.
     """
     g, _, m = a.shape
     ata = np.einsum("gni,gnj->gij", a, a)
     aty = np.einsum("gni,gn->gi", a, y)
-    out = []
+    xs_all, ok_all = [], []
     for r in range(1, m + 1):
         for cols in itertools.combinations(range(m), r):
             if any(not nonneg[j] for j in range(m) if j not in cols):
@@ -113,19 +113,21 @@ def _nnls_batch(
             for j in idx:
                 if nonneg[j]:
                     ok &= x[:, j] >= 0
-            out.append((x, ok))
-    return out
+            xs_all.append(x)
+            ok_all.append(ok)
+    return np.stack(xs_all), np.stack(ok_all)
 
 
-def _best(cands: list[tuple[np.ndarray, np.ndarray]], sse_of) -> tuple[float, int, np.ndarray]:
+def _best(cands: tuple[np.ndarray, np.ndarray], sse_of: Any) -> tuple[float, int, np.ndarray]:
     """(smallest weighted residual, grid index, parameters) over feasible candidates."""
-    best: tuple[float, int, np.ndarray] = (np.inf, -1, np.zeros(0))
-    for x, ok in cands:
-        sse = np.where(ok, sse_of(x), np.inf)
-        i = int(np.argmin(sse))
-        if sse[i] < best[0]:
-            best = (float(sse[i]), i, x[i])
-    return best
+    x, ok = cands
+    with np.errstate(invalid="ignore", over="ignore"):
+        sse = np.where(ok, sse_of(x), np.inf)  # (S, G)
+    flat = int(np.argmin(sse))
+    s, i = divmod(flat, sse.shape[1])
+    if not np.isfinite(sse[s, i]):
+        return np.inf, -1, np.zeros(0)
+    return float(sse[s, i]), i, x[s, i]
 
 
 def _offset_grid(lmin: float) -> np.ndarray:
@@ -169,11 +171,11 @@ def fit_inverse_poly(k: np.ndarray, loss: np.ndarray, w: np.ndarray) -> Fit | No
         cands = _nnls_batch(rows[:, :, None] * basis[None, :, :], rows / gap, (True,) * 3)
 
         def sse_of(x: np.ndarray) -> np.ndarray:
-            p = x @ basis.T  # (G, n)
+            p = x @ basis.T  # (S, G, n)
             with np.errstate(divide="ignore", invalid="ignore"):
-                pred = 1.0 / p + d[:, None]
-            r = np.where(p > 0, (pred - loss[None, :]) ** 2, np.inf)
-            return np.sum(w[None, :] * r, axis=1)
+                pred = 1.0 / p + d[None, :, None]
+            r = np.where(p > 0, (pred - loss) ** 2, np.inf)
+            return np.asarray(r @ w)
 
         return _best(cands, sse_of)
 
@@ -201,8 +203,8 @@ def fit_exponential(k: np.ndarray, loss: np.ndarray, w: np.ndarray) -> Fit | Non
 
         def sse_of(x: np.ndarray) -> np.ndarray:
             with np.errstate(over="ignore"):
-                pred = np.exp(x @ basis.T) + c[:, None]
-            return np.sum(w[None, :] * (pred - loss[None, :]) ** 2, axis=1)
+                pred = np.exp(x @ basis.T) + c[None, :, None]
+            return np.asarray(((pred - loss) ** 2) @ w)
 
         return _best(cands, sse_of)
 
@@ -311,12 +313,12 @@ def prediction_errors(
     cfg: PredictorConfig | None = None,
     *,
     drop_top: float = 0.01,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Relative errors |L^ - L| / L of `model` on `curve`, predicting from every prefix of at
     least `min_points` points, per horizon in `aheads`; the mean drops the top 1% of errors."""
     cfg = cfg or PredictorConfig()
     curve = np.asarray(curve, dtype=float)
-    steps: list[dict[str, object]] = []
+    steps: list[dict[str, Any]] = []
     errs: dict[int, list[float]] = {h: [] for h in aheads}
     families: dict[str, int] = {}
     for n in range(cfg.min_points, len(curve)):

@@ -31,7 +31,7 @@ class JobQuality:
         return (self.fit.l_now - self.fit.predict(c * self.iters_per_core)) / self.norm
 
 
-def largest_drop(losses: Sequence[float]) -> float:
+def largest_drop(losses: Sequence[float] | np.ndarray) -> float:
     """M_j: the largest single-iteration loss drop so far, 1.0 when the loss never dropped."""
     if len(losses) < 2:
         return 1.0

@@ -48,7 +48,7 @@ def test_claim9_fails_on_non_concave_tables(tmp_path):
 
 
 def test_claim10_finds_a_loss_and_saves_it(tmp_path):
-    v = run_claim(claims()["10"], "small", 0, outdir=tmp_path, **SMALL10)
+    v = run_claim(claims()["10"], "small", 1, outdir=tmp_path, **SMALL10)
     assert v.verdict == "fails" and v.worst["value"] > 1e-6
     assert (tmp_path / "theory" / "claim10-worst.json").exists()
 
