@@ -95,7 +95,7 @@ def table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         def mean(key: str, rs: list[dict[str, Any]] = rs) -> float:
             return float(np.mean([r[key] for r in rs]))
 
-        row = {
+        row: dict[str, Any] = {
             "policy": p,
             "runs": len(rs),
             "mean_normalized_loss": mean("mean_normalized_loss"),
