@@ -25,7 +25,7 @@ import numpy as np
 from schedlab.experiments.registry import POLICIES
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.slaq.curves import normalized_loss, shipped_curve, shipped_names
-from schedlab.solvers.slaq.predict import PredictorConfig, fit
+from schedlab.solvers.slaq.predict import PredictorConfig, fit_many
 from schedlab.solvers.slaq.quality import JobQuality, largest_drop
 
 
@@ -110,14 +110,14 @@ def iter_time_s(cfg: SimConfig, w: float, cores: int) -> float:
     return w / cores if cfg.scaling == "perfect" else cfg.alpha * w / cores + cfg.beta_s
 
 
-def _quality(job: SimJob, cfg: SimConfig, cores_hint: int) -> JobQuality:
-    """Q_j from the losses observed so far (refit only when a new point arrived)."""
-    n = job.points()
-    if job.fitted is None or job.fitted[0] != n:
-        hist = job.curve[:n]
-        f = fit(hist, cfg.model, PredictorConfig())
-        job.fitted = (n, JobQuality(f, cfg.epoch_s / job.w, largest_drop(hist)))
-    return job.fitted[1]
+def qualities(jobs: list[SimJob], cfg: SimConfig) -> list[JobQuality]:
+    """Q_j from the losses observed so far; jobs with a new point are refit together."""
+    stale = [j for j in jobs if j.fitted is None or j.fitted[0] != j.points()]
+    fits = fit_many([j.curve[: j.points()] for j in stale], cfg.model, PredictorConfig())
+    for j, f in zip(stale, fits, strict=True):
+        n = j.points()
+        j.fitted = (n, JobQuality(f, cfg.epoch_s / j.w, largest_drop(j.curve[:n])))
+    return [j.fitted[1] for j in jobs if j.fitted is not None]
 
 
 def allocate(running: list[SimJob], cfg: SimConfig, policy: Any) -> list[int]:
@@ -130,7 +130,7 @@ def allocate(running: list[SimJob], cfg: SimConfig, policy: Any) -> list[int]:
     if not old:
         return base
     free = cfg.cores - sum(base)
-    qs = [_quality(running[i], cfg, base[i]) for i in old] if policy.meta["needs_quality"] else []
+    qs = qualities([running[i] for i in old], cfg) if policy.meta["needs_quality"] else []
     extra = policy.obj(qs, [base[i] for i in old], free, fair)
     cores = list(base)
     for i, e in zip(old, extra, strict=True):

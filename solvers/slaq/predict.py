@@ -82,138 +82,146 @@ class Fit:
         return np.maximum(np.nan_to_num(out, nan=self.l_now, posinf=self.l_now), 0.0)
 
 
-# ---- weighted non-negative least squares (tiny, exact) -------------------------------------
+# ---- weighted non-negative least squares (tiny, exact, batched) ----------------------------
 def _nnls_batch(
     a: np.ndarray, y: np.ndarray, nonneg: tuple[bool, ...]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate solutions of min |A x - y| per batch (A: (G, n, m), y: (G, n)).
+    """Exact solutions of min |A x - y| with x_j >= 0 where `nonneg[j]`, per batch
+    (A: (B, n, m), y: (B, n)); returns x (B, m) and whether a feasible solution exists (B,).
 
-    Every subset of columns is solved by least squares; a candidate is kept where its
-    constrained coordinates are >= 0. The NNLS optimum is among them (it is the least-squares
-    solution on its own support), so the caller picks the best feasible one by its residual.
-    Returns x of shape (S, G, m) and the feasible mask (S, G), one row per subset S.
+    Every subset of columns is solved by least squares (normal equations); the NNLS optimum
+    is the feasible subset solution of smallest residual (it is the least-squares solution on
+    its own support), found by comparing |A x - y|^2 = y'y - 2 x'A'y + x'A'A x.
     """
-    g, _, m = a.shape
-    ata = np.einsum("gni,gnj->gij", a, a)
-    aty = np.einsum("gni,gn->gi", a, y)
-    xs_all, ok_all = [], []
+    b, _, m = a.shape
+    at = a.transpose(0, 2, 1)
+    ata = at @ a
+    aty = (at @ y[..., None])[..., 0]
+    yty = np.einsum("bn,bn->b", y, y)
+    best_x = np.zeros((b, m))
+    best_r = np.full(b, np.inf)
     for r in range(1, m + 1):
         for cols in itertools.combinations(range(m), r):
             if any(not nonneg[j] for j in range(m) if j not in cols):
                 continue  # a free column is never dropped
             idx = np.array(cols)
             sub = ata[:, idx[:, None], idx[None, :]] + 1e-12 * np.eye(r)
-            try:
-                xs = np.linalg.solve(sub, aty[:, idx][..., None])[..., 0]
-            except np.linalg.LinAlgError:
-                continue
-            x = np.zeros((g, m))
-            x[:, idx] = xs
-            ok = np.all(np.isfinite(x), axis=1)
-            for j in idx:
+            with np.errstate(all="ignore"):
+                try:
+                    xs = np.linalg.solve(sub, aty[:, idx][..., None])[..., 0]
+                except np.linalg.LinAlgError:
+                    continue
+                res = (
+                    yty
+                    - 2 * np.einsum("bi,bi->b", xs, aty[:, idx])
+                    + np.einsum("bi,bij,bj->b", xs, sub, xs)
+                )
+            ok = np.all(np.isfinite(xs), axis=1) & np.isfinite(res)
+            for pos, j in enumerate(idx):
                 if nonneg[j]:
-                    ok &= x[:, j] >= 0
-            xs_all.append(x)
-            ok_all.append(ok)
-    return np.stack(xs_all), np.stack(ok_all)
+                    ok &= xs[:, pos] >= 0
+            better = ok & (res < best_r)
+            best_r = np.where(better, res, best_r)
+            best_x[better] = 0.0
+            best_x[np.ix_(better, idx)] = xs[better]
+    return best_x, np.isfinite(best_r)
 
 
-def _best(cands: tuple[np.ndarray, np.ndarray], sse_of: Any) -> tuple[float, int, np.ndarray]:
-    """(smallest weighted residual, grid index, parameters) over feasible candidates."""
-    x, ok = cands
-    with np.errstate(invalid="ignore", over="ignore"):
-        sse = np.where(ok, sse_of(x), np.inf)  # (S, G)
-    flat = int(np.argmin(sse))
-    s, i = divmod(flat, sse.shape[1])
-    if not np.isfinite(sse[s, i]):
-        return np.inf, -1, np.zeros(0)
-    return float(sse[s, i]), i, x[s, i]
+def _offset_grid(lmin: np.ndarray) -> np.ndarray:
+    """Per job, offsets in [0, lmin) dense near lmin (where flat curves put their asymptote)."""
+    return lmin[:, None] * (1.0 - np.geomspace(1e-4, 1.0, GRID))[None, :]
 
 
-def _offset_grid(lmin: float) -> np.ndarray:
-    """Offsets in [0, lmin), dense near lmin (where flat curves put their asymptote)."""
-    return lmin * (1.0 - np.geomspace(1e-4, 1.0, GRID))
+def _refined(grid: np.ndarray, i: np.ndarray, lmin: np.ndarray) -> np.ndarray:
+    """Per job, a finer grid between the neighbours of its best grid point i."""
+    rows = np.arange(len(i))
+    lo = grid[rows, np.minimum(i + 1, grid.shape[1] - 1)]
+    hi = np.where(i > 0, grid[rows, np.maximum(i - 1, 0)], lmin * (1 - 1e-6))
+    return lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, GRID)[None, :]
 
 
-def _refined(grid: np.ndarray, i: int, lmin: float) -> np.ndarray:
-    """A finer grid between the neighbours of grid point i (one refinement pass)."""
-    lo = grid[min(i + 1, len(grid) - 1)]
-    hi = grid[max(i - 1, 0)] if i > 0 else lmin * (1 - 1e-6)
-    return np.linspace(lo, hi, GRID)
+def _step(
+    family: str, off: np.ndarray, u: np.ndarray, loss: np.ndarray, w: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Best fit per job over its offsets `off` (J, G): (sse (J,), offset index (J,), x (J, m)).
+
+    Per offset the transformed problem is solved exactly (NNLS); offsets are ranked by the
+    weighted loss-space residual. inverse-poly: 1/(L - d) = a u^2 + b u + c, rows scaled by
+    sqrt(w) (L - d)^2;
+    exponential: log(L - c) = -alpha u + beta, rows scaled by sqrt(w) (L - c): the scaled
+    residual approximates the loss-space residual; candidates are ranked in loss space.
+    """
+    j, g = off.shape
+    gap = loss[:, None, :] - off[:, :, None]  # (J, G, n) > 0
+    nonneg: tuple[bool, ...]
+    if family == "inverse-poly":
+        basis = np.stack([u * u, u, np.ones_like(u)], axis=2)  # (J, n, 3)
+        rows = np.sqrt(w)[:, None, :] * gap**2
+        y, nonneg = rows / gap, (True, True, True)
+    else:
+        basis = np.stack([-u, np.ones_like(u)], axis=2)
+        rows = np.sqrt(w)[:, None, :] * gap
+        y, nonneg = rows * np.log(gap), (True, False)
+    m = basis.shape[2]
+    a = rows[..., None] * basis[:, None, :, :]  # (J, G, n, m)
+    x, ok = _nnls_batch(a.reshape(j * g, -1, m), y.reshape(j * g, -1), nonneg)
+    x = x.reshape(j, g, m)
+    p = x @ basis.transpose(0, 2, 1)  # (J, G, n)
+    with np.errstate(all="ignore"):
+        if family == "inverse-poly":
+            pred = np.where(p > 0, 1.0 / p + off[:, :, None], np.inf)
+        else:
+            pred = np.exp(p) + off[:, :, None]
+        sse = (((pred - loss[:, None, :]) ** 2) @ w[:, :, None])[..., 0]  # (J, G)
+    sse = np.where(ok.reshape(j, g) & np.isfinite(sse), sse, np.inf)
+    g_idx = np.argmin(sse, axis=1)
+    rows_j = np.arange(j)
+    return sse[rows_j, g_idx], g_idx, x[rows_j, g_idx]
 
 
-def _search(family_step, lmin: float) -> tuple[float, float, np.ndarray] | None:
-    """(sse, offset, params): best offset on the grid, then on a refined grid around it."""
-    grid = _offset_grid(lmin)
-    sse, i, x = family_step(grid)
-    if i < 0 or not np.isfinite(sse):
-        return None
-    best = (sse, float(grid[i]), x)
-    fine = _refined(grid, i, lmin)
-    sse2, j, x2 = family_step(fine)
-    if j >= 0 and sse2 < sse:
-        best = (sse2, float(fine[j]), x2)
-    return best
+def fit_families_batch(
+    family: str, k: np.ndarray, loss: np.ndarray, w: np.ndarray
+) -> list[Fit | None]:
+    """One family's weighted fit for J jobs at once (arrays (J, n); padding has w = 0).
+
+    An offset grid per job, then a refined grid around its best point; None where a job has a
+    loss <= 0 or no finite candidate.
+    """
+    lmin = np.min(np.where(w > 0, loss, np.inf), axis=1)
+    good = lmin > 0
+    lmin_s = np.where(good, lmin, 1.0)
+    loss_s = np.where(good[:, None], loss, 2.0)
+    scale = k.max(axis=1)
+    u = k / scale[:, None]
+    grid = _offset_grid(lmin_s)
+    sse, gi, x = _step(family, grid, u, loss_s, w)
+    off = grid[np.arange(len(gi)), gi]
+    fine = _refined(grid, gi, lmin_s)
+    sse2, gi2, x2 = _step(family, fine, u, loss_s, w)
+    better = sse2 < sse
+    sse = np.where(better, sse2, sse)
+    off = np.where(better, fine[np.arange(len(gi2)), gi2], off)
+    x = np.where(better[:, None], x2, x)
+    out: list[Fit | None] = []
+    for i in range(len(k)):
+        if not (good[i] and np.isfinite(sse[i])):
+            out.append(None)
+            continue
+        last = int(np.max(np.nonzero(w[i] > 0)[0]))
+        k_now, l_now = float(k[i, last]), float(loss[i, last])
+        params = (*(float(v) for v in x[i]), float(off[i]), float(scale[i]))
+        out.append(Fit(family, params, k_now, l_now, float(sse[i])))
+    return out
 
 
 def fit_inverse_poly(k: np.ndarray, loss: np.ndarray, w: np.ndarray) -> Fit | None:
     """Weighted NNLS fit of 1/(a k^2 + b k + c) + d (None when no finite fit exists)."""
-    lmin = float(loss.min())
-    if lmin <= 0:
-        return None
-    scale = float(k.max())
-    u = k / scale
-    basis = np.stack([u * u, u, np.ones_like(u)], axis=1)  # (n, 3)
-
-    def step(d: np.ndarray) -> tuple[float, int, np.ndarray]:
-        gap = loss[None, :] - d[:, None]  # (G, n) > 0
-        rows = np.sqrt(w)[None, :] * gap**2  # d(1/gap) ~ dL / gap^2
-        cands = _nnls_batch(rows[:, :, None] * basis[None, :, :], rows / gap, (True,) * 3)
-
-        def sse_of(x: np.ndarray) -> np.ndarray:
-            p = x @ basis.T  # (S, G, n)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                pred = 1.0 / p + d[None, :, None]
-            r = np.where(p > 0, (pred - loss) ** 2, np.inf)
-            return np.asarray(r @ w)
-
-        return _best(cands, sse_of)
-
-    found = _search(step, lmin)
-    if found is None:
-        return None
-    sse, d0, x = found
-    params = (float(x[0]), float(x[1]), float(x[2]), d0, scale)
-    return Fit("inverse-poly", params, float(k.max()), float(loss[-1]), sse)
+    return fit_families_batch("inverse-poly", k[None], loss[None], w[None])[0]
 
 
 def fit_exponential(k: np.ndarray, loss: np.ndarray, w: np.ndarray) -> Fit | None:
     """Weighted fit of a^(k - b) + c with 0 <= a <= 1, c >= 0 (None when no finite fit)."""
-    lmin = float(loss.min())
-    if lmin <= 0:
-        return None
-    scale = float(k.max())
-    u = k / scale
-    basis = np.stack([-u, np.ones_like(u)], axis=1)  # log(L - c) = -alpha u + beta
-
-    def step(c: np.ndarray) -> tuple[float, int, np.ndarray]:
-        gap = loss[None, :] - c[:, None]
-        rows = np.sqrt(w)[None, :] * gap  # d log(gap) ~ dL / gap
-        cands = _nnls_batch(rows[:, :, None] * basis[None, :, :], rows * np.log(gap), (True, False))
-
-        def sse_of(x: np.ndarray) -> np.ndarray:
-            with np.errstate(over="ignore"):
-                pred = np.exp(x @ basis.T) + c[None, :, None]
-            return np.asarray(((pred - loss) ** 2) @ w)
-
-        return _best(cands, sse_of)
-
-    found = _search(step, lmin)
-    if found is None:
-        return None
-    sse, c0, x = found
-    params = (float(x[0]), float(x[1]), c0, scale)
-    return Fit("exponential", params, float(k.max()), float(loss[-1]), sse)
+    return fit_families_batch("exponential", k[None], loss[None], w[None])[0]
 
 
 # ---- densification -------------------------------------------------------------------------
@@ -276,33 +284,69 @@ def fit_family(history: np.ndarray, family: str, cfg: PredictorConfig) -> Fit | 
     return fitter(k, loss, w)
 
 
-def fit(
-    history: np.ndarray | list[float], model: str = "auto", cfg: PredictorConfig | None = None
-) -> Fit:
-    """The predictor of `model` for a loss history, with the documented fallbacks."""
-    cfg = cfg or PredictorConfig()
-    h = np.asarray(history, dtype=float)
-    if model in ("naive", "geometric"):
-        return _simple(h, model, "")
-    if len(h) < cfg.min_points:
-        return _simple(h, "geometric", f"{len(h)} < {cfg.min_points} points -> geometric; ")
+def _padded(points: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, ...]:
+    """Stack (k, loss, w) of several jobs, padding with each job's last point at weight 0."""
+    n = max(len(p[0]) for p in points)
+    k, loss, w = (np.empty((len(points), n)) for _ in range(3))
+    for i, (ki, li, wi) in enumerate(points):
+        m = len(ki)
+        k[i, :m], loss[i, :m], w[i, :m] = ki, li, wi
+        k[i, m:], loss[i, m:], w[i, m:] = ki[-1], li[-1], 0.0
+    return k, loss, w
+
+
+def _choose(model: str, h: np.ndarray, fits: dict[str, Fit | None], cfg: PredictorConfig) -> Fit:
+    """The documented choice among the families' fits, with the fallbacks."""
     order = list(FAMILIES) if model == "auto" else [model, *(f for f in FAMILIES if f != model)]
-    fits: dict[str, Fit | None] = {}
-    for fam in order[: 2 if model == "auto" else 1]:
-        fits[fam] = fit_family(h, fam, cfg)
-    ok = {f: v for f, v in fits.items() if v is not None}
+    ok = {f: v for f, v in fits.items() if v is not None and (model == "auto" or f == model)}
     note = ""
     if not ok and model != "auto":
         note = f"{model} fit failed -> {order[1]}; "
-        other = fit_family(h, order[1], cfg)
+        other = fits.get(order[1]) or fit_family(h, order[1], cfg)
         ok = {order[1]: other} if other is not None else {}
     if not ok:
         return _simple(h, "geometric", note + "no family fits -> geometric; ")
     best = min(ok.values(), key=lambda f: f.rss)
-    cands = {f: v.rss for f, v in ok.items()}
     if model == "auto":
         note += f"auto: {best.family} (smaller weighted residual); "
+    cands = {f: v.rss for f, v in ok.items()}
     return Fit(best.family, best.params, best.k_now, best.l_now, best.rss, note, cands)
+
+
+def fit_many(
+    histories: list[np.ndarray],
+    model: str = "auto",
+    cfg: PredictorConfig | None = None,
+    *,
+    chunk: int = 128,
+) -> list[Fit]:
+    """`fit` for many loss histories at once (the families' fits batched across jobs)."""
+    cfg = cfg or PredictorConfig()
+    hs = [np.asarray(h, dtype=float) for h in histories]
+    out: list[Fit | None] = [None] * len(hs)
+    todo = []
+    for i, h in enumerate(hs):
+        if model in ("naive", "geometric"):
+            out[i] = _simple(h, model, "")
+        elif len(h) < cfg.min_points:
+            out[i] = _simple(h, "geometric", f"{len(h)} < {cfg.min_points} points -> geometric; ")
+        else:
+            todo.append(i)
+    families = list(FAMILIES) if model == "auto" else [model]
+    for start in range(0, len(todo), chunk):
+        part = todo[start : start + chunk]
+        k, loss, w = _padded([fit_points(hs[i], cfg) for i in part])
+        per_family = {f: fit_families_batch(f, k, loss, w) for f in families}
+        for pos, i in enumerate(part):
+            out[i] = _choose(model, hs[i], {f: v[pos] for f, v in per_family.items()}, cfg)
+    return [f for f in out if f is not None]
+
+
+def fit(
+    history: np.ndarray | list[float], model: str = "auto", cfg: PredictorConfig | None = None
+) -> Fit:
+    """The predictor of `model` for a loss history, with the documented fallbacks."""
+    return fit_many([np.asarray(history, dtype=float)], model, cfg)[0]
 
 
 # ---- the prediction-error study ------------------------------------------------------------

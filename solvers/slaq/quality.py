@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedlab.solvers.slaq.predict import Fit, PredictorConfig, fit
+from schedlab.solvers.slaq.predict import Fit, PredictorConfig, fit, fit_many
 from schedlab.solvers.slaq.problem import Job, Snapshot
 
 
@@ -90,9 +90,15 @@ class QualityModel:
 
 
 def quality_model(snap: Snapshot) -> QualityModel:
-    """Fit every old job's predictor and build its Q_j."""
+    """Fit every old job's predictor (batched) and build its Q_j."""
+    old = [j for j in snap.jobs if not j.is_new]
+    fits = iter(
+        fit_many([np.asarray(j.losses) for j in old], snap.model, PredictorConfig(decay=snap.decay))
+    )
     quals = tuple(
-        None if j.is_new else job_quality(j, snap.epoch_s, snap.model, snap.decay)
+        None
+        if j.is_new
+        else JobQuality(next(fits), snap.epoch_s / j.core_s_per_iter, largest_drop(j.losses))
         for j in snap.jobs
     )
     return QualityModel(tuple(snap.base_cores()), snap.free_cores(), quals)
