@@ -10,6 +10,10 @@ bench_slaq` (a few minutes; --quick: seconds).
 
 from __future__ import annotations
 
+import json
+import resource
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -19,11 +23,9 @@ from schedlab.experiments.registry import BENCHMARKS
 from schedlab.experiments.slaq.simulator import SimConfig, simulate
 from schedlab.solvers.result import Status
 from schedlab.solvers.slaq.curves import shipped_curve, shipped_names
-from schedlab.solvers.slaq.generate import random_snapshot
 from schedlab.solvers.slaq.greedy import greedy_extra
 from schedlab.solvers.slaq.predict import Fit, PredictorConfig, fit, fit_many
 from schedlab.solvers.slaq.quality import JobQuality, largest_drop
-from schedlab.solvers.solve import solve
 
 
 def histories(count: int, seed: int) -> list[np.ndarray]:
@@ -75,18 +77,49 @@ def alloc_time(jobs: int, cores: int, pool: list, seed: int, reps: int) -> float
     return float(best)
 
 
+MEMORY_CAP_BYTES = 6 * 2**30
+_ONE = (
+    "import json, sys\n"
+    "from schedlab.solvers.slaq.generate import random_snapshot\n"
+    "from schedlab.solvers.solve import solve\n"
+    "m, j, c, lim = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])\n"
+    "o = {'workers': 1} if m == 'cpsat' else None\n"
+    "r = solve(random_snapshot(j, c, seed=j, min_cores=1), m, time_limit=lim, options=o)\n"
+    "print(json.dumps({'status': r.status.value, 'runtime_s': r.runtime_s}))\n"
+)
+
+
+def _capped() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP_BYTES, MEMORY_CAP_BYTES))
+
+
+def solve_capped(method: str, jobs: int, cores: int, limit_s: float) -> tuple[str, float]:
+    """One exact solve in a child process with a memory cap and a hard wall limit."""
+    t0 = time.perf_counter()
+    try:
+        cp = subprocess.run(
+            [sys.executable, "-c", _ONE, method, str(jobs), str(cores), str(limit_s)],
+            capture_output=True,
+            text=True,
+            timeout=limit_s + 60,
+            preexec_fn=_capped,
+        )
+    except subprocess.TimeoutExpired:
+        return "killed (wall limit)", time.perf_counter() - t0
+    if cp.returncode != 0:
+        return f"failed (exit {cp.returncode}; memory cap?)", time.perf_counter() - t0
+    out = json.loads(cp.stdout.strip().splitlines()[-1])
+    return out["status"], out["runtime_s"]
+
+
 def exact_ladder(method: str, limit_s: float, sizes: list[tuple[int, int]]) -> list[list]:
+    """Solve growing snapshots until one is not proven optimal within `limit_s`."""
     rows = []
     for jobs, cores in sizes:
-        snap = random_snapshot(jobs, cores, seed=jobs, min_cores=1)
-        opts = {"workers": 1} if method == "cpsat" else None
-        r = solve(snap, method, time_limit=limit_s, options=opts)
-        rows.append([method, jobs, cores, r.status.value, round(r.runtime_s, 2)])
-        print(
-            f"  {method} {jobs} jobs / {cores} cores: {r.status.value} in {r.runtime_s:.1f} s",
-            flush=True,
-        )
-        if r.status is not Status.OPTIMAL:
+        status, runtime = solve_capped(method, jobs, cores, limit_s)
+        rows.append([method, jobs, cores, status, round(runtime, 2)])
+        print(f"  {method} {jobs} jobs / {cores} cores: {status} in {runtime:.1f} s", flush=True)
+        if status != Status.OPTIMAL.value:
             break
     return rows
 
@@ -113,7 +146,7 @@ def run(quick: bool) -> None:
         sim_rows.append([p, cfg.jobs, len(out["times_s"]), round(len(out["times_s"]) / dt, 1)])
     print(format_table(["policy", "jobs", "epochs", "epochs_per_s"], sim_rows))
     limit = 10.0 if quick else 60.0
-    sizes = [(5, 50), (10, 100), (20, 200), (40, 400), (80, 800), (160, 1600), (320, 3200)]
+    sizes = [(5, 50), (10, 100), (20, 200), (40, 400), (60, 600), (80, 800), (160, 1600)]
     if quick:
         sizes = sizes[:3]
     ex = []

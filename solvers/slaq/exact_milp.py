@@ -1,8 +1,11 @@
 """Exact allocation by a MILP (PuLP with HiGHS or CBC), for both objectives.
 
-x[j, k] = 1 when old job j gets k free cores beyond its minimum (one k per job), with
-sum_j sum_k k x[j, k] = R (every free core given). Sum: max sum_jk Q_j(base_j + k) x[j, k];
-max-min: max t with t <= sum_k Q_j(base_j + k) x[j, k] for every j. Q_j need not be concave.
+y[j, k] = 1 when old job j gets its k-th free core (k = 1..R), y[j, k] >= y[j, k + 1], and
+sum_jk y[j, k] = R (every free core given); job j's quality is Q_j(base_j) + sum_k g_jk y[j, k]
+with gains g_jk = Q_j(base_j + k) - Q_j(base_j + k - 1). Sum: max sum_j of it; max-min: max t
+with t <= it for every j. Q_j need not be concave (the chain constraints keep each job's cores
+a prefix); when every Q_j is concave the LP relaxation is already integral, which is why this
+incremental model beats a one-hot choice of counts here.
 The status comes from `certify`: the value is recomputed from the decoded allocation, the
 bound is the model's objective when PuLP reports a proven optimum (`sol_status` 1) and
 HiGHS's MIP dual bound otherwise.
@@ -36,18 +39,12 @@ def _backend(options: MilpOptions, time_limit: float | None) -> Any:
     return pulp.PULP_CBC_CMD(**kw)
 
 
-def _chosen(x: dict[tuple[int, int], Any], j: int, free: int) -> int:
-    """The k whose x[j, k] is set (the largest value, robust to solver rounding)."""
-    vals = [float(x[j, k].value() or 0.0) for k in range(free + 1)]
-    return int(max(range(free + 1), key=vals.__getitem__))
-
-
 @register_method(
     "slaq",
     "milp",
     exact=True,
     options=MilpOptions,
-    summary="exact MILP (PuLP; HiGHS or CBC), one-hot core counts, both objectives",
+    summary="exact MILP (PuLP; HiGHS or CBC), incremental core variables, both objectives",
 )
 def solve_milp(
     snap: Snapshot,
@@ -63,13 +60,14 @@ def solve_milp(
     qm = quality_model(snap)
     tables, free = qm.tables(), qm.free
     prob = pulp.LpProblem("slaq", pulp.LpMaximize)
-    x = {
-        (j, k): pulp.LpVariable(f"x_{j}_{k}", cat=pulp.LpBinary)
+    y = {
+        (j, k): pulp.LpVariable(f"y_{j}_{k}", cat=pulp.LpBinary)
         for j in range(len(tables))
-        for k in range(free + 1)
+        for k in range(1, free + 1)
     }
     q_of = [
-        pulp.lpSum(float(t[k]) * x[j, k] for k in range(free + 1)) for j, t in enumerate(tables)
+        float(t[0]) + pulp.lpSum(float(t[k] - t[k - 1]) * y[j, k] for k in range(1, free + 1))
+        for j, t in enumerate(tables)
     ]
     if snap.objective == "sum":
         prob += pulp.lpSum(q_of)
@@ -79,21 +77,25 @@ def solve_milp(
         prob += t_var
         for j, q in enumerate(q_of):
             prob += t_var <= q, f"min_{j}"
-    for j in range(len(tables)):
-        prob += pulp.lpSum(x[j, k] for k in range(free + 1)) == 1, f"one_{j}"
+    for (j, k), v in y.items():
+        if k < free:
+            prob += v >= y[j, k + 1], f"prefix_{j}_{k}"
     if tables:
-        prob += pulp.lpSum(k * x[j, k] for (j, k) in x) == free, "all_free_cores"
+        prob += pulp.lpSum(y.values()) == free, "all_free_cores"
         prob.solve(_backend(options, time_limit))
     sol = prob.sol_status if tables else pulp.LpSolutionOptimal
     stats: dict[str, Any] = {
         "solver": options.solver,
         "sol_status": pulp.LpSolution[sol],
-        "variables": len(x),
+        "variables": len(y),
     }
     if sol not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
         status = Status.INFEASIBLE if sol == pulp.LpSolutionInfeasible else Status.TIMEOUT
         return SolveResult(status, None, None, None, "milp", time.perf_counter() - t0, stats)
-    extra = [_chosen(x, j, free) for j in range(len(tables))]
+    extra = [
+        sum(int(round(y[j, k].value() or 0.0)) for k in range(1, free + 1))
+        for j in range(len(tables))
+    ]
     alloc = allocation_of(snap, qm, extra)
     value = qm.objective(alloc.cores, snap.objective)
     bound: float | None = None
