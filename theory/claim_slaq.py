@@ -46,6 +46,7 @@ from schedlab.theory.claims import register_claim
 from schedlab.theory.verdict import RunnerFactory, Verdict, settings, theory_dir, verdict_from
 
 REL_TOL = 1e-9
+W_RANGE = (0.1, 100.0)  # core-seconds per iteration allowed in the search
 TITLE_9 = "SLAQ's marginal-gain greedy maximizes the sum of qualities when every Q_j is concave"
 TITLE_10 = "SLAQ's greedy maximizes the sum on the qualities of fitted inverse-poly predictors"
 DEFAULTS_9: dict[str, dict[str, Any]] = {
@@ -204,7 +205,7 @@ def search_snapshot(rng: np.random.Generator, max_jobs: int, max_cores: int) -> 
             losses, p = flat_start_curve(rng)
             k_star = float(np.sqrt(p["c"] / (3 * p["a"])))
             span = max(k_star - len(losses), 2.0) * float(rng.uniform(0.5, 3.0))
-            w = 3.0 * free / span  # free cores for one epoch of 3 s run `span` iterations
+            w = float(np.clip(3.0 * free / span, *W_RANGE))  # free cores run ~`span` iterations
         else:
             k = np.arange(1, int(rng.integers(5, 30)), dtype=float)
             losses = tuple((rng.uniform(0.8, 0.99) ** k + rng.uniform(0, 1)).tolist())
@@ -214,11 +215,13 @@ def search_snapshot(rng: np.random.Generator, max_jobs: int, max_cores: int) -> 
 
 
 def perturb(snap: Snapshot, rng: np.random.Generator) -> Snapshot:
-    """A random local move: rescale one job's W, or change the cores by a few."""
+    """A random local move: rescale one job's W (kept in W_RANGE, so that a job cannot be
+    made irrelevant by an absurd iteration cost), or change the cores by a few."""
     d = snap.to_dict()
     if rng.random() < 0.7:
         j = int(rng.integers(len(d["jobs"])))
-        d["jobs"][j]["core_s_per_iter"] *= float(np.exp(rng.normal(0, 0.4)))
+        w = d["jobs"][j]["core_s_per_iter"] * float(np.exp(rng.normal(0, 0.4)))
+        d["jobs"][j]["core_s_per_iter"] = float(np.clip(w, *W_RANGE))
     else:
         d["total_cores"] = max(2 * len(d["jobs"]), d["total_cores"] + int(rng.integers(-5, 6)))
     return Snapshot.from_dict(d)
