@@ -1,0 +1,221 @@
+"""`schedlab slaq ...`: loss prediction, quality-driven allocation and cluster simulation.
+
+Only click and the registries are imported here (the commands import the rest when run), so
+`schedlab --help` stays light.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
+from schedlab.experiments.registry import COMMANDS, POLICIES
+from schedlab.solvers.solve import METHODS
+
+MODELS = ("auto", "inverse-poly", "exponential", "naive", "geometric")
+
+
+@COMMANDS.register("slaq")
+@click.group()
+def slaq() -> None:
+    """SLAQ (SoCC 2017): quality-driven allocation of cores to training jobs.
+
+    \b
+    Examples:
+      schedlab slaq predict logreg --ahead 10 --model auto --json
+      schedlab slaq allocate snapshot.json --method greedy --json
+      schedlab slaq simulate --policy slaq --jobs 30 --cores 64 --seed 1 --json
+    """
+
+
+@slaq.command("allocate", cls=OptionsCommand, options_of=lambda: METHODS.entries(scope="slaq"))
+@click.argument("snapshot", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--method",
+    type=RegistryChoice(METHODS, scope="slaq"),
+    default="greedy",
+    show_default=True,
+    help="Allocation method (heuristics: greedy, maxmin, fair; exact: milp, cpsat, dp, enum).",
+)
+@click.option(
+    "--objective",
+    type=click.Choice(["sum", "maxmin"]),
+    default=None,
+    help="Objective (default: the snapshot's own, 'sum' if absent).",
+)
+@click.option("--time-limit", type=float, default=None, help="Seconds (exact methods).")
+@click.option("--seed", type=int, default=None, help="Solver seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
+def allocate(
+    ctx: click.Context,
+    snapshot: Path,
+    method: str,
+    objective: str | None,
+    time_limit: float | None,
+    seed: int | None,
+    as_json: bool,
+    **params: Any,
+) -> None:
+    """Allocate the cores of one snapshot (JSON) with a method.
+
+    \b
+    Example:
+      schedlab slaq allocate snapshot.json --method milp --objective maxmin --json
+    Keys: status, value, bound, gap, method, runtime_s, objective, cores, quality, stats.
+    """
+    from schedlab.experiments.output import emit_json, format_table
+    from schedlab.solvers.slaq.problem import Snapshot
+    from schedlab.solvers.solve import solve
+
+    snap = Snapshot.from_json(snapshot)
+    if objective is not None and objective != snap.objective:
+        snap = snap.with_objective(objective)
+    entry = METHODS.get(method, scope="slaq")
+    opts = chosen_options(entry, params, ctx.command.option_names())  # type: ignore[attr-defined]
+    r = solve(snap, method, time_limit=time_limit, seed=seed, options=opts)
+    d = r.to_dict()
+    sol = d.pop("solution") or {"cores": None, "quality": None}
+    out = {**d, "objective": snap.objective, "total_cores": snap.total_cores, **sol}
+    if as_json:
+        emit_json(out)
+        return
+    click.echo(f"{method}: {r.status.value}, {snap.objective} of Q = {r.value} (bound {r.bound})")
+    if sol["cores"]:
+        rows = [(j, c, sol["quality"][j]) for j, c in sol["cores"].items()]
+        click.echo(format_table(["job", "cores", "quality"], rows))
+
+
+@slaq.command("predict")
+@click.argument("lossfile")
+@click.option(
+    "--ahead",
+    type=click.IntRange(1),
+    default=10,
+    show_default=True,
+    help="Iterations ahead to predict.",
+)
+@click.option(
+    "--model",
+    type=click.Choice(MODELS),
+    default="auto",
+    show_default=True,
+    help="Predictor; auto picks the family with the smaller weighted residual.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def predict(lossfile: str, ahead: int, model: str, as_json: bool) -> None:
+    """The prediction study on one curve: predict K iterations ahead from every prefix.
+
+    LOSSFILE is a text file (one loss per line) or the name of a shipped curve (logreg, ...).
+
+    \b
+    Example:
+      schedlab slaq predict logreg --ahead 10 --model auto --json
+    Keys: mean_relative_error_pct (top 1% dropped), model, families (fits per family),
+    forecast (the next K losses from the whole curve, with the family used), predictions.
+    """
+    import numpy as np
+
+    from schedlab.experiments.output import emit_json
+    from schedlab.solvers.slaq.curves import load_curve, shipped_curve, shipped_names
+    from schedlab.solvers.slaq.predict import fit, prediction_errors
+
+    p = Path(lossfile)
+    curve = shipped_curve(lossfile) if not p.exists() and lossfile in shipped_names() else None
+    if curve is None:
+        curve = load_curve(p)
+    study = prediction_errors(curve, model, (ahead,))
+    whole = fit(curve, model)
+    forecast = whole.predict(np.arange(1, ahead + 1, dtype=float))
+    out = {
+        "curve": lossfile,
+        "points": len(curve),
+        "model": model,
+        "ahead": ahead,
+        "mean_relative_error_pct": study["mean_relative_error_pct"][ahead],
+        "families": study["families"],
+        "forecast": {
+            "family": whole.family,
+            "note": whole.note.strip(),
+            "losses": [float(x) for x in forecast],
+        },
+        "predictions": study["predictions"],
+    }
+    if as_json:
+        emit_json(out)
+        return
+    click.echo(
+        f"{lossfile}: {model} predictor, {ahead} ahead: mean relative error "
+        f"{out['mean_relative_error_pct']:.3g}% (top 1% dropped) over "
+        f"{len(study['predictions'])} predictions; fits by family: {study['families']}"
+    )
+    click.echo(f"forecast ({whole.family}): " + ", ".join(f"{x:.6g}" for x in forecast))
+
+
+@slaq.command("simulate")
+@click.option(
+    "--policy",
+    type=RegistryChoice(POLICIES, scope="slaq"),
+    default="slaq",
+    show_default=True,
+    help="Scheduling policy.",
+)
+@click.option("--jobs", type=click.IntRange(1), default=30, show_default=True)
+@click.option("--cores", type=click.IntRange(1), default=64, show_default=True)
+@click.option(
+    "--arrival-mean",
+    type=float,
+    default=15.0,
+    show_default=True,
+    help="Mean inter-arrival time (s), Poisson arrivals.",
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--scaling",
+    type=click.Choice(["perfect", "fixed"]),
+    default="perfect",
+    show_default=True,
+    help="Iteration time W/c, or alpha W/c + beta.",
+)
+@click.option("--epoch-s", type=float, default=3.0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def simulate(
+    policy: str,
+    jobs: int,
+    cores: int,
+    arrival_mean: float,
+    seed: int,
+    scaling: str,
+    epoch_s: float,
+    as_json: bool,
+) -> None:
+    """Simulate jobs on the shipped loss curves under a policy.
+
+    \b
+    Example:
+      schedlab slaq simulate --policy fair --jobs 30 --cores 64 --arrival-mean 15 --json
+    Keys: mean_normalized_loss, mean_time_to_90_s, mean_time_to_95_s,
+    scheduler_ms_per_epoch, epochs, makespan_s, mean_completion_s, config.
+    """
+    from schedlab.experiments.output import emit_json
+    from schedlab.experiments.slaq.simulator import SimConfig, summarize
+    from schedlab.experiments.slaq.simulator import simulate as run
+
+    cfg = SimConfig(
+        jobs=jobs,
+        cores=cores,
+        arrival_mean_s=arrival_mean,
+        seed=seed,
+        scaling=scaling,  # type: ignore[arg-type]
+        epoch_s=epoch_s,
+    )
+    out = summarize(run(cfg, policy))
+    if as_json:
+        emit_json(out)
+        return
+    for k, v in out.items():
+        if k != "config":
+            click.echo(f"{k}: {v}")

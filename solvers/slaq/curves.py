@@ -1,0 +1,92 @@
+"""Loss curves: loading and validating per-iteration loss histories, and the shipped curves.
+
+A curve is one finite loss value per iteration (one number per line in a `.txt` file). The
+shipped curves (`solvers/slaq/data/*.txt`, see its README for source and licence) are the SLAQ
+authors' Spark MLlib runs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from schedlab.solvers.errors import InvalidInput
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+
+def validate_losses(values: Sequence[float], where: str, *, min_points: int = 1) -> list[str]:
+    """Problems of a loss history (empty when fine): finite numbers, at least `min_points`."""
+    problems = []
+    if len(values) < min_points:
+        problems.append(f"{where}: needs at least {min_points} loss value(s) (got {len(values)})")
+    for i, v in enumerate(values):
+        ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(float(v))
+        if not ok:
+            problems.append(f"{where}[{i}]: must be a finite number (got {v!r})")
+            if len(problems) > 10:
+                problems.append(f"{where}: more bad values not listed")
+                break
+    return problems
+
+
+def load_curve(path: str | Path) -> np.ndarray:
+    """The loss values of a text file (one number per line; blank lines and # comments skipped).
+
+    Every bad line is reported at once as `InvalidInput` naming the file and line.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as exc:
+        raise InvalidInput(
+            f"{p}: cannot read loss file ({exc.strerror}); give a readable path"
+        ) from None
+    values, problems = [], []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        s = line.split("#", 1)[0].strip()
+        if not s:
+            continue
+        try:
+            v = float(s)
+        except ValueError:
+            problems.append(f"line {lineno}: not a number ({s[:40]!r})")
+            continue
+        if not math.isfinite(v):
+            problems.append(f"line {lineno}: must be finite (got {s!r})")
+        values.append(v)
+    if not values and not problems:
+        problems.append("no loss values; the file needs one number per line")
+    if problems:
+        raise InvalidInput(problems, source=str(p))
+    return np.asarray(values, dtype=float)
+
+
+def shipped_names() -> list[str]:
+    """Names (file stems) of the shipped curves, sorted."""
+    return sorted(p.stem for p in DATA_DIR.glob("*.txt"))
+
+
+@cache
+def _shipped(name: str) -> tuple[float, ...]:
+    return tuple(load_curve(DATA_DIR / f"{name}.txt").tolist())
+
+
+def shipped_curve(name: str) -> np.ndarray:
+    """A shipped curve by name (InvalidInput listing the names when unknown)."""
+    names = shipped_names()
+    if name not in names:
+        raise InvalidInput(f"curve: unknown {name!r}; shipped curves: {', '.join(names)}")
+    return np.asarray(_shipped(name))
+
+
+def normalized_loss(curve: np.ndarray) -> np.ndarray:
+    """(L_k - L_final) / (L_0 - L_final): 1 at the start, 0 at the end (0 if flat)."""
+    span = curve[0] - curve[-1]
+    if span <= 0:
+        return np.zeros_like(curve)
+    return (curve - curve[-1]) / span

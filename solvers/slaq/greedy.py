@@ -1,0 +1,152 @@
+"""SLAQ's heuristics: the marginal-gain heap (sum), water-filling (max-min) and fair share.
+
+All three return work-conserving allocations in the exact methods' feasible set: new jobs at
+the fair share, old jobs at least their minimum, every free core given to an old job.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from schedlab.solvers.options import NoOptions
+from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.slaq.problem import Allocation, Snapshot
+from schedlab.solvers.slaq.quality import QualityModel, quality_model
+from schedlab.solvers.solve import register_method
+
+QFn = Callable[[np.ndarray], np.ndarray]
+CHUNK = 16
+NO_OPTIONS = NoOptions()
+
+
+class _Lazy:
+    """Q of one job at base + 0, 1, 2, ... cores, evaluated in growing vectorized chunks."""
+
+    def __init__(self, q: QFn, base: int):
+        self.q, self.base = q, base
+        self.vals = np.asarray(q(base + np.arange(CHUNK, dtype=float)), dtype=float)
+
+    def at(self, extra: int) -> float:
+        if extra >= len(self.vals):
+            n = len(self.vals)
+            more = self.q(self.base + np.arange(n, 2 * n, dtype=float))
+            self.vals = np.concatenate([self.vals, np.asarray(more, dtype=float)])
+        return float(self.vals[extra])
+
+
+def greedy_extra(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[int]:
+    """Extra cores per job: each free core to the largest marginal gain (heap, ties: index)."""
+    lazy = [_Lazy(q, b) for q, b in zip(qs, base, strict=True)]
+    extra = [0] * len(qs)
+    if not qs:
+        return extra
+    heap = [(-(lz.at(1) - lz.at(0)), j) for j, lz in enumerate(lazy)]
+    heapq.heapify(heap)
+    for _ in range(free):
+        _, j = heapq.heappop(heap)
+        extra[j] += 1
+        e = extra[j]
+        heapq.heappush(heap, (-(lazy[j].at(e + 1) - lazy[j].at(e)), j))
+    return extra
+
+
+def maxmin_extra(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[int]:
+    """Extra cores per job: each free core to the job of lowest quality (water-filling)."""
+    lazy = [_Lazy(q, b) for q, b in zip(qs, base, strict=True)]
+    extra = [0] * len(qs)
+    if not qs:
+        return extra
+    heap = [(lz.at(0), -(lz.at(1) - lz.at(0)), j) for j, lz in enumerate(lazy)]
+    heapq.heapify(heap)
+    for _ in range(free):
+        _, _, j = heapq.heappop(heap)
+        extra[j] += 1
+        e = extra[j]
+        heapq.heappush(heap, (lazy[j].at(e), -(lazy[j].at(e + 1) - lazy[j].at(e)), j))
+    return extra
+
+
+def fair_extra(n_old: int, base: Sequence[int], fair: int, free: int) -> list[int]:
+    """Extra cores per old job for fair share: up to floor(C/J), the remainder one each."""
+    extra = [max(0, fair - b) for b in base]
+    left = free - sum(extra)
+    for j in range(n_old):
+        if left <= 0:
+            break
+        extra[j] += 1
+        left -= 1
+    return extra
+
+
+def allocation_of(snap: Snapshot, qm: QualityModel, extra_old: Sequence[int]) -> Allocation:
+    """The full allocation from the extra cores of the old jobs."""
+    cores = list(qm.base)
+    for i, e in zip(qm.old, extra_old, strict=True):
+        cores[i] += int(e)
+    return Allocation(tuple(j.id for j in snap.jobs), tuple(cores), tuple(qm.values(cores)))
+
+
+def _heuristic(snap: Snapshot, name: str) -> SolveResult[Allocation]:
+    t0 = time.perf_counter()
+    qm = quality_model(snap)
+    qs = [qm.qualities[i] for i in qm.old]
+    base = [qm.base[i] for i in qm.old]
+    if name == "greedy":
+        extra = greedy_extra(qs, base, qm.free)  # type: ignore[arg-type]
+    elif name == "maxmin":
+        extra = maxmin_extra(qs, base, qm.free)  # type: ignore[arg-type]
+    else:
+        extra = fair_extra(len(qs), base, snap.fair_share, qm.free)
+    alloc = allocation_of(snap, qm, extra)
+    value = qm.objective(alloc.cores, snap.objective)
+    return SolveResult(Status.FEASIBLE, value, None, alloc, name, time.perf_counter() - t0)
+
+
+@register_method(
+    "slaq", "greedy", exact=False, options=NoOptions, summary="SLAQ: cores by marginal gain (heap)"
+)
+def solve_greedy(
+    snap: Snapshot,
+    *,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    options: NoOptions = NO_OPTIONS,
+) -> SolveResult[Allocation]:
+    """SLAQ's allocator: every free core to the largest marginal quality gain."""
+    return _heuristic(snap, "greedy")
+
+
+@register_method(
+    "slaq",
+    "maxmin",
+    exact=False,
+    options=NoOptions,
+    summary="water-filling: each free core to the job of lowest quality",
+)
+def solve_maxmin(
+    snap: Snapshot,
+    *,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    options: NoOptions = NO_OPTIONS,
+) -> SolveResult[Allocation]:
+    """Max-min heuristic: every free core to the job whose quality is lowest."""
+    return _heuristic(snap, "maxmin")
+
+
+@register_method(
+    "slaq", "fair", exact=False, options=NoOptions, summary="fair share floor(C/J) per job"
+)
+def solve_fair(
+    snap: Snapshot,
+    *,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    options: NoOptions = NO_OPTIONS,
+) -> SolveResult[Allocation]:
+    """The fair-share baseline: floor(C/J) each, the remainder one core each to old jobs."""
+    return _heuristic(snap, "fair")

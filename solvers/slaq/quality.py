@@ -1,0 +1,104 @@
+"""Quality of giving a job c cores for one epoch: Q_j(c) = (L_now - L^(now + c T / W_j)) / M_j.
+
+L^ is the job's fitted loss predictor (solvers.slaq.predict), T the epoch, W_j the job's
+core-seconds per iteration (perfect scaling: c cores run c T / W_j iterations, fractional
+iterations included) and M_j the largest single-iteration loss drop so far (1 when the loss
+never dropped), so that qualities of different jobs are comparable. New jobs (<= 1 loss
+point) have no quality: they get the fair share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedlab.solvers.slaq.predict import Fit, PredictorConfig, fit, fit_many
+from schedlab.solvers.slaq.problem import Job, Snapshot
+
+
+@dataclass(frozen=True)
+class JobQuality:
+    """Q_j as a function of cores (vectorized)."""
+
+    fit: Fit
+    iters_per_core: float  # T / W_j
+    norm: float  # M_j
+
+    def __call__(self, cores: np.ndarray | float) -> np.ndarray:
+        c = np.asarray(cores, dtype=float)
+        return (self.fit.l_now - self.fit.predict(c * self.iters_per_core)) / self.norm
+
+
+def largest_drop(losses: Sequence[float] | np.ndarray) -> float:
+    """M_j: the largest single-iteration loss drop so far, 1.0 when the loss never dropped."""
+    if len(losses) < 2:
+        return 1.0
+    drop = float(np.max(-np.diff(np.asarray(losses, dtype=float))))
+    return drop if drop > 0 else 1.0
+
+
+def job_quality(job: Job, epoch_s: float, model: str = "auto", decay: float = 0.8) -> JobQuality:
+    """Q_j of one job that has at least two loss points."""
+    f = fit(np.asarray(job.losses), model, PredictorConfig(decay=decay))
+    return JobQuality(f, epoch_s / job.core_s_per_iter, largest_drop(job.losses))
+
+
+@dataclass(frozen=True)
+class QualityModel:
+    """Everything an allocator needs: per job its base cores and Q_j (None for new jobs)."""
+
+    base: tuple[int, ...]
+    free: int
+    qualities: tuple[JobQuality | None, ...]
+
+    @property
+    def old(self) -> list[int]:
+        """Indices of the jobs that share the free cores."""
+        return [i for i, q in enumerate(self.qualities) if q is not None]
+
+    def tables(self) -> list[np.ndarray]:
+        """Per old job: Q at base + 0..free cores (the exact methods' data)."""
+        extra = np.arange(self.free + 1)
+        return [self.qualities[i](self.base[i] + extra) for i in self.old]  # type: ignore[misc]
+
+    def values(self, cores: Sequence[int]) -> list[float | None]:
+        return [
+            None if q is None else float(q(c)) for q, c in zip(self.qualities, cores, strict=True)
+        ]
+
+    def objective(self, cores: Sequence[int], objective: str) -> float:
+        """Sum or minimum of Q over the old jobs (0 when there are none)."""
+        vals = [v for v in self.values(cores) if v is not None]
+        if not vals:
+            return 0.0
+        return float(sum(vals)) if objective == "sum" else float(min(vals))
+
+    def feasible(self, cores: Sequence[int]) -> bool:
+        """Integer cores, at least the base, the free cores all given to old jobs."""
+        if len(cores) != len(self.base) or any(
+            c < b for c, b in zip(cores, self.base, strict=True)
+        ):
+            return False
+        old = set(self.old)
+        if any(
+            c != b for i, (c, b) in enumerate(zip(cores, self.base, strict=True)) if i not in old
+        ):
+            return False
+        return sum(cores) - sum(self.base) == self.free
+
+
+def quality_model(snap: Snapshot) -> QualityModel:
+    """Fit every old job's predictor (batched) and build its Q_j."""
+    old = [j for j in snap.jobs if not j.is_new]
+    fits = iter(
+        fit_many([np.asarray(j.losses) for j in old], snap.model, PredictorConfig(decay=snap.decay))
+    )
+    quals = tuple(
+        None
+        if j.is_new
+        else JobQuality(next(fits), snap.epoch_s / j.core_s_per_iter, largest_drop(j.losses))
+        for j in snap.jobs
+    )
+    return QualityModel(tuple(snap.base_cores()), snap.free_cores(), quals)

@@ -1,0 +1,47 @@
+"""Figures slaq-quality and slaq-prediction at tiny size: files, table, resuming."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from schedlab.experiments.registry import figures
+from schedlab.experiments.slaq import fig_prediction, fig_quality
+
+
+def read(path):
+    return list(csv.DictReader(path.open()))
+
+
+def test_quality_figure_tiny_and_resume(tmp_path, monkeypatch):
+    spec = figures()["slaq-quality"]
+    assert spec.meta["in_reproduce"]
+    paths = spec.obj("tiny", 0, tmp_path)
+    d = tmp_path / "slaq"
+    for name in ("slaq-quality.csv", "slaq-quality.png", "slaq-quality.pdf"):
+        assert d / name in paths
+    rows = {r["policy"]: r for r in read(d / "slaq-quality.csv")}
+    assert set(rows) == {"slaq", "fair", "maxmin"}
+    assert float(rows["fair"]["quality_improvement_pct"]) == 0.0
+    assert float(rows["slaq"]["paper_quality_improvement_pct"]) == 73.0
+    assert float(rows["slaq"]["paper_delay_reduction_pct"]) == 44.0
+
+    def boom(*a, **k):
+        raise AssertionError("a finished row was recomputed")
+
+    monkeypatch.setattr(fig_quality, "run_row", boom)
+    spec.obj("tiny", 0, tmp_path)  # every row is in the journal
+
+
+def test_prediction_figure_tiny(tmp_path, monkeypatch):
+    monkeypatch.setattr(fig_prediction, "AHEADS", (1, 10))
+    paths = figures()["slaq-prediction"].obj("tiny", 0, tmp_path)
+    rows = read(tmp_path / "slaq" / "slaq-prediction.csv")
+    assert len(rows) == 2 * 5 and all(float(r["err_10_pct"]) >= 0 for r in rows)
+    assert any(p.suffix == ".png" for p in paths)
+
+
+def test_paper_numbers_kept():
+    assert fig_prediction.PAPER[("logreg", "naive")] == pytest.approx(6.15)
+    assert fig_prediction.PAPER[("svm-poly-mnist", "auto")] == pytest.approx(3.55)
