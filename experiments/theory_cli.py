@@ -86,7 +86,7 @@ def verify(
     list_only: bool,
     as_json: bool,
 ) -> None:
-    """Check the successful-job sojourn claims; print a verdict table with evidence.
+    """Check the registered claims (sojourn, SLAQ, ...); print a verdict table with evidence.
 
     CLAIM is an id (1, 2, 2a, 3, ...) or a slug (no-preemption-A, ...); default: all.
     Verdicts: holds, fails (a counterexample was found and saved), inconclusive.
