@@ -1,16 +1,19 @@
 """Benchmark `bench_slaq`: SLAQ's scheduler time per epoch, simulated epochs per second, and the
 largest (jobs, cores) that the exact MILP and CP-SAT prove optimal within 60 s.
 
-Scheduler time per epoch = fitting every job's predictor + the heap allocation. Fits are
+Scheduler time per epoch = refitting every job's predictor + the heap allocation; the refit
+is timed cold (full offset search) and warm-started from each job's previous fit. Fits are
 measured per job (on shipped-curve prefixes); the allocation at 1,000 jobs / 10,000 cores and
 10,000 jobs / 100,000 cores reuses 200 distinct fitted predictors with per-job W (the heap's
 work does not depend on which curve a job has). `python -m schedlab.experiments.bench
-bench_slaq` (a few minutes; --quick: seconds).
+bench_slaq` (a few minutes; --quick: seconds). SCHEDLAB_BENCH_SLAQ_PARTS=epoch (or sim,
+exact; comma-separated) runs only those parts.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -47,12 +50,17 @@ def fitted_pool(count: int, seed: int) -> tuple[list[tuple[Fit, float]], float]:
     return pool, 1e3 * (time.perf_counter() - t0) / count
 
 
-def batched_fit_s(count: int, seed: int) -> float:
-    """Seconds to fit `count` jobs at once (fit_many, auto)."""
+def batched_fit_s(count: int, seed: int, gained: int = 5) -> tuple[float, float]:
+    """Seconds to refit `count` jobs at once (fit_many, auto): cold (full offset search), and
+    warm-started from each job's fit `gained` points earlier (one epoch's new points)."""
     hs = histories(count, seed)
+    cfg = PredictorConfig()
+    prev = fit_many([h[: max(cfg.min_points, len(h) - gained)] for h in hs], "auto", cfg)
     t0 = time.perf_counter()
-    fit_many(hs, "auto", PredictorConfig())
-    return time.perf_counter() - t0
+    fit_many(hs, "auto", cfg)
+    t1 = time.perf_counter()
+    fit_many(hs, "auto", cfg, warm=prev)
+    return t1 - t0, time.perf_counter() - t1
 
 
 def alloc_time(jobs: int, cores: int, pool: list, seed: int, reps: int) -> float:
@@ -124,8 +132,24 @@ def exact_ladder(method: str, limit_s: float, sizes: list[tuple[int, int]]) -> l
     return rows
 
 
+PARTS_ENV = "SCHEDLAB_BENCH_SLAQ_PARTS"
+
+
 @BENCHMARKS.register("bench_slaq")
 def run(quick: bool) -> None:
+    """Parts (env SCHEDLAB_BENCH_SLAQ_PARTS, comma-separated, default all): `epoch` (scheduler
+    time per epoch), `sim` (simulated epochs per second), `exact` (the MILP / CP-SAT ladder)."""
+    parts = set(os.environ.get(PARTS_ENV, "epoch,sim,exact").split(","))
+    if "epoch" in parts:
+        epoch_times(quick)
+    if "sim" in parts:
+        sim_rate(quick)
+    if "exact" in parts:
+        exact_sizes(quick)
+
+
+def epoch_times(quick: bool) -> None:
+    """Heap allocation + refitting every job (cold, and warm-started) at the target sizes."""
     pool, fit_ms = fitted_pool(50 if quick else 200, 0)
     print(f"predictor fit one at a time (auto, shipped-curve prefixes): {fit_ms:.2f} ms per job")
     rows = []
@@ -133,10 +157,15 @@ def run(quick: bool) -> None:
         if quick and jobs > 1_000:
             continue
         t = alloc_time(jobs, cores, pool, 1, 1 if quick else 3)
-        f = batched_fit_s(jobs, 2)
-        rows.append([jobs, cores, round(1e3 * t, 1), round(1e3 * f, 1), round(1e3 * (t + f), 1)])
-    heads = ["jobs", "cores", "heap_alloc_ms", "fit_all_jobs_batched_ms", "epoch_ms"]
-    print(format_table(heads, rows))
+        cold, warm = batched_fit_s(jobs, 2)
+        ms = [round(1e3 * v, 1) for v in (t, cold, warm, t + cold, t + warm)]
+        rows.append([jobs, cores, *ms])
+    heads = ["jobs", "cores", "heap_alloc_ms", "fit_cold_ms", "fit_warm_ms"]
+    print(format_table([*heads, "epoch_cold_ms", "epoch_warm_ms"], rows))
+
+
+def sim_rate(quick: bool) -> None:
+    """Simulated epochs per second, SLAQ and fair."""
     cfg = SimConfig(jobs=10 if quick else 40, cores=64, arrival_mean_s=6.0, seed=0)
     sim_rows = []
     for p in ("slaq", "fair"):
@@ -145,6 +174,10 @@ def run(quick: bool) -> None:
         dt = time.perf_counter() - t0
         sim_rows.append([p, cfg.jobs, len(out["times_s"]), round(len(out["times_s"]) / dt, 1)])
     print(format_table(["policy", "jobs", "epochs", "epochs_per_s"], sim_rows))
+
+
+def exact_sizes(quick: bool) -> None:
+    """The largest (jobs, cores) the MILP and CP-SAT prove optimal within the limit."""
     limit = 10.0 if quick else 60.0
     sizes = [(5, 50), (10, 100), (20, 200), (40, 400), (60, 600), (80, 800), (160, 1600)]
     if quick:
