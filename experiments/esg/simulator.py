@@ -5,9 +5,10 @@ times rescaled to the load). A request enters the queue of each function once al
 predecessors finished (per-(application, function) FIFO queues). When a queue has a head, the
 policy picks a configuration (batch b, vCPUs, GPU share) from the head's remaining budget; the
 batch leaves when b requests wait or when the head has waited the batch-fill estimate
-(b - 1) / rate. Dispatch places it on an invoker: a warm idle container of the same
-configuration first, then the invoker of the head's upstream function, then best fit on GPU
-share (idle containers are evicted when space is needed); a new container pays the cold start.
+(b - 1) / rate. Dispatch (`solvers.esg.dispatch.place`) places it on an invoker: a warm idle
+container of the same size first, then the invoker of the head's upstream function, then best
+fit on GPU share (idle containers are evicted when space is needed); a new container pays the
+cold start.
 Idle containers stay warm for `keep_alive_s`. Cost = sum over runs of (vcpus * vcpu_s +
 gpu_share * gpu_s) * run time; reported per completed request. Every request completes
 (the run drains), and the simulator checks that arrivals = completions.
@@ -22,7 +23,7 @@ import heapq
 import json
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ import numpy as np
 from schedlab.experiments.esg.policies import AppState, PathPolicy, make_policy
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.app import App
+from schedlab.solvers.esg.dispatch import Container, Invoker, Placement, expire, place
 
 
 @dataclass(frozen=True)
@@ -95,29 +97,6 @@ def arrival_times(kind: str, rate: float, n: int, rng: np.random.Generator) -> n
         g = g / g.mean() * (1000.0 / rate)
         return np.cumsum(g)
     raise InvalidInput(f"arrivals: unknown {kind!r}; choose poisson, bursty or azure")
-
-
-@dataclass(eq=False)
-class Container:
-    app: int
-    fn: int
-    cfg: int
-    vcpus: float
-    share: float
-    busy: bool = False
-    idle_since: float = 0.0
-
-
-@dataclass
-class Invoker:
-    vcpus: float
-    gpu: float
-    containers: list[Container] = field(default_factory=list)
-
-    def free(self) -> tuple[float, float]:
-        v = self.vcpus - sum(c.vcpus for c in self.containers)
-        g = self.gpu - sum(c.share for c in self.containers)
-        return v, g
 
 
 class Simulation:
@@ -213,40 +192,12 @@ class Simulation:
         if len(queue) >= b or go <= t:
             self._dispatch(t, q)
 
-    def _place(self, t: float, a: int, fn: int, k: int, head: int) -> tuple[int, Container, bool]:
+    def _place(self, t: float, a: int, fn: int, k: int, head: int) -> Placement:
+        """The ESG dispatch rule (`solvers.esg.dispatch.place`) after keep-alive expiry."""
         c = self.apps[a].functions[fn].configs[k]
-        ka = self.cfg.keep_alive_s * 1000.0
-        for inv in self.invokers:  # expire idle containers past keep-alive
-            inv.containers = [x for x in inv.containers if x.busy or t - x.idle_since < ka]
-        for i, inv in enumerate(self.invokers):
-            for x in inv.containers:
-                # a container is sized by (vCPUs, GPU share); the batch size is a run parameter
-                if not x.busy and (x.app, x.fn, x.vcpus, x.share) == (a, fn, c.vcpus, c.gpu_share):
-                    return i, x, False
+        expire(self.invokers, t, self.cfg.keep_alive_s * 1000.0)
         ups = [self.req_where[head][p] for p in self.preds[a][fn] if p in self.req_where[head]]
-        order = sorted(
-            range(len(self.invokers)),
-            key=lambda i: (i not in ups, self.invokers[i].free()[1]),
-        )
-        for evict in (False, True):  # upstream invoker first, then best fit on GPU share
-            for i in order:
-                inv = self.invokers[i]
-                if self._fits(inv, c.vcpus, c.gpu_share, evict):
-                    x = Container(a, fn, k, c.vcpus, c.gpu_share)
-                    inv.containers.append(x)
-                    return i, x, True
-        return -1, Container(a, fn, k, 0, 0), False
-
-    @staticmethod
-    def _fits(inv: Invoker, vcpus: float, share: float, evict: bool) -> bool:
-        """Whether a container fits, evicting idle containers (oldest first) when allowed."""
-        v, g = inv.free()
-        if evict:
-            idle = sorted((x for x in inv.containers if not x.busy), key=lambda x: x.idle_since)
-            while (v < vcpus - 1e-9 or g < share - 1e-9) and idle:
-                inv.containers.remove(idle.pop(0))
-                v, g = inv.free()
-        return v >= vcpus - 1e-9 and g >= share - 1e-9
+        return place(self.invokers, a, fn, k, c.vcpus, c.gpu_share, ups)
 
     def _dispatch(self, t: float, q: tuple[int, int]) -> None:
         a, fn = q
@@ -254,7 +205,8 @@ class Simulation:
         queue = self.queues[q]
         f = self.apps[a].functions[fn]
         c = f.configs[k]
-        i, cont, cold = self._place(t, a, fn, k, queue[0])
+        pl = self._place(t, a, fn, k, queue[0])
+        i, cont, cold = pl.invoker, pl.container, pl.cold
         if i < 0:
             self.blocked.add(q)
             return

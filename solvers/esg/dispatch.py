@@ -1,0 +1,112 @@
+"""ESG dispatch: place a configured batch's container on an invoker.
+
+The rule (ESG's, as reconstructed): a warm idle container of the same owner (application,
+function) and size (vCPUs, GPU share) first; otherwise a new container on the invoker of the
+upstream function (any of them), then best fit on free GPU share (least free share that fits);
+when no invoker has room, idle containers are evicted (oldest first) on the invokers in that
+same order. Used by the simulator (online) and by the many-queue measurement
+(`solvers.esg.queues_greedy`) with an empty cluster. A container's batch size is a run
+parameter, not part of its size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+
+#: Capacity tolerance of every fit check.
+CAP_TOL = 1e-9
+
+
+@dataclass(eq=False)
+class Container:
+    """A container of function `fn` of application `app`, sized (vcpus, share)."""
+
+    app: int
+    fn: int
+    cfg: int
+    vcpus: float
+    share: float
+    busy: bool = False
+    idle_since: float = 0.0
+
+
+@dataclass
+class Invoker:
+    """A server with vCPU and GPU-share capacity and the containers it holds."""
+
+    vcpus: float
+    gpu: float
+    containers: list[Container] = field(default_factory=list)
+
+    def free(self) -> tuple[float, float]:
+        """Free (vCPUs, GPU share)."""
+        v = self.vcpus - sum(c.vcpus for c in self.containers)
+        g = self.gpu - sum(c.share for c in self.containers)
+        return v, g
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a container went: invoker index (-1: nowhere), the container, whether it is new."""
+
+    invoker: int
+    container: Container
+    cold: bool
+
+
+def expire(invokers: Sequence[Invoker], t: float, keep_alive_ms: float) -> None:
+    """Drop idle containers that have been idle for `keep_alive_ms` or longer at time t."""
+    for inv in invokers:
+        inv.containers = [x for x in inv.containers if x.busy or t - x.idle_since < keep_alive_ms]
+
+
+def warm(invokers: Sequence[Invoker], app: int, fn: int, vcpus: float, share: float) -> Placement:
+    """The first idle container of this owner and size (invoker -1 when there is none)."""
+    for i, inv in enumerate(invokers):
+        for x in inv.containers:
+            if not x.busy and (x.app, x.fn, x.vcpus, x.share) == (app, fn, vcpus, share):
+                return Placement(i, x, False)
+    return Placement(-1, Container(app, fn, -1, 0.0, 0.0), False)
+
+
+def fits(inv: Invoker, vcpus: float, share: float, evict: bool) -> bool:
+    """Whether a container fits, evicting idle containers (oldest first) when allowed."""
+    v, g = inv.free()
+    if evict:
+        idle = sorted((x for x in inv.containers if not x.busy), key=lambda x: x.idle_since)
+        while (v < vcpus - CAP_TOL or g < share - CAP_TOL) and idle:
+            inv.containers.remove(idle.pop(0))
+            v, g = inv.free()
+    return v >= vcpus - CAP_TOL and g >= share - CAP_TOL
+
+
+def place(
+    invokers: Sequence[Invoker],
+    app: int,
+    fn: int,
+    cfg: int,
+    vcpus: float,
+    share: float,
+    upstream: Collection[int] = (),
+    *,
+    reuse_warm: bool = True,
+    evict: bool = True,
+) -> Placement:
+    """Place a container of (app, fn) sized (vcpus, share) by the ESG rule; see the module doc.
+
+    `upstream`: invoker indices of the upstream function(s). A new container is appended to
+    its invoker (marked idle; the caller sets `busy`). Invoker -1: nothing fits.
+    """
+    if reuse_warm:
+        w = warm(invokers, app, fn, vcpus, share)
+        if w.invoker >= 0:
+            return w
+    order = sorted(range(len(invokers)), key=lambda i: (i not in upstream, invokers[i].free()[1]))
+    for ev in (False, True) if evict else (False,):
+        for i in order:
+            if fits(invokers[i], vcpus, share, ev):
+                x = Container(app, fn, cfg, vcpus, share)
+                invokers[i].containers.append(x)
+                return Placement(i, x, True)
+    return Placement(-1, Container(app, fn, cfg, 0.0, 0.0), False)
