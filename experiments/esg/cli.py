@@ -63,7 +63,10 @@ def generate_cmd(stages: int, configs: int, seed: int, shape: str, out: Path | N
 
 
 def _method_entries() -> list[Any]:
-    return METHODS.entries(scope="esg")
+    """The one-application methods (the many-queue `q_*` methods take a queues file)."""
+    return [
+        e for e in METHODS.entries(scope="esg") if "chain" in (e.meta.get("kinds") or {"chain"})
+    ]
 
 
 @esg.command("plan", cls=OptionsCommand, options_of=_method_entries, epilog=APP_FORMAT)  # type: ignore[call-arg]

@@ -23,6 +23,9 @@ from schedlab.solvers.errors import InvalidInput, Problems
 #: Absolute latency tolerance (ms) of every feasibility check: latency <= budget + LAT_TOL.
 LAT_TOL = 1e-9
 
+#: The problem kinds of one application (`App.kind`); methods for many queues take "queues".
+APP_KINDS = ("chain", "dag")
+
 
 @dataclass(frozen=True)
 class Prices:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedlab.solvers.esg.app import LAT_TOL, App
+from schedlab.solvers.esg.app import APP_KINDS, LAT_TOL, App
 from schedlab.solvers.esg.pareto import pareto_indices
 from schedlab.solvers.esg.plan import result
 from schedlab.solvers.result import SolveResult
@@ -109,6 +109,7 @@ def astar_chain(
     "esg",
     "astar",
     exact=True,
+    kinds=APP_KINDS,
     options=AStarOptions,
     summary="ESG_1Q A* with latency/cost blades (exact on chains; DAGs via the SLO split)",
 )

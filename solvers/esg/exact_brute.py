@@ -9,7 +9,7 @@ from typing import Literal
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.esg.app import LAT_TOL, App
+from schedlab.solvers.esg.app import APP_KINDS, LAT_TOL, App
 from schedlab.solvers.esg.pareto import pareto_indices
 from schedlab.solvers.esg.plan import result
 from schedlab.solvers.result import SolveResult
@@ -65,6 +65,7 @@ def _dag_brute(app: App, cand: list[np.ndarray], block: int = 1 << 15) -> list[i
     "esg",
     "brute",
     exact=True,
+    kinds=APP_KINDS,
     options=BruteOptions,
     summary="Enumerate every configuration path (path kernels on chains)",
 )

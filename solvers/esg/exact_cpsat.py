@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from schedlab.solvers.esg.app import App
+from schedlab.solvers.esg.app import APP_KINDS, App
 from schedlab.solvers.esg.exact_milp import candidates
 from schedlab.solvers.esg.plan import result
 from schedlab.solvers.result import SolveResult
@@ -37,7 +37,12 @@ def _ticks(v: float, unit: float) -> tuple[int, bool]:
 
 
 @register_method(
-    "esg", "cpsat", exact=True, options=CpsatOptions, summary="CP-SAT on the DAG (integer-scaled)"
+    "esg",
+    "cpsat",
+    exact=True,
+    kinds=APP_KINDS,
+    options=CpsatOptions,
+    summary="CP-SAT on the DAG (integer-scaled)",
 )
 def solve_cpsat(
     app: App, *, time_limit: float | None = None, seed: int | None = None, options: CpsatOptions

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.solvers.esg.app import App
+from schedlab.solvers.esg.app import APP_KINDS, App
 from schedlab.solvers.esg.pareto import pareto_indices
 from schedlab.solvers.esg.plan import result
 from schedlab.solvers.result import SolveResult
@@ -39,7 +39,12 @@ def candidates(app: App, pareto: bool) -> tuple[list[np.ndarray], list[np.ndarra
 
 
 @register_method(
-    "esg", "milp", exact=True, options=MilpOptions, summary="MILP on the DAG (PuLP + HiGHS)"
+    "esg",
+    "milp",
+    exact=True,
+    kinds=APP_KINDS,
+    options=MilpOptions,
+    summary="MILP on the DAG (PuLP + HiGHS)",
 )
 def solve_milp(
     app: App, *, time_limit: float | None = None, seed: int | None = None, options: MilpOptions

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedlab.solvers.esg.app import LAT_TOL, App, Function
+from schedlab.solvers.esg.app import APP_KINDS, LAT_TOL, App, Function
 from schedlab.solvers.esg.plan import result
 from schedlab.solvers.options import NoOptions
 from schedlab.solvers.result import SolveResult
@@ -117,7 +117,13 @@ def _baseline(app: App, policy: str, name: str) -> SolveResult:
     return result(app, choice, name, t0, exact=False, proven_infeasible=True, stats=stats)
 
 
-@register_method("esg", "greedy", exact=False, summary="cheapest feasible configuration per stage")
+@register_method(
+    "esg",
+    "greedy",
+    exact=False,
+    kinds=APP_KINDS,
+    summary="cheapest feasible configuration per stage",
+)
 def solve_greedy(
     app: App, *, time_limit: float | None = None, seed: int | None = None, options: NoOptions
 ) -> SolveResult:
@@ -125,7 +131,9 @@ def solve_greedy(
     return _baseline(app, "greedy", "greedy")
 
 
-@register_method("esg", "static", exact=False, summary="fixed resources, no batching")
+@register_method(
+    "esg", "static", exact=False, kinds=APP_KINDS, summary="fixed resources, no batching"
+)
 def solve_static(
     app: App, *, time_limit: float | None = None, seed: int | None = None, options: NoOptions
 ) -> SolveResult:
@@ -133,7 +141,9 @@ def solve_static(
     return _baseline(app, "static", "static")
 
 
-@register_method("esg", "batch", exact=False, summary="BATCH-like: batching on whole GPUs")
+@register_method(
+    "esg", "batch", exact=False, kinds=APP_KINDS, summary="BATCH-like: batching on whole GPUs"
+)
 def solve_batch(
     app: App, *, time_limit: float | None = None, seed: int | None = None, options: NoOptions
 ) -> SolveResult:
@@ -141,7 +151,9 @@ def solve_batch(
     return _baseline(app, "batch", "batch")
 
 
-@register_method("esg", "infless", exact=False, summary="INFless-like: no GPU sharing")
+@register_method(
+    "esg", "infless", exact=False, kinds=APP_KINDS, summary="INFless-like: no GPU sharing"
+)
 def solve_infless(
     app: App, *, time_limit: float | None = None, seed: int | None = None, options: NoOptions
 ) -> SolveResult:

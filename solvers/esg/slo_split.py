@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from schedlab.solvers.esg.app import LAT_TOL, App
+from schedlab.solvers.esg.app import APP_KINDS, LAT_TOL, App
 from schedlab.solvers.esg.astar import AStarOptions, astar_chain
 from schedlab.solvers.esg.plan import longest_path, result
 from schedlab.solvers.result import SolveResult
@@ -176,6 +176,7 @@ class SplitOptions:
     "esg",
     "split",
     exact=False,
+    kinds=APP_KINDS,
     options=SplitOptions,
     summary="dominator-tree SLO split, each segment/branch by A* as a chain",
 )
