@@ -1,21 +1,24 @@
 """ESG_1Q: A* over the configuration paths of a chain, with the dual-blade pruning of ESG.
 
-Nodes are (stage, accumulated latency L, accumulated cost C); the heuristic h(i) is the sum of
-the remaining stages' minimum costs (admissible and consistent), so the first complete path
-popped is the cheapest one that fits the budget. Pruning (each can be switched off):
+Nodes are (stage, accumulated latency L, accumulated cost C). The heuristic is the cheapest
+completion of the remaining stages within the remaining budget, computed by a DP over latency
+buckets with latencies floored to the bucket (a lower bound: admissible and consistent; ours, a
+tightening of the paper's); with `dp_buckets=0` it is the sum of the remaining stages' minimum
+costs. Either way the first complete path popped is the cheapest one that fits the budget.
+Pruning (each can be switched off):
 - latency blade: drop a node when L + (sum of remaining minimum latencies) exceeds the budget;
 - cost blade: drop a node when C + h reaches the best complete path generated so far;
 - Pareto pre-filter: drop configurations dominated in (latency, cost) before the search;
-- dominance (ours, not in the paper): a popped node whose L is no smaller than that of a node
-  already expanded at the same stage is dropped (that one was no dearer, since pops come in
-  nondecreasing C + h and h is the same for a stage).
+- dominance (ours, not in the paper): a popped node whose L and C are both no smaller than
+  those of a node already expanded at the same stage is dropped (per-stage staircase).
 """
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,6 +35,10 @@ class AStarOptions:
     cost_blade: bool = True
     pareto: bool = True
     dominance: bool = True
+    dp_buckets: int = field(
+        default=1024,
+        metadata={"help": "latency buckets of the DP cost heuristic (0: sum of minimum costs)"},
+    )
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,40 @@ class ChainSearch:
     nodes_expanded: int
     nodes_generated: int
     raw_space: float
+
+
+def dp_heuristic(
+    cl: list[np.ndarray], cc: list[np.ndarray], budget: float, buckets: int
+) -> tuple[np.ndarray, float]:
+    """H[i, R]: a lower bound on the cheapest completion of stages i.. within R buckets.
+
+    Latencies are floored to buckets of `budget / buckets` ms (a relaxation, so H is
+    admissible); H is nonincreasing in R and H[i, R] <= c_k + H[i+1, R - floor(l_k)] (so
+    C + H is consistent). Returns H and the bucket width.
+    """
+    k, u = len(cl), max(budget, 1e-300) / buckets
+    h = np.full((k + 1, buckets + 1), np.inf)
+    h[k] = 0.0
+    for i in range(k - 1, -1, -1):
+        lb = np.maximum(np.floor(cl[i] / u - 1e-9), 0).astype(np.int64)
+        row = h[i]
+        for b, c in zip(lb.tolist(), cc[i].tolist(), strict=True):
+            if b <= buckets:
+                np.minimum(row[b:], c + h[i + 1][: buckets + 1 - b], out=row[b:])
+    return h, u
+
+
+def _dominated(front_l: list[float], front_c: list[float], lat: float, cost: float) -> bool:
+    """Whether (lat, cost) is dominated by the stage's staircase of expanded nodes; if not,
+    add it (the staircase keeps latency increasing, cost decreasing)."""
+    i = bisect.bisect_right(front_l, lat)
+    if i > 0 and front_c[i - 1] <= cost:
+        return True
+    j = i
+    while j < len(front_l) and front_c[j] >= cost:
+        j += 1
+    front_l[i:j], front_c[i:j] = [lat], [cost]
+    return False
 
 
 def astar_chain(
@@ -65,10 +106,16 @@ def astar_chain(
     h = np.concatenate([np.cumsum([x.min() for x in cc][::-1])[::-1], [0.0]])
     if min_lat[0] > budget + LAT_TOL:
         return ChainSearch(None, np.inf, 0, 0, raw)
+    top = budget + LAT_TOL
+    hdp, unit = dp_heuristic(cl, cc, top, opts.dp_buckets) if opts.dp_buckets else (None, 1.0)
+    cl_l = [x.tolist() for x in cl]
+    cc_l = [x.tolist() for x in cc]
+    h_l = [row.tolist() for row in hdp] if hdp is not None else None
+    nb = opts.dp_buckets
     parent: list[tuple[int, int]] = [(-1, -1)]  # node id -> (parent id, candidate position)
     heap: list[tuple[float, float, int, int, float]] = [(h[0], 0.0, 0, 0, 0.0)]
     best, expanded, generated = np.inf, 0, 1
-    seen_lat = np.full(k, np.inf)
+    fronts: list[tuple[list[float], list[float]]] = [([], []) for _ in range(k)]
     while heap:
         f, lat, nid, stage, cost = heapq.heappop(heap)
         if stage == k:
@@ -79,25 +126,30 @@ def astar_chain(
             return ChainSearch(choice, cost, expanded, generated, raw)
         if opts.cost_blade and f >= best and best < np.inf:
             continue
-        if opts.dominance:
-            if lat >= seen_lat[stage]:
-                continue
-            seen_lat[stage] = lat
+        if opts.dominance and _dominated(*fronts[stage], lat, cost):
+            continue
         expanded += 1
-        new_lat, new_cost = lat + cl[stage], cost + cc[stage]
         rest = min_lat[stage + 1] if opts.latency_blade else 0.0
-        for pos in range(len(new_lat)):
-            nl = float(new_lat[pos])
-            if nl + rest > budget + LAT_TOL:
-                if opts.latency_blade:
-                    continue  # latency blade
-                if stage + 1 == k:
-                    continue  # a complete path over the budget is never a goal
-            nc = float(new_cost[pos])
-            nf = nc + h[stage + 1]
+        hs = h[stage + 1]
+        hrow = h_l[stage + 1] if h_l is not None else None
+        last = stage + 1 == k
+        for pos, (dl, dc) in enumerate(zip(cl_l[stage], cc_l[stage], strict=True)):
+            nl = lat + dl
+            if nl + rest > top:
+                if opts.latency_blade or last:
+                    continue  # latency blade; a complete path over the budget is never a goal
+            nc = cost + dc
+            if hrow is not None:
+                r = int((top - nl) / unit + 1e-9)
+                hv = hrow[min(r, nb)] if top >= nl else np.inf
+                if hv == np.inf:
+                    continue  # no completion fits even with relaxed latencies
+                nf = nc + hv
+            else:
+                nf = nc + hs
             if opts.cost_blade and nf >= best:
                 continue  # cost blade
-            if stage + 1 == k:
+            if last:
                 best = min(best, nc)
             parent.append((nid, pos))
             heapq.heappush(heap, (nf, nl, len(parent) - 1, stage + 1, nc))

@@ -51,7 +51,16 @@ def test_astar_equals_brute_milp_cpsat_on_random_chains():
         {"cost_blade": False},
         {"pareto": False},
         {"dominance": False},
+        {"dp_buckets": 0},
+        {"dp_buckets": 3},
         {"latency_blade": False, "cost_blade": False, "pareto": False, "dominance": False},
+        {
+            "latency_blade": False,
+            "cost_blade": False,
+            "pareto": False,
+            "dominance": False,
+            "dp_buckets": 0,
+        },
     ],
 )
 def test_astar_pruning_switches_keep_the_optimum(opts):
@@ -68,7 +77,13 @@ def test_pruning_expands_fewer_nodes():
     bare = solve(
         app,
         "astar",
-        options={"latency_blade": False, "cost_blade": False, "pareto": False, "dominance": False},
+        options={
+            "latency_blade": False,
+            "cost_blade": False,
+            "pareto": False,
+            "dominance": False,
+            "dp_buckets": 0,
+        },
     )
     assert math.isclose(full.value, bare.value, rel_tol=1e-9)
     assert full.stats["nodes_expanded"] < bare.stats["nodes_expanded"]
