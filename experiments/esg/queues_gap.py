@@ -27,11 +27,12 @@ def gap_rows(reps: int, seed: int) -> list[list[Any]]:
             p = random_queues(nq, st, cf, inv, seed + 1000 * nq + 100 * st + r)
             exact = solve(p, "q_milp", time_limit=60.0)
             cp = solve(p, "q_cpsat", time_limit=60.0)
+            assert exact.value is not None and cp.value is not None
             agree += math.isclose(exact.value, cp.value, rel_tol=1e-9)
             h = solve(p, "q_esg")
             hits += exact.stats["hits"]
             lost += exact.stats["hits"] - h.stats["hits"]
-            opt_esg += math.isclose(h.value, exact.value, rel_tol=1e-9)
+            opt_esg += h.value is not None and math.isclose(h.value, exact.value, rel_tol=1e-9)
             if h.stats["hits"] == exact.stats["hits"] and exact.stats["cost"] > 0:
                 gaps.append(100.0 * (h.stats["cost"] / exact.stats["cost"] - 1.0))
         mean_gap = f"{sum(gaps) / len(gaps):.2f}" if gaps else "-"

@@ -42,7 +42,8 @@ def dominated(t: StageTable) -> np.ndarray:
     lt = (m[:, None, :] < m[None, :, :]).any(axis=2)
     strictly = le & lt
     tie = le & ~lt & (np.arange(n)[:, None] < np.arange(n)[None, :])
-    return (strictly | tie).any(axis=0)
+    out = np.asarray((strictly | tie).any(axis=0), dtype=bool)
+    return out
 
 
 def candidates(problem: QueuesProblem, prune: bool) -> list[list[np.ndarray]]:
@@ -144,9 +145,9 @@ def solve_q_brute(
         if where is None:
             continue
         choices: list[Choice] = [None] * len(problem.queues)
-        for q, (_, ks) in enumerate(pick):
-            if ks is not None:
-                choices[q] = tuple((k, where[n]) for n, (qq, _, k) in enumerate(items) if qq == q)
+        for qi, (_, picked) in enumerate(pick):
+            if picked is not None:
+                choices[qi] = tuple((k, where[n]) for n, (qq, _, k) in enumerate(items) if qq == qi)
         return queues_result(
             problem, choices, "q_brute", time.perf_counter() - t0, exact=True,
             stats={"combinations": space},

@@ -224,7 +224,8 @@ def evaluate(problem: QueuesProblem, choices: list[Choice]) -> tuple[QueuesPlan,
     """The plan of these choices and the list of its violations (budget, capacity, shape)."""
     tabs, bad = problem.tables(), []
     use = np.zeros((len(problem.invokers), 2))
-    cost, hits, lats = 0.0, 0, []
+    cost, hits = 0.0, 0
+    lats: list[float | None] = []
     for q, (c, rows) in enumerate(zip(choices, tabs, strict=True)):
         if c is None:
             lats.append(None)

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from schedlab.solvers.esg.astar import astar_chain
-from schedlab.solvers.esg.dispatch import CAP_TOL, Invoker, place
+from schedlab.solvers.esg.dispatch import CAP_TOL, Container, Invoker, place
 from schedlab.solvers.esg.queues import Choice, QueuesProblem, queues_result
 from schedlab.solvers.options import NoOptions
 from schedlab.solvers.result import SolveResult
@@ -47,7 +47,8 @@ def esg_queues(problem: QueuesProblem) -> list[Choice]:
         if s.choice is None:
             continue
         picks = [int(k[p]) for k, p in zip(keep, s.choice, strict=True)]
-        placed, up = [], []
+        placed: list[tuple[int, Container]] = []
+        up: list[int] = []
         for st, k in enumerate(picks):
             t = rows[st]
             pl = place(cluster, q, st, k, float(t.vcpus[k]), float(t.share[k]), up, evict=False)
