@@ -21,6 +21,7 @@ from schedlab.solvers.solve import register_method
 
 QFn = Callable[[np.ndarray], np.ndarray]
 CHUNK = 16
+CONCAVE = frozenset({"exponential", "naive", "geometric", "constant"})
 NO_OPTIONS = NoOptions()
 
 
@@ -45,10 +46,12 @@ class _Lazy:
 def greedy_extra(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[int]:
     """Extra cores per job: each free core to the largest marginal gain (heap, ties: index).
 
-    When every Q_j is a `JobQuality`, the threshold search (`alloc_core.threshold_extra`)
-    finds the heap's allocation directly; it is used when its a posteriori check proves it
-    is the heap's (concave gains), else the heap runs."""
-    if qs and all(isinstance(q, JobQuality) for q in qs):
+    When every Q_j is a `JobQuality` of a family whose Q is concave (claim 9: exponential, and
+    the simple rules), the threshold search (`alloc_core.threshold_extra`) finds the heap's
+    allocation directly; its answer is used when its a posteriori check proves it is the
+    heap's (rounding can break concavity by an ulp), else the heap runs. Inverse-poly fits
+    are often not concave (claim 10): the heap."""
+    if qs and all(isinstance(q, JobQuality) and q.fit.family in CONCAVE for q in qs):
         extra, ok = threshold_extra(free, *quality_arrays(qs, base))  # type: ignore[arg-type]
         if ok:
             return [int(e) for e in extra]

@@ -83,3 +83,14 @@ def test_greedy_on_fitted_qualities_is_the_heap(model):
         assert greedy_extra(qs, base, qm.free) == heap_extra(qs, base, qm.free)
     if model == "exponential":
         assert used >= 10  # exponential fits give concave Q: the threshold answers
+
+
+def test_threshold_on_exponential_fits_is_verified_and_the_heap():
+    rng = np.random.default_rng(5)
+    snap = random_snapshot(60, 900, seed=5, source="exponential", model="exponential")
+    qm = quality_model(snap)
+    qs = [qm.qualities[i] for i in qm.old]
+    base = [qm.base[i] for i in qm.old]
+    extra, ok = threshold_extra(qm.free, *quality_arrays(qs, base))  # type: ignore[arg-type]
+    assert ok and list(extra) == heap_extra(qs, base, qm.free)
+    assert rng is not None
