@@ -26,7 +26,7 @@ from schedlab.experiments.registry import BENCHMARKS
 from schedlab.experiments.slaq.simulator import SimConfig, simulate
 from schedlab.solvers.result import Status
 from schedlab.solvers.slaq.curves import shipped_curve, shipped_names
-from schedlab.solvers.slaq.greedy import greedy_extra
+from schedlab.solvers.slaq.greedy import greedy_extra, heap_extra
 from schedlab.solvers.slaq.predict import Fit, PredictorConfig, fit, fit_many
 from schedlab.solvers.slaq.quality import JobQuality, largest_drop
 
@@ -63,8 +63,9 @@ def batched_fit_s(count: int, seed: int, gained: int = 5) -> tuple[float, float]
     return t1 - t0, time.perf_counter() - t1
 
 
-def alloc_time(jobs: int, cores: int, pool: list, seed: int, reps: int) -> float:
-    """Best-of-`reps` seconds of the heap allocation of `cores` among `jobs` old jobs."""
+def alloc_time(jobs: int, cores: int, pool: list, seed: int, reps: int, how=greedy_extra) -> float:
+    """Best-of-`reps` seconds of the allocation (`how`: greedy_extra = threshold search when
+    verified, else heap; heap_extra = the heap) of `cores` among `jobs` old jobs."""
     rng = np.random.default_rng(seed)
     qs = [
         JobQuality(
@@ -79,7 +80,7 @@ def alloc_time(jobs: int, cores: int, pool: list, seed: int, reps: int) -> float
     best = np.inf
     for _ in range(reps):
         t0 = time.perf_counter()
-        extra = greedy_extra(qs, base, free)
+        extra = how(qs, base, free)
         best = min(best, time.perf_counter() - t0)
         assert sum(extra) == free
     return float(best)
@@ -157,10 +158,11 @@ def epoch_times(quick: bool) -> None:
         if quick and jobs > 1_000:
             continue
         t = alloc_time(jobs, cores, pool, 1, 1 if quick else 3)
+        th = alloc_time(jobs, cores, pool, 1, 1, heap_extra)
         cold, warm = batched_fit_s(jobs, 2)
-        ms = [round(1e3 * v, 1) for v in (t, cold, warm, t + cold, t + warm)]
+        ms = [round(1e3 * v, 1) for v in (th, t, cold, warm, t + cold, t + warm)]
         rows.append([jobs, cores, *ms])
-    heads = ["jobs", "cores", "heap_alloc_ms", "fit_cold_ms", "fit_warm_ms"]
+    heads = ["jobs", "cores", "heap_alloc_ms", "alloc_ms", "fit_cold_ms", "fit_warm_ms"]
     print(format_table([*heads, "epoch_cold_ms", "epoch_warm_ms"], rows))
 
 

@@ -14,33 +14,64 @@ import numpy as np
 
 from schedlab.solvers.options import NoOptions
 from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.slaq.alloc_core import threshold_extra
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
-from schedlab.solvers.slaq.quality import QualityModel, quality_model
+from schedlab.solvers.slaq.quality import JobQuality, QualityModel, quality_model
 from schedlab.solvers.solve import register_method
 
 QFn = Callable[[np.ndarray], np.ndarray]
 CHUNK = 16
+CONCAVE = frozenset({"exponential", "naive", "geometric", "constant"})
 NO_OPTIONS = NoOptions()
 
 
 class _Lazy:
-    """Q of one job at base + 0, 1, 2, ... cores, evaluated in growing vectorized chunks."""
+    """Q of one job at base + 0, 1, 2, ... cores, evaluated in growing vectorized chunks, never
+    beyond base + limit (the most a job can receive, plus the next core's gain)."""
 
-    def __init__(self, q: QFn, base: int):
-        self.q, self.base = q, base
-        self.vals = np.asarray(q(base + np.arange(CHUNK, dtype=float)), dtype=float)
+    def __init__(self, q: QFn, base: int, limit: int):
+        self.q, self.base, self.limit = q, base, limit
+        self.vals = np.asarray(q(base + np.arange(min(CHUNK, limit + 1), dtype=float)), float)
 
     def at(self, extra: int) -> float:
         if extra >= len(self.vals):
             n = len(self.vals)
-            more = self.q(self.base + np.arange(n, 2 * n, dtype=float))
+            more = self.q(
+                self.base + np.arange(n, max(extra + 1, min(2 * n, self.limit + 1)), dtype=float)
+            )
             self.vals = np.concatenate([self.vals, np.asarray(more, dtype=float)])
         return float(self.vals[extra])
 
 
 def greedy_extra(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[int]:
-    """Extra cores per job: each free core to the largest marginal gain (heap, ties: index)."""
-    lazy = [_Lazy(q, b) for q, b in zip(qs, base, strict=True)]
+    """Extra cores per job: each free core to the largest marginal gain (heap, ties: index).
+
+    When every Q_j is a `JobQuality` of a family whose Q is concave (claim 9: exponential, and
+    the simple rules), the threshold search (`alloc_core.threshold_extra`) finds the heap's
+    allocation directly; its answer is used when its a posteriori check proves it is the
+    heap's (rounding can break concavity by an ulp), else the heap runs. Inverse-poly fits
+    are often not concave (claim 10): the heap."""
+    if qs and all(isinstance(q, JobQuality) and q.fit.family in CONCAVE for q in qs):
+        extra, ok = threshold_extra(free, *quality_arrays(qs, base))  # type: ignore[arg-type]
+        if ok:
+            return [int(e) for e in extra]
+    return heap_extra(qs, base, free)
+
+
+def quality_arrays(qs: Sequence[JobQuality], base: Sequence[int]) -> tuple[np.ndarray, ...]:
+    """The compiled evaluator's inputs for jobs `qs` (no table: evaluate the fits)."""
+    n = len(qs)
+    code, p = np.zeros(n, dtype=np.int64), np.zeros((n, 5))
+    kn, ln, ipc, norm = (np.zeros(n) for _ in range(4))
+    for i, q in enumerate(qs):
+        code[i], p[i] = q.packed
+        kn[i], ln[i], ipc[i], norm[i] = q.fit.k_now, q.fit.l_now, q.iters_per_core, q.norm
+    return np.zeros((0, 0)), code, p, kn, ln, ipc, norm, np.asarray(base, dtype=np.int64)
+
+
+def heap_extra(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[int]:
+    """SLAQ's heap: each free core to the largest marginal gain (ties: the lower index)."""
+    lazy = [_Lazy(q, b, free + 1) for q, b in zip(qs, base, strict=True)]
     extra = [0] * len(qs)
     if not qs:
         return extra
@@ -56,7 +87,7 @@ def greedy_extra(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[int]
 
 def maxmin_extra(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[int]:
     """Extra cores per job: each free core to the job of lowest quality (water-filling)."""
-    lazy = [_Lazy(q, b) for q, b in zip(qs, base, strict=True)]
+    lazy = [_Lazy(q, b, free + 1) for q, b in zip(qs, base, strict=True)]
     extra = [0] * len(qs)
     if not qs:
         return extra

@@ -85,6 +85,102 @@ class Fit:
         return np.maximum(np.nan_to_num(out, nan=self.l_now, posinf=self.l_now), 0.0)
 
 
+FAMILY_CODES = {"inverse-poly": 0, "exponential": 1, "naive": 2, "geometric": 3, "constant": 4}
+
+
+def packed(f: Fit) -> tuple[int, np.ndarray]:
+    """(family code, params padded to 5) of a fit: the compiled quality evaluator's input."""
+    p = np.zeros(5)
+    p[: len(f.params)] = f.params
+    return FAMILY_CODES[f.family], p
+
+
+class FitBatch(Sequence[Fit]):
+    """Fits of many jobs as arrays (from `fit_many`); `batch[i]` builds job i's `Fit`.
+
+    Jobs fitted by a family are rows of the arrays (`rows`: job index per row; sse, offset,
+    x per family; the densified k_now, l_now); the others (simple rules, fallbacks) are Fits
+    in `extra`. `arrays()` gives every job's family code, params, k_now and l_now at once.
+    """
+
+    def __init__(
+        self,
+        n: int,
+        rows: np.ndarray,
+        model: str,
+        raw: tuple[np.ndarray, ...],
+        extra: dict[int, Fit],
+    ):
+        self.n, self.rows, self.model, self.extra = n, rows, model, extra
+        self.sse, self.off, self.x, self.k_now, self.l_now, self.scale = raw
+        fams = [0, 1] if model == "auto" else [FAMILIES.index(model)] if model in FAMILIES else []
+        masked = np.full_like(self.sse, np.inf)
+        masked[:, fams] = self.sse[:, fams]
+        self.code = np.argmin(masked, axis=1)  # first minimum: inverse-poly on ties
+        self.ok = np.isfinite(masked[np.arange(len(rows)), self.code])
+        self.row_of = {int(j): r for r, j in enumerate(rows) if self.ok[r]}
+
+    def failed(self) -> np.ndarray:
+        """Job indices of rows where no allowed family fitted (for the fallbacks)."""
+        return self.rows[~self.ok]
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self.n))]
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        if i in self.extra:
+            return self.extra[i]
+        r = self.row_of[i]
+        fam = FAMILIES[self.code[r]]
+        shown = [0, 1] if self.model == "auto" else [self.code[r]]
+        fitted = [f for f in shown if np.isfinite(self.sse[r, f])]
+        note = f"auto: {fam} (smaller weighted residual); " if self.model == "auto" else ""
+        return Fit(
+            fam,
+            self._params(r, self.code[r]),
+            float(self.k_now[r]),
+            float(self.l_now[r]),
+            float(self.sse[r, self.code[r]]),
+            note,
+            {FAMILIES[f]: float(self.sse[r, f]) for f in fitted},
+            {FAMILIES[f]: float(self.off[r, f]) for f in fitted},
+        )
+
+    def _params(self, r: int, f: int) -> tuple[float, ...]:
+        x = self.x[r, f, : 3 if f == 0 else 2]
+        return (*(float(v) for v in x), float(self.off[r, f]), float(self.scale[r]))
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(family code, params (J, 5), k_now, l_now) of every job (the quality evaluator's)."""
+        code = np.zeros(self.n, dtype=np.int64)
+        params = np.zeros((self.n, 5))
+        k_now, l_now = np.zeros(self.n), np.zeros(self.n)
+        ok = self.ok
+        rows, c = self.rows[ok], self.code[ok]
+        code[rows] = c
+        sel = np.flatnonzero(ok)
+        x = self.x[sel, c]  # (R, 3)
+        inv = c == 0
+        params[rows[inv], :3] = x[inv]
+        params[rows[inv], 3] = self.off[sel[inv], 0]
+        params[rows[inv], 4] = self.scale[sel[inv]]
+        ex = ~inv
+        params[rows[ex], :2] = x[ex, :2]
+        params[rows[ex], 2] = self.off[sel[ex], 1]
+        params[rows[ex], 3] = self.scale[sel[ex]]
+        k_now[rows], l_now[rows] = self.k_now[sel], self.l_now[sel]
+        for i, f in self.extra.items():
+            code[i], params[i] = packed(f)
+            k_now[i], l_now[i] = f.k_now, f.l_now
+        return code, params, k_now, l_now
+
+
 # ---- weighted non-negative least squares (tiny, exact, batched) ----------------------------
 def _spd_solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """x with a x = b per batch (a: (B, r, r) symmetric positive (semi)definite, r <= 3), by an
@@ -493,6 +589,118 @@ def _warm_offsets(warm: Sequence[Fit | None] | None, part: list[int], family: st
 
 
 def fit_many(
+    histories: Sequence[np.ndarray | Sequence[float]],
+    model: str = "auto",
+    cfg: PredictorConfig | None = None,
+    *,
+    chunk: int = 128,
+    warm: Sequence[Fit | None] | None = None,
+) -> FitBatch:
+    """`fit` for many loss histories at once: one compiled pass over all jobs
+    (`solvers/slaq/fitcore.py`), the result a struct of arrays whose `Fit`s are built on access.
+
+    `warm`: per history, its previous fit (or None). A family's offset search then starts from
+    the previous fit's offset of that family (a small bracket, see `_warm_search`) instead of
+    the full grid: about 4x fewer offsets. The fit may differ from a cold one within the
+    tolerance checked in tests/slaq/test_predict_fast.py (documented in docs/slaq.md).
+    `chunk` is unused (kept for callers of the numpy path's signature).
+    """
+    cfg = cfg or PredictorConfig()
+    hs = [np.asarray(h, dtype=float) for h in histories]
+    extra: dict[int, Fit] = {}
+    todo = []
+    for i, h in enumerate(hs):
+        if model in ("naive", "geometric"):
+            extra[i] = _simple(h, model, "")
+        elif len(h) < cfg.min_points:
+            extra[i] = _simple(h, "geometric", f"{len(h)} < {cfg.min_points} points -> geometric; ")
+        else:
+            todo.append(i)
+    families = list(FAMILIES) if model == "auto" else [model] if model in FAMILIES else []
+    prev = None
+    if warm is not None:
+        prev = np.array(
+            [
+                [np.nan if (p := warm[i]) is None else p.offsets.get(f, np.nan) for f in FAMILIES]
+                for i in todo
+            ]
+        ).reshape(len(todo), 2)
+    raw = _compiled([hs[i] for i in todo], families, cfg, prev)
+    batch = FitBatch(len(hs), np.asarray(todo, dtype=np.int64), model, raw, extra)
+    failed = [int(i) for i in batch.failed()]
+    if failed:
+        extra.update(_fallbacks(model, [hs[i] for i in failed], failed, cfg))
+    return batch
+
+
+def _fallbacks(
+    model: str, hs: list[np.ndarray], jobs: list[int], cfg: PredictorConfig
+) -> dict[int, Fit]:
+    """The documented steps for jobs whose family failed: the other family (when one was
+    asked for), then geometric -> naive -> last value."""
+    out: dict[int, Fit] = {}
+    note = ""
+    other: FitBatch | None = None
+    if model != "auto":
+        alt = FAMILIES[1 - FAMILIES.index(model)]
+        note = f"{model} fit failed -> {alt}; "
+        other = FitBatch(len(hs), np.arange(len(hs)), alt, _compiled(hs, [alt], cfg, None), {})
+    for pos, (i, h) in enumerate(zip(jobs, hs, strict=True)):
+        if other is not None and other.ok[pos]:
+            f = other[pos]
+            out[i] = Fit(f.family, f.params, f.k_now, f.l_now, f.rss, note, f.candidates, {})
+        else:
+            out[i] = _simple(h, "geometric", note + "no family fits -> geometric; ")
+    return out
+
+
+@lru_cache(maxsize=16)
+def _dense_bank(points: int) -> tuple[np.ndarray, np.ndarray]:
+    """`_densify` for every window length below `points`, stacked: (points, points, points)
+    matrices (row n: the (points, n) matrix, zero-padded) and (points, points) k's."""
+    mats = np.zeros((points, points, points))
+    ks = np.zeros((points, points))
+    for n in range(1, points):
+        m, k = _densify(n, points)
+        mats[n, :, :n] = m
+        ks[n] = k
+    return mats, ks
+
+
+def _compiled(
+    hs: list[np.ndarray], families: list[str], cfg: PredictorConfig, prev: np.ndarray | None
+) -> tuple[np.ndarray, ...]:
+    """fitcore.fit_all over the histories: (sse, offset, x, k_now, l_now, scale) arrays."""
+    from schedlab.solvers.slaq import fitcore
+
+    lens = np.array([len(h) for h in hs], dtype=np.int64)
+    starts = np.zeros(len(hs), dtype=np.int64)
+    if len(hs):
+        starts[1:] = np.cumsum(lens)[:-1]
+    flat = np.concatenate(hs) if hs else np.zeros(0)
+    mats, ks = _dense_bank(cfg.spline_points)
+    warm = np.full((len(hs), 2), np.nan) if prev is None else prev
+    fams = np.array([FAMILIES.index(f) for f in families], dtype=np.int64)
+    sse, off, x, k_now, l_now = fitcore.fit_all(
+        flat,
+        starts,
+        lens,
+        fams,
+        warm,
+        cfg.window,
+        mats,
+        ks,
+        cfg.decay,
+        np.geomspace(1e-4, 1.0, GRID),
+        np.linspace(0.0, 1.0, GRID),
+        np.geomspace(1 / WARM_SPAN, WARM_SPAN, WARM_GRID),
+        np.linspace(0.0, 1.0, WARM_GRID),
+        T_MIN,
+    )
+    return sse, off, x, k_now, l_now, k_now.copy()
+
+
+def fit_many_numpy(
     histories: list[np.ndarray],
     model: str = "auto",
     cfg: PredictorConfig | None = None,
@@ -500,7 +708,8 @@ def fit_many(
     chunk: int = 128,
     warm: Sequence[Fit | None] | None = None,
 ) -> list[Fit]:
-    """`fit` for many loss histories at once (the families' fits batched across jobs).
+    """The numpy path of `fit_many` (the families' fits batched across jobs in chunks), kept
+    as the reference of the compiled path (tests/slaq/test_fitcore.py).
 
     `warm`: per history, its previous fit (or None). A family's offset search then starts from
     the previous fit's offset of that family (a small bracket, see `_warm_search`) instead of

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from schedlab.solvers.slaq.predict import Fit, PredictorConfig, fit, fit_many
+from schedlab.solvers.slaq.alloc_core import q_values
+from schedlab.solvers.slaq.predict import Fit, PredictorConfig, fit, fit_many, packed
 from schedlab.solvers.slaq.problem import Job, Snapshot
 
 
@@ -26,9 +28,18 @@ class JobQuality:
     iters_per_core: float  # T / W_j
     norm: float  # M_j
 
+    @cached_property
+    def packed(self) -> tuple[int, np.ndarray]:
+        """The fit's (family code, params) for the compiled evaluator."""
+        return packed(self.fit)
+
     def __call__(self, cores: np.ndarray | float) -> np.ndarray:
+        """Q at `cores` (the one compiled evaluation, `alloc_core.q_values`)."""
         c = np.asarray(cores, dtype=float)
-        return (self.fit.l_now - self.fit.predict(c * self.iters_per_core)) / self.norm
+        code, p = self.packed
+        f = self.fit
+        flat = q_values(code, p, f.k_now, f.l_now, self.iters_per_core, self.norm, c.ravel())
+        return flat.reshape(c.shape)
 
 
 def largest_drop(losses: Sequence[float] | np.ndarray) -> float:

@@ -33,11 +33,11 @@ def test_spd_solve_and_nnls_match_lapack_and_enumeration():
 
 def test_moment_core_matches_the_design_matrix_reference(monkeypatch):
     hs = prefixes(7)
-    fast = P.fit_many(hs)
+    fast = P.fit_many_numpy(hs)
     monkeypatch.setattr(
         P, "_step", lambda f, off, u, loss, w, lmin, s=None: R.step(f, off, u, loss, w)
     )
-    ref = P.fit_many(hs)
+    ref = P.fit_many_numpy(hs)
     h = np.arange(1.0, 11.0)
     for a, b in zip(fast, ref, strict=True):
         assert a.family == b.family

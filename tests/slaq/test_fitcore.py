@@ -1,0 +1,72 @@
+"""The compiled fitting core (solvers/slaq/fitcore.py via `fit_many`) against the numpy path
+(`fit_many_numpy`): the same family, notes and candidates, predictions and residuals equal to
+1e-9 relative, on shipped-curve prefixes and random synthetic curves, cold and warm."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from schedlab.solvers.slaq import predict as P
+from schedlab.solvers.slaq.curves import shipped_curve, shipped_names
+from schedlab.solvers.slaq.generate import synthetic_curve
+
+H = np.arange(1.0, 11.0)
+
+
+def shipped_prefixes(step: int) -> list[np.ndarray]:
+    return [c[:n] for c in map(shipped_curve, shipped_names()) for n in range(2, len(c), step)]
+
+
+def synthetic(count: int, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    fams = ("inverse-poly", "exponential")
+    out = [synthetic_curve(rng, int(rng.integers(5, 160)), fams[i % 2]) for i in range(count)]
+    out += [rng.uniform(0.1, 3.0, int(rng.integers(5, 120))) for _ in range(count // 4)]  # noise
+    out.append(np.array([1.0, -1.0, -2.0, -3.0, -4.0, -5.0]))  # no family fits
+    return out
+
+
+def assert_same(fast, ref) -> None:
+    assert len(fast) == len(ref)
+    for a, b in zip(fast, ref, strict=True):
+        assert (a.family, a.note) == (b.family, b.note)
+        assert a.candidates.keys() == b.candidates.keys() and a.offsets.keys() == b.offsets.keys()
+        np.testing.assert_allclose(a.predict(H), b.predict(H), rtol=1e-9, atol=1e-300)
+        for f in a.candidates:
+            # root residuals: a near-perfect fit's residual is a difference of close numbers
+            ra, rb = np.sqrt(a.candidates[f]), np.sqrt(b.candidates[f])
+            assert ra == pytest.approx(rb, rel=1e-9, abs=1e-10 * abs(b.l_now))
+        assert (a.k_now, a.l_now) == pytest.approx((b.k_now, b.l_now), rel=1e-12)
+
+
+@pytest.mark.parametrize("model", ["auto", "inverse-poly", "exponential", "naive"])
+def test_compiled_matches_numpy_on_shipped_prefixes(model):
+    hs = shipped_prefixes(11)
+    assert_same(P.fit_many(hs, model), P.fit_many_numpy(hs, model))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_compiled_matches_numpy_on_synthetic_curves(seed):
+    hs = synthetic(60, seed)
+    for model in ("auto", "exponential"):
+        assert_same(P.fit_many(hs, model), P.fit_many_numpy(hs, model))
+
+
+def test_compiled_warm_start_matches_numpy_warm_start():
+    hs = shipped_prefixes(9)
+    prev_hs = [h[: max(5, len(h) - 5)] for h in hs]
+    fast = P.fit_many(hs, warm=list(P.fit_many(prev_hs)))
+    ref = P.fit_many_numpy(hs, warm=P.fit_many_numpy(prev_hs))
+    assert_same(fast, ref)
+
+
+def test_fit_batch_arrays_are_the_fits_params():
+    hs = shipped_prefixes(17)
+    batch = P.fit_many(hs)
+    code, params, k_now, l_now = batch.arrays()
+    for i, f in enumerate(batch):
+        c, p = P.packed(f)
+        assert code[i] == c and (params[i] == p).all()
+        assert (k_now[i], l_now[i]) == (f.k_now, f.l_now)
+    assert batch[-1] == batch[len(batch) - 1] and len(batch[2:5]) == 3
