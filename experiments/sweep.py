@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 CellFn = Callable[[dict[str, Any]], dict[str, Any]]
 SCHEDULER_ENV = "SCHEDLAB_DASK_SCHEDULER"
+START_ENV = "SCHEDLAB_SWEEP_START"  # process start method of the local pool (fork, spawn, ...)
 CLUSTER_HINT = "install the cluster extra: pip install 'schedlab[cluster]'"
 CONNECT_TIMEOUT_S = 30.0  # how long to try reaching a Dask scheduler
 
@@ -128,7 +129,10 @@ class SerialEngine:
 
 
 class PoolEngine:
-    """A local process pool (forkserver start method); started on first use, reused after."""
+    """A local process pool, started on first use and reused by every sweep of a `using`
+    block. Linux forks the workers: they inherit the imported modules and compiled kernels, so
+    a pool starts in well under a second (forkserver or spawn re-import everything in each
+    worker, seconds per worker, and re-run a main script that lacks a __main__ guard)."""
 
     name = "processes"
 
@@ -141,8 +145,7 @@ class PoolEngine:
             import multiprocessing as mp
             from concurrent.futures import ProcessPoolExecutor
 
-            ctx = mp.get_context("forkserver")
-            ctx.set_forkserver_preload(["schedlab.experiments.sweep", "numpy"])
+            ctx = mp.get_context(start_method())
             self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
         return self._pool
 
@@ -212,6 +215,11 @@ def _result(fut: Any) -> Outcome:
     except Exception as exc:  # noqa: BLE001 - e.g. BrokenProcessPool, KilledWorker
         return Outcome(False, f"{type(exc).__name__}: {exc}", "")
     return out
+
+
+def start_method() -> str:
+    """`$SCHEDLAB_SWEEP_START` if set, else fork on Linux and spawn elsewhere."""
+    return os.environ.get(START_ENV) or ("fork" if sys.platform.startswith("linux") else "spawn")
 
 
 def default_workers() -> int:
