@@ -89,14 +89,17 @@ class SweepError(InvalidInput):
     def __init__(self, study: str, failures: Sequence[CellFailure], total: int):
         self.failures = list(failures)
         lines = [
-            f"sweep {study!r}: {len(failures)} of {total} cells failed; the other cells are "
-            "journaled, so a rerun computes only the failed ones"
+            f"sweep {study!r}: {len(failures)} of {total} cells failed; every other cell "
+            "finished (a journaled study keeps them: a rerun computes only the failed cells)"
         ]
         for f in failures[:20]:
             first = f.error.splitlines()[0] if f.error else "?"
             lines.append(f"  cell {f.index} {json.dumps(f.cell, sort_keys=True)}: {first}")
         if len(failures) > 20:
             lines.append(f"  ... and {len(failures) - 20} more")
+        if failures and len(failures[0].error.splitlines()) > 1:
+            lines.append(f"first failure (cell {failures[0].index}), last frames:")
+            lines += ["    " + ln for ln in failures[0].error.splitlines()[1:]]
         super().__init__("\n".join(lines))
 
 
