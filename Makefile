@@ -4,6 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.schedlab-installed
 
+# `make reproduce SIZE=full WORKERS=8` or `... SCHEDULER=tcp://host:8786` (a Dask cluster).
+SIZE ?= small
+WORKERS ?=
+SCHEDULER ?=
+
 .PHONY: venv test test-slow reproduce bench lint clean
 
 venv: $(STAMP)
@@ -21,7 +26,8 @@ test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
 
 reproduce: $(STAMP)
-	$(BIN)/schedlab reproduce --size small
+	$(BIN)/schedlab reproduce --size $(SIZE) $(if $(WORKERS),--workers $(WORKERS)) \
+		$(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 bench: $(STAMP)
 	$(BIN)/python -m schedlab.experiments.bench

@@ -1,4 +1,8 @@
-"""Cross-cutting commands: `schedlab figure NAME` and `schedlab reproduce`."""
+"""Cross-cutting commands: `schedlab figure NAME` and `schedlab reproduce`.
+
+Both run their studies' cells on the sweep runner (`experiments.sweep`): `--workers N` local
+processes (default: all cores) or a Dask cluster with `--scheduler ADDRESS`.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from pathlib import Path
 import click
 
 from schedlab.experiments.registry import COMMANDS, SIZES, figures
+from schedlab.experiments.sweep import engine_options, using
 from schedlab.solvers.errors import InvalidInput
 
 
@@ -32,12 +37,22 @@ def _run_figure(name: str, size: str, seed: int, outdir: Path) -> list[Path]:
     help="Results folder; files go under OUT/<subject>/.",
 )
 @click.option("--list", "list_only", is_flag=True, help="List the figures and exit.")
-def figure(names: tuple[str, ...], size: str, seed: int, outdir: Path, list_only: bool) -> None:
+@engine_options
+def figure(
+    names: tuple[str, ...],
+    size: str,
+    seed: int,
+    outdir: Path,
+    list_only: bool,
+    workers: int | None,
+    scheduler: str | None,
+) -> None:
     """Make figures and tables by name.
 
     \b
     Example:
       schedlab figure sojourn-heuristics --size small
+      schedlab figure synergy-jct --size full --workers 8
       schedlab figure --list
     """
     specs = figures()
@@ -45,9 +60,10 @@ def figure(names: tuple[str, ...], size: str, seed: int, outdir: Path, list_only
         for s in specs.values():
             click.echo(f"{s.name:24s} {s.summary}")
         return
-    for name in names:
-        for p in _run_figure(name, size, seed, outdir):
-            click.echo(str(p))
+    with using(workers, scheduler):
+        for name in names:
+            for p in _run_figure(name, size, seed, outdir):
+                click.echo(str(p))
 
 
 @COMMANDS.register("reproduce")
@@ -57,16 +73,30 @@ def figure(names: tuple[str, ...], size: str, seed: int, outdir: Path, list_only
 @click.option(
     "--out", "outdir", type=click.Path(path_type=Path), default=Path("results"), show_default=True
 )
-def reproduce(size: str, seed: int, outdir: Path) -> None:
-    """Run the default reproduction: every figure and table marked for it.
+@engine_options
+def reproduce(
+    size: str, seed: int, outdir: Path, workers: int | None, scheduler: str | None
+) -> None:
+    """Run the default reproduction: every figure and table marked for it, then `verify`.
 
-    Finished rows are kept on disk, so an interrupted run resumes where it stopped.
+    Finished rows are kept on disk, so an interrupted run resumes where it stopped. The claim
+    verdicts go to OUT/theory/verify-SIZE-sSEED.{json,csv}.
 
     \b
     Example:
       schedlab reproduce --size small
+      schedlab reproduce --size full --workers 16
+      schedlab reproduce --size full --scheduler tcp://10.0.0.5:8786
     """
-    for spec in figures().values():
-        if spec.meta.get("in_reproduce"):
-            for p in _run_figure(spec.name, size, seed, outdir):
-                click.echo(str(p))
+    from schedlab.experiments.theory_cli import run_verify
+    from schedlab.theory.claims import resolve
+
+    with using(workers, scheduler):
+        for spec in figures().values():
+            if spec.meta.get("in_reproduce"):
+                for p in _run_figure(spec.name, size, seed, outdir):
+                    click.echo(str(p))
+        click.echo(f"[verify] size={size} seed={seed}", err=True)
+        path, _ = run_verify(resolve([]), size, seed, outdir)
+    click.echo(str(path))
+    click.echo(str(path.with_suffix(".csv")))

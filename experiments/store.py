@@ -103,13 +103,11 @@ class RowStore:
         *,
         desc: str = "",
     ) -> list[dict[str, Any]]:
-        """Compute every key not yet done (with a progress bar); return all rows."""
-        from tqdm import tqdm
+        """The rows of `keys` in their order, computing those not yet done on the current sweep
+        engine (`sweep.run_cells`: in-process unless a `sweep.using` block chose one)."""
+        from schedlab.experiments.sweep import run_cells
 
-        todo = [k for k in keys if not self.done(**k)]
-        for k in tqdm(todo, desc=desc or self.path.stem, disable=None, leave=False):
-            self.add({**k, **compute(k)})
-        return self.rows
+        return run_cells(compute, keys, store=self, desc=desc)
 
 
 def write_csv(

@@ -2,7 +2,9 @@
 
 Rows of long checks are journaled under results/theory/journal/ (experiments.store.RowStore),
 so an interrupted full-size run resumes; verdicts are merged into
-results/theory/verify-<size>-s<seed>.json. A claim that "fails" is a finding: exit code 0.
+results/theory/verify-<size>-s<seed>.json, with the verdict table beside it (.csv). Cells run
+on the sweep runner (`experiments.sweep`: --workers N local processes or a Dask --scheduler). A
+claim that "fails" is a finding: exit code 0.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import click
 
 from schedlab.experiments.output import emit_json, format_table
 from schedlab.experiments.registry import COMMANDS
-from schedlab.experiments.store import RowStore, results_dir, write_json
+from schedlab.experiments.store import RowStore, results_dir, write_csv, write_json
+from schedlab.experiments.sweep import engine_options, using
+from schedlab.theory.claims import ClaimSpec, resolve, run_claim
 from schedlab.theory.claims import claims as all_claims
-from schedlab.theory.claims import resolve, run_claim
 from schedlab.theory.verdict import SIZES, Runner, RunnerFactory, Verdict
 
 
@@ -35,19 +38,21 @@ def journal_runner(outdir: Path, *, fresh: bool = False) -> RunnerFactory:
     return factory
 
 
-def _worst_text(v: Verdict) -> str:
-    x = v.worst.get("value")
+def _worst_text(worst: dict[str, Any]) -> str:
+    x = worst.get("value")
     if x is None:
         return "-"
     text = f"{x:.3g}" if isinstance(x, float) else str(x)
-    return text + (" (saved)" if v.worst.get("instance") else "")
+    return text + (" (saved)" if worst.get("instance") else "")
 
 
 def verdict_file(outdir: Path, size: str, seed: int) -> Path:
     return results_dir(outdir, "theory") / f"verify-{size}-s{seed}.json"
 
 
-def _merge_and_write(path: Path, size: str, seed: int, verdicts: list[Verdict]) -> None:
+def _merge_and_write(
+    path: Path, size: str, seed: int, verdicts: list[Verdict]
+) -> list[dict[str, Any]]:
     old: dict[str, Any] = {}
     if path.exists():
         try:
@@ -59,6 +64,36 @@ def _merge_and_write(path: Path, size: str, seed: int, verdicts: list[Verdict]) 
     order = list(all_claims())
     merged = sorted(old.values(), key=lambda c: order.index(c["id"]) if c["id"] in order else 99)
     write_json(path, {"size": size, "seed": seed, "claims": merged})
+    return merged
+
+
+VERDICT_FIELDS = ["claim", "verdict", "instances", "worst", "evidence", "title"]
+
+
+def run_verify(
+    specs: Sequence[ClaimSpec], size: str, seed: int, outdir: Path, *, fresh: bool = False
+) -> tuple[Path, list[Verdict]]:
+    """Run the claims on the current sweep engine; merge their verdicts into the verdict file
+    (JSON) and write the verdict table next to it (CSV, same stem)."""
+    from tqdm import tqdm
+
+    runner = journal_runner(outdir, fresh=fresh)
+    verdicts: list[Verdict] = []
+    bar = tqdm(specs, desc="claims", file=sys.stderr, disable=None)
+    for spec in bar:
+        bar.set_postfix_str(f"claim {spec.id}")
+        verdicts.append(run_claim(spec, size, seed, outdir=outdir, runner=runner))
+    bar.close()
+    path = verdict_file(outdir, size, seed)
+    merged = _merge_and_write(path, size, seed, verdicts)
+    table = [
+        {"claim": c["id"], "verdict": c["verdict"], "instances": c["instances"],
+         "worst": _worst_text(c["worst"]),
+         "evidence": c["summary"], "title": c["title"]}
+        for c in merged
+    ]  # fmt: skip
+    write_csv(path.with_suffix(".csv"), table, VERDICT_FIELDS)
+    return path, verdicts
 
 
 @COMMANDS.register("verify")
@@ -77,6 +112,7 @@ def _merge_and_write(path: Path, size: str, seed: int, verdicts: list[Verdict]) 
 @click.option("--fresh", is_flag=True, help="Recompute rows journaled by earlier runs.")
 @click.option("--list", "list_only", is_flag=True, help="List the claims and exit.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@engine_options
 def verify(
     claim_ids: tuple[str, ...],
     size: str,
@@ -85,6 +121,8 @@ def verify(
     fresh: bool,
     list_only: bool,
     as_json: bool,
+    workers: int | None,
+    scheduler: str | None,
 ) -> None:
     """Check the registered claims (sojourn, SLAQ, ...); print a verdict table with evidence.
 
@@ -96,6 +134,7 @@ def verify(
       schedlab verify                      # every claim at small size
       schedlab verify 4 5 --json           # two claims, machine-readable
       schedlab verify --size full --seed 0 # the full study (long; resumable)
+      schedlab verify --workers 2          # cells on 2 local processes
       schedlab verify --list
     """
     specs = resolve(list(claim_ids))
@@ -106,17 +145,8 @@ def verify(
             for s in specs:
                 click.echo(f"{s.id:4s} {s.slug:28s} {s.title}")
         return
-    from tqdm import tqdm
-
-    runner = journal_runner(outdir, fresh=fresh)
-    verdicts: list[Verdict] = []
-    bar = tqdm(specs, desc="claims", file=sys.stderr, disable=None)
-    for spec in bar:
-        bar.set_postfix_str(f"claim {spec.id}")
-        verdicts.append(run_claim(spec, size, seed, outdir=outdir, runner=runner))
-    bar.close()
-    path = verdict_file(outdir, size, seed)
-    _merge_and_write(path, size, seed, verdicts)
+    with using(workers, scheduler):
+        path, verdicts = run_verify(specs, size, seed, outdir, fresh=fresh)
     if as_json:
         emit_json(
             {
@@ -127,7 +157,7 @@ def verify(
             }
         )
         return
-    rows = [[v.id, v.verdict, v.instances, _worst_text(v), v.summary] for v in verdicts]
+    rows = [[v.id, v.verdict, v.instances, _worst_text(v.worst), v.summary] for v in verdicts]
     click.echo(format_table(["claim", "verdict", "instances", "worst", "evidence"], rows))
     for v in verdicts:
         click.echo(f"  {v.id}: {v.title}")

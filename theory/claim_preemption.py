@@ -11,7 +11,7 @@ optimum's policy is re-evaluated by enumerating every joint outcome.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -115,13 +115,17 @@ def _rows(
         "best_order": getattr(best, "__name__", "custom"),
     }
     keys = [{"n": n, "i": i} for n in cfg["ns"] for i in range(cfg["per_n"])]
-
-    def compute(key: dict[str, Any]) -> dict[str, Any]:
-        s = instance_seed(seed, key["n"], key["i"])
-        inst = generate(key["n"], s, max_checkpoints=cfg["max_checkpoints"])
-        return {"instance_seed": s, **compare_policies(inst, kind, best)}
-
+    compute = partial(_row, kind=kind, seed=seed, max_checkpoints=cfg["max_checkpoints"], best=best)
     return rows_for(runner, f"preemption-{kind}", ["n", "i"], config, keys, compute)
+
+
+def _row(
+    key: dict[str, Any], *, kind: str, seed: int, max_checkpoints: int, best: OrderFn
+) -> dict[str, Any]:
+    """The row of cell (n, i): module-level, so a sweep can send it to worker processes."""
+    s = instance_seed(seed, key["n"], key["i"])
+    inst = generate(key["n"], s, max_checkpoints=max_checkpoints)
+    return {"instance_seed": s, **compare_policies(inst, kind, best)}
 
 
 def _inconsistencies(rows: list[dict[str, Any]]) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +81,21 @@ def smith_row(inst: Instance, index_fn: IndexFn, brute_max_n: int) -> dict[str, 
             "oracle_diff": oracle_diff, "order": order}  # fmt: skip
 
 
+def _smith_cell(
+    key: dict[str, Any], *, seed: int, max_checkpoints: int, index_fn: IndexFn, brute_max_n: int
+) -> dict[str, Any]:
+    """Claim 3's row of cell (n, i) (module-level, so a sweep can send it to workers)."""
+    s = instance_seed(seed, key["n"], key["i"])
+    inst = generate(key["n"], s, max_checkpoints=max_checkpoints)
+    return {"instance_seed": s, **smith_row(inst, index_fn, brute_max_n)}
+
+
+def _b_gap_cell(key: dict[str, Any], *, seed: int, index_fn: IndexFn) -> dict[str, Any]:
+    """Claim 4's row of cell (n, i) (module-level, so a sweep can send it to workers)."""
+    s = instance_seed(seed, key["n"], key["i"])
+    return {"instance_seed": s, **b_gap_row(generate(key["n"], s), index_fn)}
+
+
 @register_claim(
     "3", "smith-optimal-A-TK-DK", "Smith's rule E[X]/pi is optimal for A, TK, DK, all K"
 )
@@ -98,11 +113,8 @@ def claim_smith_optimal(
     config = {"check": "smith-A-TK-DK", "seed": seed, **cfg,
               "index": getattr(index_fn, "__name__", "custom")}  # fmt: skip
 
-    def compute(key: dict[str, Any]) -> dict[str, Any]:
-        s = instance_seed(seed, key["n"], key["i"])
-        inst = generate(key["n"], s, max_checkpoints=cfg["max_checkpoints"])
-        return {"instance_seed": s, **smith_row(inst, index_fn, cfg["brute_max_n"])}
-
+    compute = partial(_smith_cell, seed=seed, max_checkpoints=cfg["max_checkpoints"],
+                      index_fn=index_fn, brute_max_n=cfg["brute_max_n"])  # fmt: skip
     keys = [{"n": n, "i": i} for n in cfg["ns"] for i in range(cfg["per_n"])]
     rows = rows_for(runner, "smith-A-TK-DK", ["n", "i"], config, keys, compute)
     bad_oracle = [r for r in rows if r["oracle_diff"] > REL_TOL]
@@ -361,10 +373,7 @@ def claim_smith_B(
     config = {"check": "smith-B", "seed": seed, "ns": cfg["ns"], "per_n": cfg["per_n"],
               "index": getattr(index_fn, "__name__", "custom")}  # fmt: skip
 
-    def compute(key: dict[str, Any]) -> dict[str, Any]:
-        s = instance_seed(seed, key["n"], key["i"])
-        return {"instance_seed": s, **b_gap_row(generate(key["n"], s), index_fn)}
-
+    compute = partial(_b_gap_cell, seed=seed, index_fn=index_fn)
     keys = [{"n": n, "i": i} for n in cfg["ns"] for i in range(cfg["per_n"])]
     rows = rows_for(runner, "smith-B", ["n", "i"], config, keys, compute)
     by_n = {

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -140,12 +141,14 @@ def gap_rows(
     """Rows for every (n, i) of `config`, computed through `runner` (resumable)."""
     settings = {"check": "sojourn-gap", "row_format": ROW_FORMAT, "seed": seed, **config}
     keys = [{"n": n, "i": i} for n in config["ns"] for i in range(config["count"])]
-
-    def compute(key: dict[str, Any]) -> dict[str, Any]:
-        s = instance_seed(seed, key["n"], key["i"])
-        return gap_row(key["n"], s, config["max_checkpoints"], config["time_limit_s"])
-
+    compute = partial(gap_cell, config=config, seed=seed)
     return rows_for(runner, "gap-rows", ["n", "i"], settings, keys, compute)
+
+
+def gap_cell(key: dict[str, Any], *, config: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The row of cell (n, i): module-level, so a sweep can send it to worker processes."""
+    s = instance_seed(seed, key["n"], key["i"])
+    return gap_row(key["n"], s, config["max_checkpoints"], config["time_limit_s"])
 
 
 def fit_slope(ns: Sequence[float], values: Sequence[float]) -> float | None:

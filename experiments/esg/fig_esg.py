@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -92,12 +93,12 @@ def compute(cfg: dict[str, Any], seed: int, outdir: Path, size: str) -> dict[str
     header = json.loads(json.dumps({**cfg, "seed": seed, "row_format": 1}))
     sim = RowStore(d / f"esg-sim-{size}.jsonl", ["policy", "load"], config=header)
     keys = [{"policy": p, "load": x} for x in cfg["loads"] for p in POLICY_NAMES]
-    sim.run(keys, lambda k: sim_row(k, cfg, seed), desc="esg-sim")
+    sim_rows = sim.run(keys, partial(sim_row, cfg=cfg, seed=seed), desc="esg-sim")
     ex = RowStore(d / f"esg-exact-{size}.jsonl", ["kind", "i"], config=header)
     keys = [{"kind": "chain", "i": i} for i in range(cfg["chains"])]
     keys += [{"kind": "dag", "i": i} for i in range(cfg["dags"])]
-    ex.run(keys, lambda k: exact_row(k, cfg, seed), desc="esg-exact")
-    return {"sim": sim.rows, "exact": ex.rows}
+    ex_rows = ex.run(keys, partial(exact_row, cfg=cfg, seed=seed), desc="esg-exact")
+    return {"sim": sim_rows, "exact": ex_rows}
 
 
 def summarize(rows: dict[str, list[Any]]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import textwrap
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,7 @@ def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[
         ),
     )
     keys = [{"policy": p, "seed": seed + i} for i in range(config["seeds"]) for p in POLICIES]
-    store.run(keys, lambda k: run_row(k, config), desc=NAME)
+    store.run(keys, partial(run_row, config=config), desc=NAME)
     index = {store.key(r): r for r in store.rows}
     return [index[(k["policy"], k["seed"])] for k in keys]
 

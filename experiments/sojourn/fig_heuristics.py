@@ -11,6 +11,7 @@ heuristic), sojourn-heuristics-instances.csv, and sojourn-heuristics.{png,pdf}.
 from __future__ import annotations
 
 import textwrap
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -96,9 +97,7 @@ def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[
         for n in config["ns"]
         for i in range(config["count"])
     ]
-    store.run(keys, lambda k: compute_row(k, config, seed), desc=NAME)
-    index = {store.key(r): r for r in store.rows}
-    return [index[(k["objective"], k["n"], k["i"])] for k in keys]
+    return store.run(keys, partial(compute_row, config=config, seed=seed), desc=NAME)
 
 
 def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

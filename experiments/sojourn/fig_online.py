@@ -11,11 +11,13 @@ an interrupted run resumes.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
 import textwrap
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -152,29 +154,32 @@ def compute(cfg: Config, seed: int, outdir: Path, size: str) -> list[dict[str, A
         for ld in cfg.philly_loads
         for p in policy_names()
     ]
-    trace = Path(cfg.philly_trace) if cfg.philly_trace else None
-    cache: dict[float, Any] = {}
+    return store.run(keys, partial(cell_row, cfg=cfg, seed=seed), desc=f"{NAME} ({size})")
 
-    def one(key: dict[str, Any]) -> dict[str, Any]:
-        pol = get_policy(key["policy"])
-        if key["part"] == "synthetic":
-            src = synthetic_source(
-                cfg.jobs, key["load"], cfg.servers, max_checkpoints=cfg.max_checkpoints
-            )
-            res = evaluate_policy(src, pol, cfg.servers, seed=seed, replications=cfg.replications)
-        else:
-            if key["load"] not in cache:
-                cache[key["load"]] = philly_source(trace, cfg.philly_servers, load=key["load"])
-            res = evaluate_policy(
-                cache[key["load"]],
-                pol,
-                cfg.philly_servers,
-                seed=seed,
-                replications=cfg.philly_replications,
-            )
-        return _flat(res)
 
-    return store.run(keys, one, desc=f"{NAME} ({size})")
+@functools.lru_cache(maxsize=8)
+def _philly(trace: str | None, servers: int, load: float) -> Any:
+    """The Philly source at `load` (built once per process and load)."""
+    return philly_source(Path(trace) if trace else None, servers, load=load)
+
+
+def cell_row(key: dict[str, Any], *, cfg: Config, seed: int) -> dict[str, Any]:
+    """One (part, policy, load) cell (module-level, so a sweep can send it to workers)."""
+    pol = get_policy(key["policy"])
+    if key["part"] == "synthetic":
+        src = synthetic_source(
+            cfg.jobs, key["load"], cfg.servers, max_checkpoints=cfg.max_checkpoints
+        )
+        res = evaluate_policy(src, pol, cfg.servers, seed=seed, replications=cfg.replications)
+    else:
+        res = evaluate_policy(
+            _philly(cfg.philly_trace, cfg.philly_servers, key["load"]),
+            pol,
+            cfg.philly_servers,
+            seed=seed,
+            replications=cfg.philly_replications,
+        )
+    return _flat(res)
 
 
 PAIRED_FIELDS = [

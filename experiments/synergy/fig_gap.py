@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -122,9 +123,7 @@ def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[
         for s, j, g in config["sizes"]
         for i in range(config["count"])
     ]
-    store.run(keys, lambda k: compute_row(k, config, seed), desc=NAME)
-    index = {store.key(r): r for r in store.rows}
-    return [index[tuple(k[f] for f in store.key_fields)] for k in keys]
+    return store.run(keys, partial(compute_row, config=config, seed=seed), desc=NAME)
 
 
 def _stat(vals: list[float], fn: Any) -> float | None:

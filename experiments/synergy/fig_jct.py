@@ -14,6 +14,7 @@ Writes synergy-jct.csv (every point), synergy-jct_ratios.csv and synergy-jct.{pn
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -99,9 +100,7 @@ def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[
         for p in policies()
         for a in allocs
     ]
-    store.run(keys, lambda k: compute_row(k, config, seed), desc=NAME)
-    index = {store.key(r): r for r in store.rows}
-    return [index[tuple(k[f] for f in store.key_fields)] for k in keys]
+    return store.run(keys, partial(compute_row, config=config, seed=seed), desc=NAME)
 
 
 def ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ import schedlab.theory.gap_study as gap_study
 from schedlab.experiments.registry import figures
 from schedlab.experiments.sojourn import fig_gap
 from schedlab.experiments.sojourn.fig_gap import NAME, make
+from schedlab.experiments.sweep import SweepError
 from schedlab.theory.gap_study import GAP_CONFIGS, gap_rows, summarize
 
 
@@ -45,5 +46,5 @@ def test_files_numbers_and_resume(tmp_path, monkeypatch):
     monkeypatch.setattr(gap_study, "gap_row", boom)
     monkeypatch.setattr(fig_gap, "plot", lambda *a, **k: [])  # drawing was checked above
     make(cfg, 1, tmp_path, "tiny")
-    with pytest.raises(AssertionError, match="recomputed"):
+    with pytest.raises(SweepError, match="recomputed"):  # a failing cell, reported by the sweep
         make(cfg, 2, tmp_path, "tiny")

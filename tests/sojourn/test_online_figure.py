@@ -9,6 +9,7 @@ import pytest
 
 import schedlab.experiments.sojourn.fig_online as fig
 from schedlab.experiments.registry import figures
+from schedlab.experiments.sweep import SweepError
 
 
 def tiny() -> fig.Config:
@@ -52,7 +53,7 @@ def test_tiny_figure_writes_everything_and_resumes(tmp_path, monkeypatch):
     monkeypatch.setattr(fig, "plot", lambda *a, **k: [])  # plotting was checked above
     fig.build(tiny(), 3, tmp_path, "tiny")
     # a different configuration does not reuse the journal
-    with pytest.raises(AssertionError, match="recomputed"):
+    with pytest.raises(SweepError, match="recomputed"):  # a failing cell, reported by the sweep
         fig.build(fig.Config(2, (0.6,), 150, 2, None, 32, (0.7,), 2), 3, tmp_path, "tiny")
 
 

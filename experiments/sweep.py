@@ -1,0 +1,339 @@
+"""The one sweep runner: a study's cells run in-process, on local processes or on a Dask cluster.
+
+A study is a list of cells (one config dict per cell), a pure module-level cell function
+``fn(cell) -> dict`` (a `functools.partial` of one is fine: it must pickle to reach a worker)
+and, usually, a journal (`store.RowStore`, keyed by the study's settings and the code version).
+`run_cells` computes every cell the journal does not hold yet, appends each row to the journal
+as it finishes (so a killed sweep resumes), keeps going past failing cells and raises one
+`SweepError` listing them with their configs at the end, and returns the rows in cell order, so
+the output is the same whatever the engine and the order in which cells finished.
+
+Engines: `SerialEngine` (in this process), `PoolEngine` (a local process pool, the CLI's
+default with one worker per core) and `DaskEngine` (a Dask distributed scheduler; optional
+extra ``pip install schedlab[cluster]``). The CLI picks one with ``--workers N`` and
+``--scheduler ADDRESS`` (or ``$SCHEDLAB_DASK_SCHEDULER``) through `using`; library code that
+sets none runs serially.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import sys
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import click
+
+from schedlab.solvers.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from schedlab.experiments.store import RowStore
+
+CellFn = Callable[[dict[str, Any]], dict[str, Any]]
+SCHEDULER_ENV = "SCHEDLAB_DASK_SCHEDULER"
+START_ENV = "SCHEDLAB_SWEEP_START"  # process start method of the local pool (fork, spawn, ...)
+CLUSTER_HINT = "install the cluster extra: pip install 'schedlab[cluster]'"
+CONNECT_TIMEOUT_S = 30.0  # how long to try reaching a Dask scheduler
+
+
+# ---- cells and seeds -----------------------------------------------------------------------
+def cell_seed(study_seed: int, cell: Mapping[str, Any]) -> int:
+    """A 63-bit seed for `cell`, derived with `SeedSequence` from the study seed and the cell's
+    config (not its position), so adding cells to a study leaves the others' seeds alone."""
+    import numpy as np
+
+    digest = hashlib.sha256(json.dumps(dict(cell), sort_keys=True).encode()).digest()
+    words = [int.from_bytes(digest[k : k + 4], "little") for k in range(0, 16, 4)]
+    ss = np.random.SeedSequence(entropy=study_seed, spawn_key=words)
+    return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a worker sends back for one cell: its row fields, or the error text."""
+
+    ok: bool
+    value: Any
+    code: str
+
+
+def call_cell(fn: CellFn, cell: dict[str, Any]) -> Outcome:
+    """Run one cell where it is executed (any engine); never raises, so no cell loses others."""
+    from schedlab.experiments.codeversion import code_version
+
+    try:
+        value = fn(cell)
+    except Exception as exc:  # noqa: BLE001 - reported with the cell's config by the runner
+        tb = traceback.format_exc(limit=-3).strip()
+        return Outcome(False, f"{type(exc).__name__}: {exc}\n{tb}", code_version())
+    return Outcome(True, value, code_version())
+
+
+@dataclass(frozen=True)
+class CellFailure:
+    index: int
+    cell: dict[str, Any]
+    error: str
+
+
+class SweepError(InvalidInput):
+    """Some cells failed; every other cell finished and is journaled (exit code 2 in the CLI)."""
+
+    def __init__(self, study: str, failures: Sequence[CellFailure], total: int):
+        self.failures = list(failures)
+        lines = [
+            f"sweep {study!r}: {len(failures)} of {total} cells failed; every other cell "
+            "finished (a journaled study keeps them: a rerun computes only the failed cells)"
+        ]
+        for f in failures[:20]:
+            first = f.error.splitlines()[0] if f.error else "?"
+            lines.append(f"  cell {f.index} {json.dumps(f.cell, sort_keys=True)}: {first}")
+        if len(failures) > 20:
+            lines.append(f"  ... and {len(failures) - 20} more")
+        if failures and len(failures[0].error.splitlines()) > 1:
+            lines.append(f"first failure (cell {failures[0].index}), last frames:")
+            lines += ["    " + ln for ln in failures[0].error.splitlines()[1:]]
+        super().__init__("\n".join(lines))
+
+
+# ---- engines -------------------------------------------------------------------------------
+class Engine(Protocol):
+    """Runs cells somewhere and yields (index, outcome) as they finish, in any order."""
+
+    name: str
+
+    def run(
+        self, fn: CellFn, todo: Sequence[tuple[int, dict[str, Any]]]
+    ) -> Iterator[tuple[int, Outcome]]: ...
+
+    def close(self) -> None: ...
+
+
+class SerialEngine:
+    """In this process, one cell after another (for debugging: `--workers 1`)."""
+
+    name = "serial"
+
+    def run(
+        self, fn: CellFn, todo: Sequence[tuple[int, dict[str, Any]]]
+    ) -> Iterator[tuple[int, Outcome]]:
+        for i, cell in todo:
+            yield i, call_cell(fn, cell)
+
+    def close(self) -> None:
+        pass
+
+
+class PoolEngine:
+    """A local process pool, started on first use and reused by every sweep of a `using`
+    block. Linux forks the workers: they inherit the imported modules and compiled kernels, so
+    a pool starts in well under a second (forkserver or spawn re-import everything in each
+    worker, seconds per worker, and re-run a main script that lacks a __main__ guard)."""
+
+    name = "processes"
+
+    def __init__(self, workers: int):
+        self.workers = workers
+        self._pool: Any = None
+
+    def _executor(self) -> Any:
+        if self._pool is None:
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor
+
+            ctx = mp.get_context(start_method())
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
+        return self._pool
+
+    def run(
+        self, fn: CellFn, todo: Sequence[tuple[int, dict[str, Any]]]
+    ) -> Iterator[tuple[int, Outcome]]:
+        from concurrent.futures import as_completed
+
+        try:
+            pickle.dumps(fn)
+        except Exception as exc:  # noqa: BLE001 - any pickling failure: run here instead
+            click.echo(
+                f"sweep: the cell function cannot be sent to worker processes ({exc}); "
+                "running its cells in this process (make it a module-level function)",
+                err=True,
+            )
+            yield from SerialEngine().run(fn, todo)
+            return
+        pool = self._executor()
+        futures = {pool.submit(call_cell, fn, cell): i for i, cell in todo}
+        for fut in as_completed(futures):
+            yield futures[fut], _result(fut)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class DaskEngine:
+    """A Dask distributed cluster at `address` (schedlab must be installed on its workers)."""
+
+    name = "dask"
+
+    def __init__(self, address: str):
+        try:
+            from distributed import Client
+        except ImportError as exc:
+            raise InvalidInput(f"--scheduler needs Dask distributed: {CLUSTER_HINT}") from exc
+        try:
+            self.client = Client(address, timeout=CONNECT_TIMEOUT_S)
+        except (OSError, TimeoutError) as exc:
+            raise InvalidInput(
+                f"--scheduler {address}: cannot reach a Dask scheduler there ({exc}); start one "
+                "with `dask scheduler` and workers with `dask worker ADDRESS`, or unset "
+                f"${SCHEDULER_ENV}"
+            ) from exc
+        self.address = address
+
+    def run(
+        self, fn: CellFn, todo: Sequence[tuple[int, dict[str, Any]]]
+    ) -> Iterator[tuple[int, Outcome]]:
+        from distributed import as_completed
+
+        futures = {self.client.submit(call_cell, fn, cell, pure=False): i for i, cell in todo}
+        for fut in as_completed(list(futures)):
+            yield futures[fut], _result(fut)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _result(fut: Any) -> Outcome:
+    """A future's outcome; a lost worker or an unpicklable row becomes a failed cell."""
+    try:
+        out: Outcome = fut.result()
+    except Exception as exc:  # noqa: BLE001 - e.g. BrokenProcessPool, KilledWorker
+        return Outcome(False, f"{type(exc).__name__}: {exc}", "")
+    return out
+
+
+def start_method() -> str:
+    """`$SCHEDLAB_SWEEP_START` if set, else fork on Linux and spawn elsewhere."""
+    return os.environ.get(START_ENV) or ("fork" if sys.platform.startswith("linux") else "spawn")
+
+
+def default_workers() -> int:
+    """All cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def make_engine(workers: int | None = None, scheduler: str | None = None) -> Engine:
+    """Dask at `scheduler` if given, else `workers` local processes (None: all cores; 1: here)."""
+    if scheduler:
+        return DaskEngine(scheduler)
+    n = default_workers() if workers is None else workers
+    if n < 1:
+        raise InvalidInput(f"--workers: must be at least 1 (got {n})")
+    return SerialEngine() if n == 1 else PoolEngine(n)
+
+
+_CURRENT: ContextVar[Engine | None] = ContextVar("schedlab_sweep_engine", default=None)
+
+
+@contextmanager
+def using(workers: int | None = None, scheduler: str | None = None) -> Iterator[Engine]:
+    """Run every sweep inside the block on this engine (closed at the end of the block)."""
+    engine = make_engine(workers, scheduler)
+    token = _CURRENT.set(engine)
+    try:
+        yield engine
+    finally:
+        _CURRENT.reset(token)
+        engine.close()
+
+
+def current_engine() -> Engine:
+    """The engine set by `using`, else serial in this process."""
+    return _CURRENT.get() or SerialEngine()
+
+
+# ---- the runner ----------------------------------------------------------------------------
+def run_cells(
+    fn: CellFn,
+    cells: Iterable[Mapping[str, Any]],
+    *,
+    store: RowStore | None = None,
+    desc: str = "",
+    engine: Engine | None = None,
+) -> list[dict[str, Any]]:
+    """Rows ``{**cell, **fn(cell)}`` of every cell, in cell order; finished cells come from
+    `store`'s journal, new ones are appended to it as they finish. Raises `SweepError` (after
+    finishing every other cell) if any cell failed."""
+    from tqdm import tqdm
+
+    from schedlab.experiments.codeversion import code_version
+
+    cell_list = [dict(c) for c in cells]
+    engine = engine or current_engine()
+    done = {store.key(r): r for r in store.rows} if store is not None else {}
+    rows: dict[int, dict[str, Any]] = {}
+    todo: list[tuple[int, dict[str, Any]]] = []
+    for i, cell in enumerate(cell_list):
+        row = done.get(store.key(cell)) if store is not None else None
+        if row is None:
+            todo.append((i, cell))
+        else:
+            rows[i] = row
+    name = desc or (store.path.stem if store is not None else "sweep")
+    failures: list[CellFailure] = []
+    here = code_version()
+    bar = tqdm(total=len(cell_list), initial=len(rows), desc=name, unit="cell", file=sys.stderr,
+               disable=None, leave=False, dynamic_ncols=True)  # fmt: skip
+    try:
+        for i, out in engine.run(fn, todo):
+            if out.ok and out.code != here:
+                out = Outcome(False, f"worker runs other code ({out.code}; here {here})", "")
+            if out.ok:
+                row = _normalized({**cell_list[i], **out.value})
+                if store is not None:
+                    store.add(row)
+                rows[i] = row
+            else:
+                failures.append(CellFailure(i, cell_list[i], str(out.value)))
+            bar.update(1)
+    finally:
+        bar.close()
+    if failures:
+        raise SweepError(name, sorted(failures, key=lambda f: f.index), len(cell_list))
+    return [rows[i] for i in range(len(cell_list))]
+
+
+def _normalized(row: dict[str, Any]) -> dict[str, Any]:
+    """The row as its journal line reads back, so a fresh and a resumed run give equal rows."""
+    out: dict[str, Any] = json.loads(json.dumps(row))
+    return out
+
+
+# ---- command-line options ------------------------------------------------------------------
+def engine_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--workers N`` and ``--scheduler ADDRESS`` to a click command."""
+    func = click.option(
+        "--scheduler",
+        metavar="ADDRESS",
+        envvar=SCHEDULER_ENV,
+        default=None,
+        help=f"Run cells on a Dask distributed scheduler (e.g. tcp://host:8786; env "
+        f"{SCHEDULER_ENV}); needs schedlab[cluster] on every worker.",
+    )(func)
+    return click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Local worker processes for the cells (default: all cores; 1: in this process).",
+    )(func)

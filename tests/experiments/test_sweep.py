@@ -1,0 +1,134 @@
+"""The sweep runner: same rows on every engine, resume after a kill, failing cells reported."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from schedlab.experiments import sweep
+from schedlab.experiments.store import RowStore, write_csv
+from schedlab.experiments.sweep import SweepError, cell_seed, run_cells
+
+CELLS = [{"a": a, "b": b} for a in range(3) for b in ("x", "y")]
+
+
+def draw(cell: dict, *, seed: int, calls: str | None = None, fail: int | None = None) -> dict:
+    """A small seeded cell: counts its calls in files under `calls`, fails when a == `fail`."""
+    if calls is not None:
+        Path(calls, f"{cell['a']}-{cell['b']}-{np.random.default_rng().integers(1 << 60)}").touch()
+    if cell["a"] == fail:
+        raise ValueError(f"cell a={cell['a']} refuses")
+    rng = np.random.default_rng(cell_seed(seed, cell))
+    return {"mean": float(rng.normal(size=100).mean()), "draws": rng.integers(0, 9, 3).tolist()}
+
+
+def study(tmp: Path, *, engine=None, **kw) -> list[dict]:
+    store = RowStore(tmp / "j.jsonl", ["a", "b"], config={"seed": 7})
+    return run_cells(partial(draw, seed=7, **kw), CELLS, store=store, engine=engine)
+
+
+def csv_bytes(rows: list[dict], path: Path) -> bytes:
+    return write_csv(path, rows).read_bytes()
+
+
+def test_cell_seed_depends_on_study_seed_and_cell_not_position():
+    s = cell_seed(0, {"a": 1, "b": "x"})
+    assert s == cell_seed(0, {"b": "x", "a": 1})
+    assert s != cell_seed(1, {"a": 1, "b": "x"})
+    assert s != cell_seed(0, {"a": 2, "b": "x"})
+    assert 0 <= s < 2**63
+
+
+def test_serial_equals_two_processes_bit_for_bit(tmp_path):
+    serial = study(tmp_path / "s", engine=sweep.SerialEngine())
+    with sweep.using(workers=2) as engine:
+        assert isinstance(engine, sweep.PoolEngine)
+        parallel = study(tmp_path / "p")
+    assert [(r["a"], r["b"]) for r in parallel] == [(c["a"], c["b"]) for c in CELLS]
+    assert csv_bytes(serial, tmp_path / "s.csv") == csv_bytes(parallel, tmp_path / "p.csv")
+
+
+def test_dask_local_cluster_gives_the_same_rows(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    serial = study(tmp_path / "s", engine=sweep.SerialEngine())
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
+        with sweep.using(scheduler=cluster.scheduler_address) as engine:
+            assert isinstance(engine, sweep.DaskEngine)
+            on_dask = study(tmp_path / "d")
+    assert csv_bytes(serial, tmp_path / "s.csv") == csv_bytes(on_dask, tmp_path / "d.csv")
+    journal = (tmp_path / "d" / "j.jsonl").read_text().splitlines()
+    assert len(journal) == 1 + len(CELLS)  # header, then one line per cell
+
+
+def test_killed_sweep_resumes_without_redoing_finished_cells(tmp_path):
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    full = study(tmp_path / "ref", engine=sweep.SerialEngine())
+    # "Kill" the first run after 4 cells: an engine that stops yielding after k outcomes.
+    k = 4
+
+    class Killed(sweep.SerialEngine):
+        def run(self, fn, todo):
+            for n, out in enumerate(super().run(fn, todo)):
+                yield out
+                if n + 1 == k:
+                    raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        study(tmp_path, engine=Killed(), calls=str(calls))
+    assert len(list(calls.iterdir())) == k
+    for f in calls.iterdir():
+        f.unlink()
+    with sweep.using(workers=2):
+        rows = study(tmp_path, calls=str(calls))
+    computed = sorted(f.name.rsplit("-", 1)[0] for f in calls.iterdir())
+    assert computed == sorted(f"{c['a']}-{c['b']}" for c in CELLS[k:])
+    assert rows == full
+
+
+def test_failing_cell_is_reported_with_its_config_and_others_are_kept(tmp_path):
+    with pytest.raises(SweepError) as err:
+        study(tmp_path, engine=sweep.SerialEngine(), fail=1)
+    msg = str(err.value)
+    assert "2 of 6 cells failed" in msg
+    assert json.dumps({"a": 1, "b": "x"}, sort_keys=True) in msg
+    assert "ValueError: cell a=1 refuses" in msg
+    assert [f.index for f in err.value.failures] == [2, 3]
+    kept = RowStore(tmp_path / "j.jsonl", ["a", "b"], config={"seed": 7})
+    assert sorted((r["a"], r["b"]) for r in kept.rows) == [(0, "x"), (0, "y"), (2, "x"), (2, "y")]
+    rows = study(tmp_path, engine=sweep.SerialEngine())  # the fix: a rerun fills the gaps
+    assert len(rows) == len(CELLS)
+
+
+def test_failing_cell_on_worker_processes(tmp_path):
+    with sweep.using(workers=2), pytest.raises(SweepError) as err:
+        study(tmp_path, fail=2)
+    assert [f.cell for f in err.value.failures] == [{"a": 2, "b": "x"}, {"a": 2, "b": "y"}]
+
+
+def test_unpicklable_cell_function_runs_in_process(tmp_path, capsys):
+    with sweep.using(workers=2):
+        rows = run_cells(lambda c: {"twice": 2 * c["a"]}, CELLS)
+    assert [r["twice"] for r in rows] == [2 * c["a"] for c in CELLS]
+    assert "cannot be sent to worker processes" in capsys.readouterr().err
+
+
+def test_cli_workers_and_failure_exit_code(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from schedlab.experiments.cli import cli
+
+    res = CliRunner().invoke(cli, ["figure", "--list", "--workers", "0"])
+    assert res.exit_code == 2  # click's own usage error for a worker count below 1
+    pytest.importorskip("distributed")
+    monkeypatch.setenv(sweep.SCHEDULER_ENV, "tcp://127.0.0.1:1")
+    monkeypatch.setattr(sweep, "CONNECT_TIMEOUT_S", 1.0)
+    res = CliRunner().invoke(cli, ["verify", "5", "--out", str(tmp_path)])
+    assert res.exit_code == 2
+    assert "cannot reach a Dask scheduler" in res.output
