@@ -60,11 +60,11 @@ def sojourn_run(n: int, seed: int = 0) -> dict[str, Any]:
     from schedlab.experiments.registry import WORKLOADS
     from schedlab.experiments.sojourn.online.policies import get_policy
     from schedlab.experiments.sojourn.online.runner import evaluate_policy
-    from schedlab.solvers.options import parse_options
+    from schedlab.solvers.options import NoOptions, parse_options
 
     servers = 8 * SERVERS
     entry = WORKLOADS.get("synthetic", scope="sojourn")
-    opts = parse_options(entry.options, None, where="workload synthetic")
+    opts: Any = parse_options(entry.options or NoOptions, None, where="workload synthetic")
     t0 = time.perf_counter()
     wr = entry.obj(servers, jobs=n, load=0.8, options=opts)
     res = evaluate_policy(wr.source, get_policy("gittins"), servers, seed=seed, replications=1)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -176,7 +176,7 @@ class _Round:
     tput: np.ndarray  # per-GPU throughput per examined job
     cpus_per_gpu: np.ndarray
     mem_gb_per_gpu: np.ndarray
-    placement: Sequence[list[tuple[int, int]]]
+    placement: Any  # per examined job [(server, gpus), ...]: a list, or _Placements (lazy)
     fallback: bool = False
 
 
@@ -237,6 +237,7 @@ class _Allocator:
     def _fast(self, method: str, models: np.ndarray, gpus: np.ndarray) -> _Round:
         fn = self.fast.allocator(method)
         arrays = getattr(fn, "arrays", None)  # compiled allocators: no per-job Python objects
+        placement: Any
         if arrays is not None:
             ra = arrays(models, gpus)
             self._count(ra.stats)
@@ -319,9 +320,6 @@ class _Placements:
             raise IndexError(key)
         return self.ra.placement(key % self.n) if self.ra.run[key % self.n] else []
 
-    def __add__(self, other: list[list[tuple[int, int]]]) -> list[list[tuple[int, int]]]:
-        return [self[i] for i in range(self.n)] + list(other)
-
 
 def _pad(
     rd: _Round, n: int
@@ -333,7 +331,7 @@ def _pad(
         np.concatenate([rd.tput, np.zeros(extra)]),
         np.concatenate([rd.cpus_per_gpu, np.zeros(extra)]),
         np.concatenate([rd.mem_gb_per_gpu, np.zeros(extra)]),
-        rd.placement + [[] for _ in range(extra)],
+        list(rd.placement) + [[] for _ in range(extra)],
     )
 
 

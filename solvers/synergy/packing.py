@@ -83,9 +83,7 @@ def _find(
 
 
 @njit(cache=True)
-def _candidates(
-    g: int, free_g: Any, lvl: Any, cnt: Any, G: int, out_s: Any, out_n: Any
-) -> int:
+def _candidates(g: int, free_g: Any, lvl: Any, cnt: Any, G: int, out_s: Any, out_n: Any) -> int:
     """Servers a g-GPU job would use (Placer._candidates); returns their count."""
     if g > 1:
         for s in range(free_g.size):
@@ -270,9 +268,7 @@ class RoundArrays:
         """Job j's placement [(server, GPUs), ...] (empty when it does not run)."""
         a = int(self.part_start[j])
         b = a + int(self.part_count[j])
-        return list(
-            zip(self.part_server[a:b].tolist(), self.part_gpus[a:b].tolist(), strict=True)
-        )
+        return list(zip(self.part_server[a:b].tolist(), self.part_gpus[a:b].tolist(), strict=True))
 
     def placements(self, n: int | None = None) -> list[list[tuple[int, int]]]:
         """Placements of the first n jobs (all by default)."""

@@ -176,7 +176,8 @@ class Placer:
         )  # fmt: skip
         run = count > 0
         used = int(g[run].sum())
-        return RoundArrays(run, c, m, t, start, count, server, ngpu, used, dict(zip(COUNTERS, ctr.tolist(), strict=True)))
+        stats = dict(zip(COUNTERS, ctr.tolist(), strict=True))
+        return RoundArrays(run, c, m, t, start, count, server, ngpu, used, stats)
 
     def model_index(self, name: str) -> int:
         return self.profiles.index(name)
