@@ -619,7 +619,7 @@ class _Run:
             self.window_done += in_win
             if self.bar is not None:
                 self.bar.update(in_win if self.stop == "window" else int(fin_idx.size))
-            self.active = self.active[~np.isin(self.active, fin_idx, assume_unique=True)]
+            self.active = self.active[np.isnan(jobs.completion[self.active])]  # keeps order
         self.record(t, ordered, rd, pos, g, dt / R)
 
     def record(
