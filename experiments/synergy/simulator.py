@@ -44,6 +44,7 @@ from schedlab.solvers.solve import METHODS, solve
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, check_allocation
 from schedlab.solvers.synergy.engine import FAST_TAG, SUBJECT, RoundAllocator
 from schedlab.solvers.synergy.model import Cluster, Job, Snapshot
+from schedlab.solvers.synergy.packing import RoundArrays
 from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
 
 # A job whose remaining work ends within this (relative) of the round end completes.
@@ -175,7 +176,7 @@ class _Round:
     tput: np.ndarray  # per-GPU throughput per examined job
     cpus_per_gpu: np.ndarray
     mem_gb_per_gpu: np.ndarray
-    placement: list[list[tuple[int, int]]]
+    placement: Any  # per examined job [(server, gpus), ...]: a list, or _Placements (lazy)
     fallback: bool = False
 
 
@@ -234,22 +235,27 @@ class _Allocator:
                 self.stats[name] = self.stats.get(name, 0) + 1
 
     def _fast(self, method: str, models: np.ndarray, gpus: np.ndarray) -> _Round:
-        rr = self.fast.allocate(method, models.tolist(), gpus.tolist(), time_limit=self.time_limit)
-        self._count(rr.stats)
-        run = np.fromiter(rr.run, dtype=bool, count=len(rr.run))
+        fn = self.fast.allocator(method)
+        arrays = getattr(fn, "arrays", None)  # compiled allocators: no per-job Python objects
+        placement: Any
+        if arrays is not None:
+            ra = arrays(models, gpus)
+            self._count(ra.stats)
+            run, placement = ra.run, _Placements(ra)
+            tput, cpg, mpg, used = ra.tput_per_gpu, ra.cpus_per_gpu, ra.mem_gb_per_gpu, ra.used_gpus
+        else:
+            rr = fn(models.tolist(), gpus.tolist(), time_limit=self.time_limit)
+            self._count(rr.stats)
+            run = np.fromiter(rr.run, dtype=bool, count=len(rr.run))
+            tput = np.asarray(rr.tput_per_gpu, dtype=float)
+            cpg = np.asarray(rr.cpus_per_gpu, dtype=float)
+            mpg = np.asarray(rr.mem_gb_per_gpu, dtype=float)
+            placement, used = rr.placement, rr.used_gpus
         n = run.size
-        full = rr.used_gpus == self.cluster.total_gpus and bool(run.any())
+        full = used == self.cluster.total_gpus and bool(run.any())
         if full:
             n = int(np.flatnonzero(run)[-1]) + 1  # the allocator stops once GPUs are full
-        return _Round(
-            n,
-            not full,
-            run[:n],
-            np.asarray(rr.tput_per_gpu[:n], dtype=float),
-            np.asarray(rr.cpus_per_gpu[:n], dtype=float),
-            np.asarray(rr.mem_gb_per_gpu[:n], dtype=float),
-            rr.placement[:n],
-        )
+        return _Round(n, not full, run[:n], tput[:n], cpg[:n], mpg[:n], placement[:n])
 
     def _registry(self, models: np.ndarray, gpus: np.ndarray) -> _Round:
         # Offer the order up to the last job GPU-proportional admits, plus one cluster's worth
@@ -298,6 +304,23 @@ class _Allocator:
         return _Round(n, exact, run, tput, cpg, mpg, placement)
 
 
+class _Placements:
+    """A compiled round's placements, built per job only when asked (checks, fallbacks)."""
+
+    def __init__(self, ra: RoundArrays, n: int | None = None) -> None:
+        self.ra, self.n = ra, ra.run.size if n is None else n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, slice):
+            return _Placements(self.ra, len(range(*key.indices(self.n))))
+        if not -self.n <= key < self.n:
+            raise IndexError(key)
+        return self.ra.placement(key % self.n) if self.ra.run[key % self.n] else []
+
+
 def _pad(
     rd: _Round, n: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[list[tuple[int, int]]]]:
@@ -308,7 +331,7 @@ def _pad(
         np.concatenate([rd.tput, np.zeros(extra)]),
         np.concatenate([rd.cpus_per_gpu, np.zeros(extra)]),
         np.concatenate([rd.mem_gb_per_gpu, np.zeros(extra)]),
-        rd.placement + [[] for _ in range(extra)],
+        list(rd.placement) + [[] for _ in range(extra)],
     )
 
 
@@ -596,7 +619,7 @@ class _Run:
             self.window_done += in_win
             if self.bar is not None:
                 self.bar.update(in_win if self.stop == "window" else int(fin_idx.size))
-            self.active = self.active[~np.isin(self.active, fin_idx, assume_unique=True)]
+            self.active = self.active[np.isnan(jobs.completion[self.active])]  # keeps order
         self.record(t, ordered, rd, pos, g, dt / R)
 
     def record(

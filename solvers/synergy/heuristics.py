@@ -16,6 +16,10 @@ GPUs still fit cluster-wide is considered.
   is comparable with the proportional share (<= or >= in both resources; true for the shipped
   profiles on the default cluster), this always succeeds: TUNE runs exactly the jobs
   GPU-proportional runs, none below its proportional throughput (`tune_guaranteed`).
+
+The registered allocators run a whole round compiled (`packing.pack_round`, via
+`Placer.pack`); `reference_round` is the same logic job by job in Python on `Placer.place` /
+`Placer.serve` (the readable definition; tests check both agree).
 """
 
 from __future__ import annotations
@@ -23,8 +27,41 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from schedlab.solvers.synergy.engine import Allocator, register_allocator
+from schedlab.solvers.synergy.packing import GREEDY, PROPORTIONAL, TUNE, RoundArrays
 from schedlab.solvers.synergy.placement import Placer, RoundResult
+
+_MODES = {"proportional": PROPORTIONAL, "greedy": GREEDY, "tune": TUNE}
+_STATS = {
+    "proportional": (),
+    "greedy": ("skipped_no_fit",),
+    "tune": ("at_ideal", "at_fallback", "reclaimed", "peers_reset", "unplaced"),
+}
+
+
+class Packed:
+    """A compiled heuristic: `__call__` on lists (the `Allocator` protocol) and `arrays` on
+    numpy arrays (what the simulator uses; no per-job Python objects)."""
+
+    def __init__(self, p: Placer, name: str) -> None:
+        self.p, self.name, self.mode = p, name, _MODES[name]
+
+    def arrays(
+        self, models: Sequence[int] | np.ndarray, gpus: Sequence[int] | np.ndarray
+    ) -> RoundArrays:
+        ra = self.p.pack(self.mode, models, gpus)
+        ra.stats = {k: ra.stats[k] for k in _STATS[self.name]}
+        if self.mode == TUNE:
+            ra.stats["tune_guaranteed"] = self.p.tune_guaranteed
+        return ra
+
+    def __call__(
+        self, models: Sequence[int], gpus: Sequence[int], *, time_limit: float | None = None
+    ) -> RoundResult:
+        ra = self.arrays(models, gpus)
+        return RoundResult.from_arrays(ra, gpus, ra.stats)
 
 
 @register_allocator(
@@ -32,21 +69,7 @@ from schedlab.solvers.synergy.placement import Placer, RoundResult
 )
 def proportional(p: Placer, options: Any) -> Allocator:
     """CPU and memory in proportion to GPUs; every job whose GPUs fit runs."""
-
-    def run(
-        models: Sequence[int], gpus: Sequence[int], *, time_limit: float | None = None
-    ) -> RoundResult:
-        st = p.state(len(models))
-        pc, pm, prop_t = p.pc, p.pm, p.prop_t
-        for j, (k, g) in enumerate(zip(models, gpus, strict=True)):
-            if st.total_free == 0:
-                break
-            if g <= st.total_free:
-                ok = p.place(st, j, g, pc, pm, prop_t[k])
-                assert ok, "proportional share always fits when the GPUs do"
-        return p.result(st, gpus, {})
-
-    return run
+    return Packed(p, "proportional")
 
 
 @register_allocator(
@@ -54,22 +77,7 @@ def proportional(p: Placer, options: Any) -> Allocator:
 )
 def greedy(p: Placer, options: Any) -> Allocator:
     """Each job asks for its ideal demand; a job that does not fit is skipped this round."""
-
-    def run(
-        models: Sequence[int], gpus: Sequence[int], *, time_limit: float | None = None
-    ) -> RoundResult:
-        st = p.state(len(models))
-        skipped = 0
-        for j, (k, g) in enumerate(zip(models, gpus, strict=True)):
-            if st.total_free == 0:
-                break
-            if g <= st.total_free and not p.place(
-                st, j, g, p.ideal_c[k], p.ideal_m[k], p.ideal_t[k]
-            ):
-                skipped += 1
-        return p.result(st, gpus, {"skipped_no_fit": skipped})
-
-    return run
+    return Packed(p, "greedy")
 
 
 @register_allocator(
@@ -79,25 +87,29 @@ def greedy(p: Placer, options: Any) -> Allocator:
 )
 def tune(p: Placer, options: Any) -> Allocator:
     """Ideal demand, else proportional share, else take back peers' excess (never skips)."""
+    return Packed(p, "tune")
 
-    def run(
-        models: Sequence[int], gpus: Sequence[int], *, time_limit: float | None = None
-    ) -> RoundResult:
-        st = p.state(len(models))
-        counts: dict[str, Any] = {
-            "at_ideal": 0,
-            "at_fallback": 0,
-            "reclaimed": 0,
-            "peers_reset": 0,
-            "unplaced": 0,
-        }
-        for j, (k, g) in enumerate(zip(models, gpus, strict=True)):
-            if st.total_free == 0:
-                break
-            if g <= st.total_free:
-                p.serve(st, j, k, g, p.ideal_c[k], p.ideal_m[k], p.ideal_t[k], models, counts)
-        rr = p.result(st, gpus, counts)
+
+def reference_round(
+    p: Placer, name: str, models: Sequence[int], gpus: Sequence[int]
+) -> RoundResult:
+    """The heuristic `name` job by job in Python (the definition the compiled one follows)."""
+    st = p.state(len(models))
+    counts: dict[str, Any] = {k: 0 for k in _STATS[name]}
+    for j, (k, g) in enumerate(zip(models, gpus, strict=True)):
+        if st.total_free == 0:
+            break
+        if g > st.total_free:
+            continue
+        if name == "proportional":
+            ok = p.place(st, j, g, p.pc, p.pm, p.prop_t[k])
+            assert ok, "proportional share always fits when the GPUs do"
+        elif name == "greedy":
+            if not p.place(st, j, g, p.ideal_c[k], p.ideal_m[k], p.ideal_t[k]):
+                counts["skipped_no_fit"] += 1
+        else:
+            p.serve(st, j, k, g, p.ideal_c[k], p.ideal_m[k], p.ideal_t[k], models, counts)
+    rr = p.result(st, gpus, counts)
+    if name == "tune":
         rr.stats["tune_guaranteed"] = p.tune_guaranteed
-        return rr
-
-    return run
+    return rr

@@ -17,8 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation
 from schedlab.solvers.synergy.model import Cluster
+from schedlab.solvers.synergy.packing import COUNTERS, RoundArrays, pack_round
 from schedlab.solvers.synergy.profiles import GRID_TOL, ProfileSet, default_profiles
 
 
@@ -64,6 +67,21 @@ class RoundResult:
             sum(
                 g * m for g, m, r in zip(self.gpus, self.mem_gb_per_gpu, self.run, strict=True) if r
             )
+        )
+
+    @classmethod
+    def from_arrays(
+        cls, ra: RoundArrays, gpus: Sequence[int], stats: dict[str, Any]
+    ) -> RoundResult:
+        """The list form of a compiled round's outcome."""
+        return cls(
+            ra.run.tolist(),
+            ra.cpus_per_gpu.tolist(),
+            ra.mem_gb_per_gpu.tolist(),
+            ra.tput_per_gpu.tolist(),
+            ra.placements(),
+            list(gpus),
+            stats,
         )
 
     def to_allocation(self, ids: Sequence[str]) -> Allocation:
@@ -140,6 +158,26 @@ class Placer:
                 self.fb_c[k], self.fb_m[k], self.fb_t[k] = self.pc, self.pm, self.prop_t[k]
         #: every model's ideal is comparable with the proportional share (see heuristics.tune)
         self.tune_guaranteed = guaranteed
+        self._consts = tuple(np.asarray(v, dtype=float) for v in (
+            self.ideal_c, self.ideal_m, self.ideal_t, self.prop_t
+        ))  # fmt: skip
+
+    def pack(
+        self, mode: int, models: Sequence[int] | np.ndarray, gpus: Sequence[int] | np.ndarray
+    ) -> RoundArrays:
+        """One whole round of proportional / greedy / TUNE placement (`packing.pack_round`,
+        compiled; the same decisions as `place` and `serve` job by job)."""
+        cl = self.cluster
+        k = np.ascontiguousarray(models, dtype=np.int64)
+        g = np.ascontiguousarray(gpus, dtype=np.int64)
+        start, count, server, ngpu, c, m, t, ctr = pack_round(
+            mode, k, g, self.S, int(cl.gpus_per_server), float(cl.cpus_per_server),
+            float(cl.mem_gb_per_server), self.pc, self.pm, self.tol_c, self.tol_m, *self._consts,
+        )  # fmt: skip
+        run = count > 0
+        used = int(g[run].sum())
+        stats = dict(zip(COUNTERS, ctr.tolist(), strict=True))
+        return RoundArrays(run, c, m, t, start, count, server, ngpu, used, stats)
 
     def model_index(self, name: str) -> int:
         return self.profiles.index(name)
