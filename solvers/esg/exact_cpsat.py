@@ -19,6 +19,7 @@ from schedlab.solvers.esg.exact_milp import candidates
 from schedlab.solvers.esg.plan import result
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import solver_seed
 
 COST_TOP = float(2**46)
 
@@ -72,7 +73,7 @@ def solve_cpsat(
     m.minimize(sum(cost_terms))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = options.num_workers
-    solver.parameters.random_seed = int(seed or 0)
+    solver.parameters.random_seed = solver_seed(seed)
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = float(time_limit)
     code = solver.solve(m)
