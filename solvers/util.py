@@ -27,7 +27,9 @@ def check_output_path(path: str | Path, what: str = "output file") -> Path:
     except FileNotFoundError:
         st = None
     except NotADirectoryError:
-        raise InvalidInput(f"{what}: a parent of the path is a file, not a folder", source=src)
+        raise InvalidInput(
+            f"{what}: a parent of the path is a file, not a folder", source=src
+        ) from None
     except OSError as exc:
         raise InvalidInput(f"{what}: cannot check the path ({exc.strerror})", source=src) from None
     if st is not None:
@@ -45,7 +47,9 @@ def check_output_path(path: str | Path, what: str = "output file") -> Path:
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
-        raise InvalidInput(f"{what}: a parent of the path is a file, not a folder", source=src)
+        raise InvalidInput(
+            f"{what}: a parent of the path is a file, not a folder", source=src
+        ) from None
     except OSError as exc:
         raise InvalidInput(
             f"{what}: cannot create the folder {str(parent)!r} ({exc.strerror})", source=src
@@ -61,7 +65,9 @@ def ensure_output_dir(path: str | Path, what: str = "results folder") -> Path:
     try:
         d.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
-        raise InvalidInput(f"{what}: a parent of the path is a file, not a folder", source=str(d))
+        raise InvalidInput(
+            f"{what}: a parent of the path is a file, not a folder", source=str(d)
+        ) from None
     except OSError as exc:
         raise InvalidInput(f"{what}: cannot create it ({exc.strerror})", source=str(d)) from None
     return d

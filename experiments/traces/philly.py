@@ -12,7 +12,8 @@ follow in any order. Accepted values:
 
 Blank lines and lines starting with `#` (also before the header) are skipped; a UTF-8 BOM is
 dropped; other encodings are refused naming the file. Durations and numeric timestamps are at
-most 1e12 s, GPU counts at most 10^6. Every bad row is reported at once (up to `MAX_REPORTED`) in one
+most 1e12 s, GPU counts at most 10^6. Every bad row is reported at once (up to
+`MAX_REPORTED`) in one
 `InvalidInput` naming the file, the row (its line in the file) and the field. Subjects adapt
 the parsed `PhillyTrace` to their workloads (`experiments/sojourn/online/philly.py`,
 `experiments/synergy/traces.py`). The shipped 2,000-job sample and its attribution are in

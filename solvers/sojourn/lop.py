@@ -281,7 +281,8 @@ def solve_lop(
                 inst, objective, method, factory, t0, deadline, triangles, decompose, extra_stats
             )
     except DeadlineExceeded:  # data preparation outlasted the limit: a cheap order, no proof
-        order = [int(i) for i in np.argsort(inst.mean / np.maximum(inst.pi, 1e-300), kind="stable")]
+        ratio = inst.mean / np.maximum(inst.pi, 1e-300)
+        order = [int(i) for i in np.argsort(ratio, kind="stable")]
         value = evaluate(inst, order, objective)
         stats = {"stopped_while_preparing": True, **(extra_stats or {})}
         return finish(inst, method, order, value, 0.0, False, time.perf_counter() - t0, stats)

@@ -221,7 +221,8 @@ def _model_numbers(
             ok = False
         elif not _num(v) or v <= 0:
             problems.add(
-                f"{label}: field '{key}' must be a number in (0, {MAX_MAGNITUDE:g}] (got {short(v)})"
+                f"{label}: field '{key}' must be a number in (0, {MAX_MAGNITUDE:g}] "
+                f"(got {short(v)})"
             )
             ok = False
         else:
