@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
-from schedlab.experiments.cliflags import SEED, WORK_CAP, bounded_int, positive_float
+from schedlab.experiments.cliflags import SEED, WORK_CAP, FiniteFloat, bounded_int
 from schedlab.experiments.output import emit_json, format_table
 from schedlab.experiments.registry import POLICIES, WORKLOADS
 from schedlab.solvers.errors import InvalidInput, Problems
@@ -82,7 +82,7 @@ def print_table(out: dict[str, Any]) -> None:
 @click.option("--policy", type=RegistryChoice(POLICIES, scope=SUBJECT), required=True)
 @click.option(
     "--load",
-    type=positive_float(100.0),
+    type=FiniteFloat(1e-6, 100.0),
     default=None,
     help="Target load sum(g E[X]) / (M span); synthetic default 0.8, "
     "trace default: its own arrival times.",

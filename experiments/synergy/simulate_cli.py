@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from schedlab.experiments.cli_registry import RegistryChoice
-from schedlab.experiments.cliflags import SEED, TIME_LIMIT, WORK_CAP, bounded_int, positive_float
+from schedlab.experiments.cliflags import (
+    SEED,
+    TIME_LIMIT,
+    WORK_CAP,
+    FiniteFloat,
+    bounded_int,
+    positive_float,
+)
 from schedlab.experiments.registry import POLICIES, WORKLOADS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.solve import METHODS
@@ -180,7 +187,7 @@ def _check_numbers(servers: int | None, time_limit: float | None) -> None:
 )
 @click.option(
     "--load",
-    type=positive_float(1e6),
+    type=FiniteFloat(1e-6, 1e6),
     default=9.0,
     show_default=True,
     help="Arrival rate of the synthetic workloads (jobs/hour).",

@@ -461,7 +461,7 @@ class _Run:
             raise InvalidInput(
                 f"simulate: the last job arrives and finishes after {last / 3600.0:.3g} "
                 f"simulated hours, beyond the cap of {cfg.max_sim_h:g} hours; check the "
-                "trace's times"
+                "arrival rate (--load), the round length (--round-s) or the trace's times"
             )
 
     def _constants(self) -> None:

@@ -294,7 +294,9 @@ def _edges(p: Problems, data: dict[str, Any], ids: list[str]) -> tuple[tuple[str
 def _parse(data: Any, source: str | None) -> App:
     p = Problems()
     if not isinstance(data, dict):
-        raise InvalidInput("top level: must be a JSON object with name, slo_ms, functions")
+        raise InvalidInput(
+            "top level: must be a JSON object with name, slo_ms, functions", source=source
+        )
     known = {"name", "slo_ms", "prices", "functions", "edges"}
     for k in sorted(set(data) - known):
         p.add(f"{k}: unknown field; fields: {', '.join(sorted(known))}")
