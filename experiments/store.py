@@ -46,6 +46,7 @@ class RowStore:
         self._load()
 
     def _load(self) -> None:
+        check_output_path(self.path, "journal")  # a FIFO or device here would block or break
         if not self.path.exists():
             return
         text = self.path.read_text()

@@ -39,6 +39,7 @@ def files(tmp_path_factory) -> dict[str, str]:
     return out
 
 
+SYN = "--workload synthetic --policy fcfs --max-events 100000 "
 # (command, flag, the rest of the command line); {inst}/{snap}/{app}/{trace} are files.
 CASES = [
     ("sojourn generate", "--n", "--seed 1"),
@@ -60,32 +61,32 @@ CASES = [
     (
         "sojourn simulate",
         "--servers",
-        "--workload synthetic --policy fcfs --jobs 30 --replications 1 --max-events 100000",
+        SYN + "--jobs 30 --replications 1",
     ),
     (
         "sojourn simulate",
         "--load",
-        "--workload synthetic --servers 2 --policy fcfs --jobs 30 --replications 1 --max-events 100000",
+        SYN + "--servers 2 --jobs 30 --replications 1",
     ),
     (
         "sojourn simulate",
         "--seed",
-        "--workload synthetic --servers 2 --policy fcfs --jobs 30 --replications 1 --max-events 100000",
+        SYN + "--servers 2 --jobs 30 --replications 1",
     ),
     (
         "sojourn simulate",
         "--replications",
-        "--workload synthetic --servers 2 --policy fcfs --jobs 30 --max-events 100000",
+        SYN + "--servers 2 --jobs 30",
     ),
     (
         "sojourn simulate",
         "--jobs",
-        "--workload synthetic --servers 2 --policy fcfs --replications 1 --max-events 100000",
+        SYN + "--servers 2 --replications 1",
     ),
     (
         "sojourn simulate",
         "--max-checkpoints",
-        "--workload synthetic --servers 2 --policy fcfs --jobs 30 --replications 1 --max-events 100000",
+        SYN + "--servers 2 --jobs 30 --replications 1",
     ),
     (
         "sojourn simulate",
