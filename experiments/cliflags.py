@@ -53,11 +53,10 @@ class BoundedInt(click.ParamType):
         self.lo, self.hi = lo, hi
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
-        return (
-            f"INTEGER {self.lo}..{self.hi:.3g}"
-            if self.hi > 10**9
-            else (f"INTEGER {self.lo}..{self.hi}")
-        )
+        if self.lo <= -(2**62) and self.hi >= 2**62:
+            return "INTEGER"
+        hi = "2^63-1" if self.hi == MAX_SEED else f"{self.hi:.0e}" if self.hi > 10**7 else self.hi
+        return f"INTEGER {self.lo}..{hi}"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, int) and not isinstance(value, bool):

@@ -45,6 +45,16 @@ NAMED_RANGES: dict[str, tuple[float, float]] = {
     "workers": (1, 256),
     "num_workers": (1, 256),
     "threads": (1, 256),
+    # search budgets and rounds: at least one step, at most what a run can do in a week
+    "restarts": (1, 1_000_000),
+    "rounds": (1, 1_000_000),
+    "max_nodes": (1, 10**12),
+    "max_paths": (1, 10**12),
+    # CP-SAT deterministic time (its own units, about seconds) and scaling
+    "deterministic_time": (1e-6, 604_800.0),
+    "max_deterministic_time": (1e-6, 604_800.0),
+    "scale_bits": (8, 62),
+    "time_unit_ms": (1e-6, 1e6),
 }
 #: Any other integer option must fit a signed 64-bit integer (what C++ solvers take).
 INT_RANGE = (-(2**63), 2**63 - 1)

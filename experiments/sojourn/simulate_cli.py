@@ -49,12 +49,15 @@ def check_arguments(servers: int, replications: int, jobs: int | None, load: flo
 
 def check_work(run: Any, jobs: int | None, replications: int, cap: int) -> None:
     """Work cap: events ~ replications x jobs x (checkpoints + 2) (arrival, checkpoints, end)."""
+    from schedlab.solvers.validate import check_alloc
     from schedlab.solvers.validate import check_work as _check
 
     n = getattr(run.source, "n", None) or jobs or 10_000
     per_job = int(run.info.get("max_checkpoints", 3)) + 2
     try:
         _check(float(replications) * n * per_job, cap, "simulate", "--max-events")
+        # one replication's jobs, their outcome tables and event records, about 64 B each
+        check_alloc(64.0 * n * per_job, f"simulate: {n} jobs of up to {per_job - 1} outcomes")
     except InvalidInput as exc:
         raise exc.with_source(run.trace) if run.trace else exc from None
 
@@ -141,7 +144,11 @@ def simulate(
     given = chosen_options(entry, workload_flags, cmd.option_names())
     check_arguments(servers, replications, jobs, load)
     opts: Any = parse_options(entry.options or NoOptions, given, where=f"workload {entry.key}")
-    run = entry.obj(servers, jobs=jobs, load=load, options=opts)
+    try:
+        run = entry.obj(servers, jobs=jobs, load=load, options=opts)
+    except InvalidInput as exc:  # name the trace file the problem comes from
+        trace = getattr(opts, "trace", None)
+        raise (exc.with_source(str(trace)) if trace and not exc.source else exc) from None
     check_work(run, jobs, replications, max_events)
     try:
         res = evaluate_policy(

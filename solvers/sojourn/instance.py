@@ -21,6 +21,7 @@ import numpy as np
 from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.validate import (
     MAX_MAGNITUDE,
+    check_alloc,
     check_id,
     load_json_file,
     parse_json,
@@ -374,6 +375,11 @@ def generate(
     if not 0 < min_size <= max_size <= MAX_MAGNITUDE:
         problems.add(f"min_size/max_size: need 0 < min_size <= max_size ({min_size}, {max_size})")
     problems.raise_if_any()
+    # per outcome: a float in a list, its JSON text, a probability: about 100 bytes
+    check_alloc(
+        100.0 * n * (max_checkpoints + 1),
+        f"generate: {n} jobs of up to {max_checkpoints + 1} outcomes",
+    )
     rng = np.random.default_rng(seed)
     jobs = []
     for i in range(n):

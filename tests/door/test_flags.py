@@ -58,6 +58,11 @@ CASES = [
     ("sojourn solve {inst}", "--scale-bits", "--objective B --method cpsat"),
     ("sojourn solve {inst}", "--deterministic-time", "--objective B --method cpsat"),
     ("sojourn solve {inst}", "--k", "--objective DK --method smith"),
+    ("sojourn solve {inst}", "--rounds", "--objective B --method batchlocal --time-limit 0.2"),
+    ("sojourn solve {inst}", "--restarts", "--objective B --method batchlocal --time-limit 0.2"),
+    ("synergy allocate {snap}", "--max-deterministic-time", "--method cpsat"),
+    ("esg plan {app}", "--time-unit-ms", "--method cpsat"),
+    ("esg plan {app}", "--max-paths", "--method brute --backend numpy"),
     (
         "sojourn simulate",
         "--servers",
