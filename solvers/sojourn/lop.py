@@ -212,7 +212,7 @@ def solve_block(
     try:
         model = factory(Wb)
     except DeadlineExceeded:
-        stats["stopped_while_building"] = True
+        stats["stopped_while_building"] = 1  # an int: solve_lop sums block stats
         return BlockOutcome(best_order, best_cost, bound, proven, stats)
     first: Iterator[Triple] = (
         itertools.combinations(range(nb), 3) if triangles == "all" else iter(three_cycles(pref))
