@@ -26,7 +26,7 @@ import math
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -331,21 +331,6 @@ class WorkCap:
                 f"({self.cap:.3g}); the input implies absurd work, or raise the cap with "
                 f"{self.flag}"
             )
-
-
-def guarded(fn: Callable[..., Any], source: str | None = None) -> Callable[..., Any]:
-    """Wrap a loader: arithmetic and recursion failures on hostile data become InvalidInput."""
-
-    def wrapper(*a: Any, **kw: Any) -> Any:
-        try:
-            return fn(*a, **kw)
-        except (OverflowError, RecursionError, MemoryError) as exc:
-            raise InvalidInput(
-                f"input too large or too deep to handle ({type(exc).__name__}: {exc})",
-                source=source,
-            ) from None
-
-    return wrapper
 
 
 # ---- deadlines -----------------------------------------------------------------------------

@@ -243,3 +243,14 @@ def test_python_constructors_apply_the_same_rules():
     app = App.from_dict(APP)
     with pytest.raises(InvalidInput, match="slo_ms"):
         replace(app, slo_ms=float("inf"))
+
+
+def test_work_cap_helpers_name_the_flag():
+    from schedlab.solvers.validate import WorkCap, check_work
+
+    cap = WorkCap(3, "simulate", "--max-steps")
+    cap.step(3)
+    with pytest.raises(InvalidInput, match="--max-steps"):
+        cap.step()
+    with pytest.raises(InvalidInput, match="unbounded"):
+        check_work(float("inf"), 10, "simulate", "--max-steps")
