@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -77,6 +78,11 @@ def _click_option(f: OptionField, users: list[str]) -> click.Option:
         slug = flag_name(f.name)[2:]
         return click.Option([f"--{slug}/--no-{slug}", f.name], default=None, help=text)
     ptype: Any = click.Choice([str(c) for c in f.choices]) if f.choices else f.base
+    if not f.choices and f.base in (int, float):
+        from schedlab.experiments.cliflags import BoundedInt, FiniteFloat
+
+        lo, hi = f.range if f.range is not None else (-math.inf, math.inf)
+        ptype = BoundedInt(int(lo), int(hi)) if f.base is int else FiniteFloat(lo, hi)
     return click.Option([flag_name(f.name), f.name], type=ptype, default=None, help=text)
 
 

@@ -18,14 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from schedlab.experiments import codeversion
-from schedlab.solvers.util import atomic_write_text
+from schedlab.solvers.util import atomic_write_text, check_output_path, ensure_output_dir
 
 
 def results_dir(outdir: Path, subject: str) -> Path:
     """results/<subject>/, created if needed."""
-    d = Path(outdir) / subject
-    d.mkdir(parents=True, exist_ok=True)
-    return d
+    return ensure_output_dir(Path(outdir) / subject)
 
 
 class RowStore:
@@ -48,6 +46,7 @@ class RowStore:
         self._load()
 
     def _load(self) -> None:
+        check_output_path(self.path, "journal")  # a FIFO or device here would block or break
         if not self.path.exists():
             return
         text = self.path.read_text()
@@ -86,7 +85,7 @@ class RowStore:
 
     def add(self, row: dict[str, Any]) -> None:
         """Append one finished row durably."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        check_output_path(self.path, "journal")
         new = not self.path.exists()
         with open(self.path, "a") as fh:
             if new:

@@ -36,6 +36,28 @@ class OptionField:
     optional: bool
     default: Any
     help: str
+    range: tuple[float, float] | None = None
+
+
+#: Ranges of option names shared by many methods (a field's `metadata={"range": (lo, hi)}`
+#: overrides): solver threads are 1..256 everywhere.
+NAMED_RANGES: dict[str, tuple[float, float]] = {
+    "workers": (1, 256),
+    "num_workers": (1, 256),
+    "threads": (1, 256),
+    # search budgets and rounds: at least one step, at most what a run can do in a week
+    "restarts": (1, 1_000_000),
+    "rounds": (1, 1_000_000),
+    "max_nodes": (1, 10**12),
+    "max_paths": (1, 10**12),
+    # CP-SAT deterministic time (its own units, about seconds) and scaling
+    "deterministic_time": (1e-6, 604_800.0),
+    "max_deterministic_time": (1e-6, 604_800.0),
+    "scale_bits": (8, 62),
+    "time_unit_ms": (1e-6, 1e6),
+}
+#: Any other integer option must fit a signed 64-bit integer (what C++ solvers take).
+INT_RANGE = (-(2**63), 2**63 - 1)
 
 
 def _unwrap(tp: Any) -> tuple[Any, bool]:
@@ -57,8 +79,11 @@ def option_fields(cls: type) -> list[OptionField]:
         choices = tuple(get_args(inner)) if get_origin(inner) is Literal else None
         base = type(choices[0]) if choices else inner
         default = f.default if f.default is not dataclasses.MISSING else None
+        rng = f.metadata.get("range") or NAMED_RANGES.get(f.name)
+        if rng is None and base is int:
+            rng = INT_RANGE
         out.append(
-            OptionField(f.name, base, choices, optional, default, f.metadata.get("help", ""))
+            OptionField(f.name, base, choices, optional, default, f.metadata.get("help", ""), rng)
         )
     return out
 
@@ -84,6 +109,9 @@ def _check(value: Any, fld: OptionField) -> tuple[Any, str | None]:
         return value, f"must be {base.__name__} (got {type(value).__name__} {value!r})"
     if fld.choices is not None and value not in fld.choices:
         return value, f"must be one of {', '.join(map(str, fld.choices))} (got {value!r})"
+    if fld.range is not None and base in (int, float) and not fld.range[0] <= value <= fld.range[1]:
+        lo, hi = fld.range
+        return value, f"must lie in {lo:g}..{hi:g} (got {value!r})"
     return value, None
 
 

@@ -8,14 +8,16 @@ defined with `@register_method(subject, name, exact=..., kinds=..., options=...)
 
 from __future__ import annotations
 
-import math
+import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.options import NoOptions, parse_options
 from schedlab.solvers.registry import Entry, Registry
-from schedlab.solvers.result import SolveResult
+from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.validate import DeadlineExceeded, check_seed, deadline_scope
+from schedlab.solvers.validate import check_time_limit as _check_time_limit
 
 
 class Problem(Protocol):
@@ -74,11 +76,8 @@ def method_spec(subject: str, name: str) -> Entry[SolveFn]:
 
 
 def check_time_limit(time_limit: float | None) -> None:
-    """A time limit is None or a positive, finite number of seconds."""
-    if time_limit is not None and not (
-        isinstance(time_limit, int | float) and math.isfinite(time_limit) and time_limit > 0
-    ):
-        raise InvalidInput(f"time_limit: must be positive, finite seconds (got {time_limit!r})")
+    """A time limit is None or seconds in (0, one week] (`validate.check_time_limit`)."""
+    _check_time_limit(time_limit)
 
 
 def solve(
@@ -96,6 +95,7 @@ def solve(
     are `InvalidInput` naming the field.
     """
     check_time_limit(time_limit)
+    check_seed(seed)
     spec = method_spec(problem.subject, method)
     kinds = spec.meta.get("kinds")
     if kinds is not None and problem.kind not in kinds:
@@ -104,5 +104,16 @@ def solve(
             f"it solves {', '.join(sorted(kinds))}"
         )
     opts = parse_options(spec.options or NoOptions, options, where=f"method {spec.key}")
-    result: SolveResult[Any] = spec.obj(problem, time_limit=time_limit, seed=seed, options=opts)
+    t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + time_limit
+    try:
+        with deadline_scope(deadline):  # model builders call check_deadline()
+            result: SolveResult[Any] = spec.obj(
+                problem, time_limit=time_limit, seed=seed, options=opts
+            )
+    except DeadlineExceeded:  # the limit passed while building: no solution, said so
+        runtime = time.perf_counter() - t0
+        return SolveResult(
+            Status.TIMEOUT, None, None, None, method, runtime, {"stopped_while_building": True}
+        )
     return result

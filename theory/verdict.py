@@ -153,9 +153,9 @@ def settings(
 
 
 def theory_dir(outdir: Path) -> Path:
-    d = Path(outdir) / "theory"
-    d.mkdir(parents=True, exist_ok=True)
-    return d
+    from schedlab.solvers.util import ensure_output_dir
+
+    return ensure_output_dir(Path(outdir) / "theory")
 
 
 def save_instance(inst: Instance, outdir: Path, stem: str, **meta: Any) -> str:

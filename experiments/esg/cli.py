@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
+from schedlab.experiments.cliflags import SEED, TIME_LIMIT, WORK_CAP, FiniteFloat, positive_float
 from schedlab.experiments.output import emit_json
 from schedlab.experiments.registry import COMMANDS, POLICIES
 from schedlab.solvers.solve import METHODS
@@ -40,7 +41,7 @@ def esg() -> None:
 @esg.command("generate", epilog=APP_FORMAT)
 @click.option("--stages", type=click.IntRange(1, 64), default=4, show_default=True)
 @click.option("--configs", type=click.IntRange(1, 1500), default=50, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True, help="0..2^63-1.")
 @click.option("--shape", type=click.Choice(["chain", "dag"]), default="chain", show_default=True)
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None, help="File (stdout).")
 def generate_cmd(stages: int, configs: int, seed: int, shape: str, out: Path | None) -> None:
@@ -72,9 +73,19 @@ def _method_entries() -> list[Any]:
 @esg.command("plan", cls=OptionsCommand, options_of=_method_entries, epilog=APP_FORMAT)  # type: ignore[call-arg]
 @click.argument("app_file", type=click.Path(path_type=Path))
 @click.option("--method", type=RegistryChoice(METHODS, scope="esg"), default="astar")
-@click.option("--budget-ms", type=float, default=None, help="Latency budget (default: the SLO).")
-@click.option("--time-limit", type=float, default=None, help="Seconds (exact solvers).")
-@click.option("--seed", type=int, default=None)
+@click.option(
+    "--budget-ms",
+    type=positive_float(1e12),
+    default=None,
+    help="Latency budget (default: the SLO).",
+)
+@click.option(
+    "--time-limit",
+    type=TIME_LIMIT,
+    default=None,
+    help="Seconds (exact solvers), building included.",
+)
+@click.option("--seed", type=SEED, default=None, help="Solver seed, 0..2^63-1.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_context
 def plan_cmd(
@@ -149,7 +160,13 @@ def plan_cmd(
     help="An application file, or a JSON list of them.",
 )
 @click.option("--policy", type=RegistryChoice(POLICIES, scope="esg"), default="esg")
-@click.option("--load", type=float, default=0.5, show_default=True, help="Offered load (0, 2].")
+@click.option(
+    "--load",
+    type=FiniteFloat(0.0, 2.0, lo_open=True),
+    default=0.5,
+    show_default=True,
+    help="Offered load.",
+)
 @click.option(
     "--arrivals",
     type=click.Choice(["poisson", "bursty", "azure"]),
@@ -161,12 +178,19 @@ def plan_cmd(
 @click.option("--invokers", type=click.IntRange(1, 10**4), default=4, show_default=True)
 @click.option(
     "--cold-start-ms",
-    type=click.FloatRange(0),
+    type=FiniteFloat(0.0, 3.6e6),
     default=0.0,
     show_default=True,
     help="Cold start of a function whose file gives none.",
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True, help="0..2^63-1.")
+@click.option(
+    "--max-events",
+    type=WORK_CAP,
+    default=10**8,
+    show_default=True,
+    help="Work cap: refuse when requests x functions x 4 events exceed it (exit 2).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def simulate_cmd(
     apps_file: Path,
@@ -177,6 +201,7 @@ def simulate_cmd(
     invokers: int,
     cold_start_ms: float,
     seed: int,
+    max_events: int,
     as_json: bool,
 ) -> None:
     """Discrete-event serverless simulation of the applications under one policy.
@@ -190,12 +215,11 @@ def simulate_cmd(
       schedlab esg simulate --apps app.json --policy esg --load 0.6 --json
     """
     from schedlab.experiments.esg.simulator import SimConfig, load_apps, simulate
+    from schedlab.solvers.validate import check_work
 
     apps = load_apps(apps_file)
-    if not 0 < load <= 2:
-        from schedlab.solvers.errors import InvalidInput
-
-        raise InvalidInput(f"--load: must be in (0, 2] (got {load})")
+    funcs = sum(len(a.functions) for a in apps)
+    check_work(4.0 * requests * funcs, max_events, "simulate: requests x functions", "--max-events")
     cfg = SimConfig(
         load=load,
         arrivals=arrivals,

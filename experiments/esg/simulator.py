@@ -20,7 +20,6 @@ keep every invoker's GPU busy, split equally over the applications.
 from __future__ import annotations
 
 import heapq
-import json
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from schedlab.experiments.esg.policies import AppState, PathPolicy, make_policy
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.app import App
 from schedlab.solvers.esg.dispatch import Container, Invoker, Placement, expire, place
+from schedlab.solvers.validate import load_json_file
 
 
 @dataclass(frozen=True)
@@ -51,12 +51,7 @@ class SimConfig:
 
 def load_apps(path: Path) -> list[App]:
     """An application file or a JSON list of application objects."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise InvalidInput(f"{path}: no such file") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
+    data = load_json_file(path, "the application file")
     items = data if isinstance(data, list) else [data]
     if not items:
         raise InvalidInput(f"{path}: an empty list of applications")

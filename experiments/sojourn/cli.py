@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
+from schedlab.experiments.cliflags import SEED, TIME_LIMIT, bounded_int
 from schedlab.experiments.output import emit_json, format_table
 from schedlab.experiments.registry import COMMANDS
 from schedlab.experiments.sojourn.simulate_cli import simulate
@@ -39,7 +40,7 @@ def load_instance(path: Path) -> Instance:
     from schedlab.solvers.sojourn.instance import Instance
 
     if str(path) == "-":
-        return Instance.from_json(sys.stdin.read(), source="<stdin>")
+        return Instance.load_stdin(sys.stdin)
     return Instance.load(path)
 
 
@@ -56,11 +57,11 @@ def sojourn() -> None:
 
 
 @sojourn.command("generate")
-@click.option("--n", "n", type=int, required=True, help="Number of jobs.")
-@click.option("--seed", type=int, required=True, help="Random seed.")
+@click.option("--n", "n", type=bounded_int(1, 1_000_000), required=True, help="Number of jobs.")
+@click.option("--seed", type=SEED, required=True, help="Random seed, 0..2^63-1.")
 @click.option(
     "--max-checkpoints",
-    type=int,
+    type=bounded_int(0, 999),
     default=3,
     show_default=True,
     help="Checkpoints per job are uniform on 0..C.",
@@ -84,7 +85,7 @@ def generate_cmd(n: int, seed: int, max_checkpoints: int) -> None:
 @click.argument("instance", type=click.Path(path_type=Path))
 @click.option("--order", required=True, help="Comma-separated job ids, e.g. a,c,b.")
 @click.option("--objective", type=OBJECTIVE_CHOICE, required=True)
-@click.option("--k", type=int, default=None, help="K for TK and DK.")
+@click.option("--k", type=bounded_int(1, 1_000_000), default=None, help="K for TK and DK.")
 @click.option(
     "--how",
     type=click.Choice(["closed", "enumerate", "montecarlo"]),
@@ -92,9 +93,13 @@ def generate_cmd(n: int, seed: int, max_checkpoints: int) -> None:
     show_default=True,
 )
 @click.option(
-    "--samples", type=int, default=100_000, show_default=True, help="Monte Carlo samples."
+    "--samples",
+    type=bounded_int(2, 10**9),
+    default=100_000,
+    show_default=True,
+    help="Monte Carlo samples (refused above the memory budget, SCHEDLAB_MEMORY_BUDGET_GB).",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Monte Carlo seed.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Monte Carlo seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def evaluate_cmd(
     instance: Path,
@@ -146,15 +151,20 @@ def evaluate_cmd(
 @sojourn.command("solve", cls=OptionsCommand, options_of=lambda: METHODS.entries(scope=SUBJECT))
 @click.argument("instance", type=click.Path(path_type=Path))
 @click.option("--objective", type=OBJECTIVE_CHOICE, required=True)
-@click.option("--k", type=int, default=None, help="K for TK and DK.")
+@click.option("--k", type=bounded_int(1, 1_000_000), default=None, help="K for TK and DK.")
 @click.option(
     "--method",
     type=RegistryChoice(METHODS, scope=SUBJECT),
     required=True,
     help="Exact: brute, dp, milp, cpsat. Heuristics: the rest (and any plugin's).",
 )
-@click.option("--time-limit", type=float, default=None, help="Seconds; a stopped run says so.")
-@click.option("--seed", type=int, default=None, help="Seed for randomized methods.")
+@click.option(
+    "--time-limit",
+    type=TIME_LIMIT,
+    default=None,
+    help="Seconds, model building included; a stopped run says so.",
+)
+@click.option("--seed", type=SEED, default=None, help="Seed for randomized methods (0..2^63-1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_context
 def solve_cmd(

@@ -11,11 +11,13 @@ from typing import Any
 import click
 
 from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
+from schedlab.experiments.cliflags import SEED, WORK_CAP, FiniteFloat, bounded_int
 from schedlab.experiments.output import emit_json, format_table
 from schedlab.experiments.registry import POLICIES, WORKLOADS
 from schedlab.solvers.errors import InvalidInput, Problems
 
 SUBJECT = "sojourn"
+DEFAULT_MAX_EVENTS = 10**9
 TABLE_COLUMNS = {
     "policy": "policy",
     "servers": "servers",
@@ -45,6 +47,21 @@ def check_arguments(servers: int, replications: int, jobs: int | None, load: flo
     p.raise_if_any()
 
 
+def check_work(run: Any, jobs: int | None, replications: int, cap: int) -> None:
+    """Work cap: events ~ replications x jobs x (checkpoints + 2) (arrival, checkpoints, end)."""
+    from schedlab.solvers.validate import check_alloc
+    from schedlab.solvers.validate import check_work as _check
+
+    n = getattr(run.source, "n", None) or jobs or 10_000
+    per_job = int(run.info.get("max_checkpoints", 3)) + 2
+    try:
+        _check(float(replications) * n * per_job, cap, "simulate", "--max-events")
+        # one replication's jobs, their outcome tables and event records, about 64 B each
+        check_alloc(64.0 * n * per_job, f"simulate: {n} jobs of up to {per_job - 1} outcomes")
+    except InvalidInput as exc:
+        raise exc.with_source(run.trace) if run.trace else exc from None
+
+
 def load_warnings(load: float | None) -> list[str]:
     if load is not None and load >= 1:
         return [f"load {load} >= 1: the system is overloaded; queues grow with --jobs"]
@@ -62,23 +79,32 @@ def print_table(out: dict[str, Any]) -> None:
 
 @click.command("simulate", cls=OptionsCommand, options_of=lambda: WORKLOADS.entries(scope=SUBJECT))
 @click.option("--workload", type=RegistryChoice(WORKLOADS, scope=SUBJECT), required=True)
-@click.option("--servers", type=int, required=True, help="Identical servers (GPUs), M.")
+@click.option(
+    "--servers", type=bounded_int(1, 1_000_000), required=True, help="Identical servers (GPUs), M."
+)
 @click.option("--policy", type=RegistryChoice(POLICIES, scope=SUBJECT), required=True)
 @click.option(
     "--load",
-    type=float,
+    type=FiniteFloat(1e-6, 100.0),
     default=None,
     help="Target load sum(g E[X]) / (M span); synthetic default 0.8, "
     "trace default: its own arrival times.",
 )
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--replications", type=int, default=5, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True, help="0..2^63-1.")
+@click.option("--replications", type=bounded_int(1, 10_000), default=5, show_default=True)
 @click.option(
     "--jobs",
-    type=int,
+    type=bounded_int(1, 10**8),
     default=None,
     help="Jobs per replication (synthetic default 10000); for a trace its first N jobs "
     "(default all).",
+)
+@click.option(
+    "--max-events",
+    type=WORK_CAP,
+    default=DEFAULT_MAX_EVENTS,
+    show_default=True,
+    help="Work cap: refuse a run whose replications x jobs x (checkpoints + 2) exceed it.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_context
@@ -91,6 +117,7 @@ def simulate(
     seed: int,
     replications: int,
     jobs: int | None,
+    max_events: int,
     as_json: bool,
     **workload_flags: Any,
 ) -> None:
@@ -117,7 +144,12 @@ def simulate(
     given = chosen_options(entry, workload_flags, cmd.option_names())
     check_arguments(servers, replications, jobs, load)
     opts: Any = parse_options(entry.options or NoOptions, given, where=f"workload {entry.key}")
-    run = entry.obj(servers, jobs=jobs, load=load, options=opts)
+    try:
+        run = entry.obj(servers, jobs=jobs, load=load, options=opts)
+    except InvalidInput as exc:  # name the trace file the problem comes from
+        trace = getattr(opts, "trace", None)
+        raise (exc.with_source(str(trace)) if trace and not exc.source else exc) from None
+    check_work(run, jobs, replications, max_events)
     try:
         res = evaluate_policy(
             run.source,

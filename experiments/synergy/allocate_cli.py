@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
+from schedlab.experiments.cliflags import SEED, TIME_LIMIT, bounded_int
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.solve import METHODS
 
@@ -34,7 +35,9 @@ def load_snapshot(path: Path) -> Snapshot:
     from schedlab.solvers.synergy.model import Snapshot
 
     if str(path) == "-":
-        return Snapshot.from_json(sys.stdin.read(), source="<stdin>")
+        from schedlab.solvers.validate import read_stdin_text
+
+        return Snapshot.from_json(read_stdin_text(sys.stdin, "snapshot"), source="<stdin>")
     return Snapshot.load(path)
 
 
@@ -77,8 +80,13 @@ def _table(snap: Snapshot, res: SolveResult[Any]) -> None:
     help="A registered Synergy method: heuristics (proportional, greedy, tune, opt, ...) or "
     "exact ones with a proven bound (milp, cpsat; enum for tiny snapshots).",
 )
-@click.option("--time-limit", type=float, default=None, help="Seconds; a stopped run says so.")
-@click.option("--seed", type=int, default=None, help="Solver seed (CP-SAT).")
+@click.option(
+    "--time-limit",
+    type=TIME_LIMIT,
+    default=None,
+    help="Seconds, model building included; a stopped run says so.",
+)
+@click.option("--seed", type=SEED, default=None, help="Solver seed (CP-SAT; 0..2^63-1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_context
 def allocate(
@@ -137,9 +145,11 @@ def allocate(
 
 
 @click.command("snapshot")
-@click.option("--servers", type=int, default=16, show_default=True)
-@click.option("--jobs", "jobs", type=int, required=True, help="Runnable jobs in the round.")
-@click.option("--seed", type=int, required=True)
+@click.option("--servers", type=bounded_int(1, 100_000), default=16, show_default=True)
+@click.option(
+    "--jobs", "jobs", type=bounded_int(0, 1_000_000), required=True, help="Runnable jobs."
+)
+@click.option("--seed", type=SEED, required=True, help="0..2^63-1.")
 @click.option(
     "--gpu-mix",
     type=click.Choice(["multi", "single"]),  # snapshots.GPU_MIXES (kept light: no numpy here)
@@ -160,12 +170,18 @@ def snapshot_cmd(servers: int, jobs: int, seed: int, gpu_mix: str, task_mix: str
     Example:
       schedlab synergy snapshot --servers 16 --jobs 128 --seed 3 --gpu-mix multi > snap.json
     """
+    import math
+
     from schedlab.solvers.synergy.snapshots import generate_snapshot
 
     try:
         mix = tuple(float(x) for x in task_mix.split(","))
     except ValueError:
         raise InvalidInput(
-            f"--task-mix: give three numbers like 0.2,0.7,0.1 (got {task_mix!r})"
+            f"--task-mix: give three numbers like 0.2,0.7,0.1 (got {task_mix[:60]!r})"
         ) from None
+    if len(mix) != 3 or not all(math.isfinite(x) and 0 <= x <= 1e6 for x in mix) or sum(mix) <= 0:
+        raise InvalidInput(
+            f"--task-mix: give three finite weights in [0, 1e6], not all 0 (got {task_mix[:60]!r})"
+        )
     click.echo(generate_snapshot(servers, jobs, seed, gpu_mix=gpu_mix, task_mix=mix).to_json())

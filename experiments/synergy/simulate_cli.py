@@ -12,6 +12,14 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from schedlab.experiments.cli_registry import RegistryChoice
+from schedlab.experiments.cliflags import (
+    SEED,
+    TIME_LIMIT,
+    WORK_CAP,
+    FiniteFloat,
+    bounded_int,
+    positive_float,
+)
 from schedlab.experiments.registry import POLICIES, WORKLOADS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.solve import METHODS
@@ -179,20 +187,20 @@ def _check_numbers(servers: int | None, time_limit: float | None) -> None:
 )
 @click.option(
     "--load",
-    type=float,
+    type=FiniteFloat(1e-6, 1e6),
     default=9.0,
     show_default=True,
     help="Arrival rate of the synthetic workloads (jobs/hour).",
 )
 @click.option(
     "--servers",
-    type=int,
+    type=bounded_int(1, 100_000),
     default=None,
     help="Servers of 8 GPUs, 24 CPUs, 500 GB [default: 16; 4 for the 100-job traces].",
 )
 @click.option(
     "--jobs",
-    type=int,
+    type=bounded_int(1, 10**7),
     default=None,
     help="At most N jobs (synthetic: window [0.4N, 0.8N) when N < 5000; traces: first N).",
 )
@@ -201,9 +209,22 @@ def _check_numbers(servers: int | None, time_limit: float | None) -> None:
     default=None,
     help="Measured job ids START:END (end exclusive) [default: 4000:5000; traces: all].",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Workload seed.")
-@click.option("--round-s", type=float, default=300.0, show_default=True, help="Round length.")
-@click.option("--time-limit", type=float, default=None, help="Per-round limit (s) for opt.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Workload seed, 0..2^63-1.")
+@click.option(
+    "--round-s",
+    type=positive_float(604_800.0),
+    default=300.0,
+    show_default=True,
+    help="Round length (s).",
+)
+@click.option("--time-limit", type=TIME_LIMIT, default=None, help="Per-round limit (s) for opt.")
+@click.option(
+    "--max-rounds",
+    type=WORK_CAP,
+    default=1_000_000,
+    show_default=True,
+    help="Work cap: simulated rounds (a run also stops past 10^6 simulated hours); exit 2.",
+)
 @click.option(
     "--jobs-csv",
     type=click.Path(path_type=Path),
@@ -230,6 +251,7 @@ def simulate(
     seed: int,
     round_s: float,
     time_limit: float | None,
+    max_rounds: int,
     jobs_csv: Path | None,
     util_csv: Path | None,
     as_json: bool,
@@ -253,6 +275,11 @@ def simulate(
     from schedlab.experiments.synergy.simulator import simulate as run_simulation
 
     _check_numbers(servers, time_limit)
+    from schedlab.solvers.util import check_output_path
+
+    for out_path, flag in ((jobs_csv, "--jobs-csv"), (util_csv, "--util-csv")):
+        if out_path is not None:  # before the run: a bad target must not cost a simulation
+            check_output_path(out_path, flag)
     entry = workload_entry(workload, trace, static)
     base = SimConfig()
     n_servers = servers if servers is not None else entry.meta["default_servers"]
@@ -265,8 +292,14 @@ def simulate(
         round_s=round_s,
         window=_window(window),
         alloc_time_limit_s=time_limit,
+        max_rounds=max_rounds,
     )
-    res = run_simulation(wl, cfg, progress=True)
+    try:
+        res = run_simulation(wl, cfg, progress=True)
+    except InvalidInput as exc:  # name the trace file the problem comes from
+        raise (
+            exc.with_source(str(trace)) if trace is not None and not exc.source else exc
+        ) from None
     if jobs_csv is not None:
         _write_jobs_csv(jobs_csv, res)
     if util_csv is not None:

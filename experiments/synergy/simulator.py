@@ -46,6 +46,7 @@ from schedlab.solvers.synergy.engine import FAST_TAG, SUBJECT, RoundAllocator
 from schedlab.solvers.synergy.model import Cluster, Job, Snapshot
 from schedlab.solvers.synergy.packing import RoundArrays
 from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
+from schedlab.solvers.validate import check_work
 
 # A job whose remaining work ends within this (relative) of the round end completes.
 _DONE_RTOL = 1e-12
@@ -82,6 +83,7 @@ class SimConfig:
     via_registry: bool = False
     check: bool = False
     max_sim_h: float = 1.0e6
+    max_rounds: int = 1_000_000  # work cap: simulated rounds (CLI --max-rounds)
 
     def cluster(self, workload: Workload) -> Cluster:
         servers = self.servers if self.servers is not None else workload.default_servers
@@ -454,9 +456,36 @@ class _Run:
         )
         if self.window[1] <= self.window[0]:
             raise InvalidInput(f"window: {self.window_note} holds no job; give a non-empty window")
+        self._check_work()
         self._constants()
         self._state()
         self.bar = self._progress_bar() if progress else None
+
+    def _check_work(self) -> None:
+        """Work cap at the door: a finite workload whose longest job needs more rounds (even
+        at the profiles' best speed-up) or whose arrivals span more simulated time than the
+        caps allow is refused before the first round."""
+        jobs = self.workload.jobs
+        if not isinstance(jobs, list):  # a stream: judge by its first jobs (a fresh iteration)
+            if iter(jobs) is jobs:
+                return
+            jobs = self.workload.take(1000)
+        if not jobs:
+            return
+        cfg = self.cfg
+        best = max(max(max(r) for r in m.tput) for m in self.profiles.models) or 1.0
+        longest = max(j.work_s for j in jobs) / best
+        check_work(longest / cfg.round_s, cfg.max_rounds, "simulate: longest job", "--max-rounds")
+        if isinstance(self.workload.jobs, list):  # all jobs: the cluster cannot go faster
+            total = sum(j.work_s * j.gpus for j in jobs) / best / self.cluster.total_gpus
+            check_work(total / cfg.round_s, cfg.max_rounds, "simulate: all jobs", "--max-rounds")
+        last = max(j.arrival_s for j in jobs) + longest
+        if not last <= cfg.max_sim_h * 3600.0:
+            raise InvalidInput(
+                f"simulate: the last job arrives and finishes after {last / 3600.0:.3g} "
+                f"simulated hours, beyond the cap of {cfg.max_sim_h:g} hours; check the "
+                "arrival rate (--load), the round length (--round-s) or the trace's times"
+            )
 
     def _constants(self) -> None:
         cfg, cluster, profiles = self.cfg, self.cluster, self.profiles
@@ -508,8 +537,15 @@ class _Run:
         while True:
             t = self.k * R
             if t > self.max_t:
-                raise RuntimeError(
-                    f"simulation passed {self.cfg.max_sim_h:g} simulated hours without finishing"
+                raise InvalidInput(
+                    f"simulate: passed {self.cfg.max_sim_h:g} simulated hours without finishing "
+                    "(work cap); check the arrival rate (--load) and the trace's times"
+                )
+            if self.rounds >= self.cfg.max_rounds:
+                raise InvalidInput(
+                    f"simulate: stopped after {self.rounds} rounds, the work cap; the input "
+                    "implies absurd work (check --round-s, --load, the trace), or raise "
+                    "--max-rounds"
                 )
             self.admit(t)
             if self.stop == "window" and self.window_done >= self._window_target():

@@ -24,6 +24,7 @@ from schedlab.experiments.synergy.workloads import (
 )
 from schedlab.experiments.traces.philly import read_philly, read_sample
 from schedlab.solvers.errors import InvalidInput, Problems
+from schedlab.solvers.validate import MAX_MAGNITUDE, read_text_file
 
 # Shipped copies (see experiments/synergy/data/ATTRIBUTION.md).
 BUILTIN_TRACES: dict[str, str] = {
@@ -41,14 +42,11 @@ def data_path(name: str) -> Path:
 
 
 def _read_lines(path: Path) -> list[str]:
-    try:
-        return Path(path).read_text().splitlines()
-    except FileNotFoundError:
-        raise InvalidInput(
-            "file not found; give an existing trace file", source=str(path)
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"cannot read the file ({exc})", source=str(path)) from None
+    """The file's lines (UTF-8, a BOM dropped; the door's rules: `read_text_file`)."""
+    return read_text_file(path, "the trace file").splitlines()
+
+
+MAX_GPUS = 1_000_000  # gpu_demand of one job
 
 
 def _positive_int(text: str) -> int | None:
@@ -56,7 +54,7 @@ def _positive_int(text: str) -> int | None:
         value = float(text)
     except ValueError:
         return None
-    if not math.isfinite(value) or value != int(value) or value < 1:
+    if not math.isfinite(value) or value != int(value) or not 1 <= value <= MAX_GPUS:
         return None
     return int(value)
 
@@ -88,6 +86,7 @@ def load_synergy_trace(
     path = Path(path)
     problems = Problems()
     rows: list[tuple[float, int, str, float, int]] = []
+    seen_data = False
     for lineno, line in enumerate(_read_lines(path), start=1):
         if len(problems.items) >= _MAX_PROBLEMS:
             problems.add("... (more problems not listed)")
@@ -96,8 +95,10 @@ def load_synergy_trace(
         if not text or text.startswith("#"):
             continue
         cells = [c.strip() for c in text.split(",")]
-        if lineno == 1 and cells[0].lower() == "job_id":
-            continue  # optional header
+        if not seen_data and cells[0].lower() == "job_id":
+            seen_data = True
+            continue  # optional header (the first line that is not blank or a comment)
+        seen_data = True
         where = f"row {lineno}"
         if len(cells) != len(SYNERGY_FIELDS):
             problems.add(
@@ -116,14 +117,22 @@ def load_synergy_trace(
                 f"choose one of: {', '.join(cat.names)}"
             )
             ok = False
-        if arrival is None or arrival < 0:
-            problems.add(f"{where}, field arrival_s: {arrival_t!r} is not a time >= 0 (seconds)")
+        if arrival is None or not 0 <= arrival <= MAX_MAGNITUDE:
+            problems.add(
+                f"{where}, field arrival_s: {arrival_t[:40]!r} is not a time in "
+                f"[0, {MAX_MAGNITUDE:g}] seconds"
+            )
             ok = False
-        if iters is None or iters <= 0:
-            problems.add(f"{where}, field num_iterations: {iters_t!r} is not a positive number")
+        if iters is None or not 0 < iters <= MAX_MAGNITUDE:
+            problems.add(
+                f"{where}, field num_iterations: {iters_t[:40]!r} is not a number in "
+                f"(0, {MAX_MAGNITUDE:g}]"
+            )
             ok = False
         if gpus is None:
-            problems.add(f"{where}, field gpu_demand: {gpus_t!r} is not a positive integer")
+            problems.add(
+                f"{where}, field gpu_demand: {gpus_t[:40]!r} is not an integer in 1..{MAX_GPUS}"
+            )
             ok = False
         if ok:
             assert arrival is not None and iters is not None and gpus is not None
@@ -139,6 +148,12 @@ def load_synergy_trace(
             excluded += 1
             continue
         jobs.append(JobSpec(len(jobs), arrival, model, gpus, iters * cat.iter_time_s(model)))
+    if not jobs:
+        raise InvalidInput(
+            f"no job fits a cluster of {max_gpus} GPUs ({excluded} job(s) need more); give "
+            "more --servers or smaller gpu_demand",
+            source=str(path),
+        )
     kind = "static (all at time 0)" if static else "dynamic"
     return Workload(
         name=name or path.stem,

@@ -10,7 +10,10 @@ follow in any order. Accepted values:
 - `num_gpus`: a positive integer (`2` or `2.0`);
 - `cluster`: a non-empty id; a file without the column is one cluster, `ONE_CLUSTER`.
 
-Blank lines are skipped. Every bad row is reported at once (up to `MAX_REPORTED`) in one
+Blank lines and lines starting with `#` (also before the header) are skipped; a UTF-8 BOM is
+dropped; other encodings are refused naming the file. Durations and numeric timestamps are at
+most 1e12 s, GPU counts at most 10^6. Every bad row is reported at once (up to
+`MAX_REPORTED`) in one
 `InvalidInput` naming the file, the row (its line in the file) and the field. Subjects adapt
 the parsed `PhillyTrace` to their workloads (`experiments/sojourn/online/philly.py`,
 `experiments/synergy/traces.py`). The shipped 2,000-job sample and its attribution are in
@@ -20,6 +23,7 @@ the parsed `PhillyTrace` to their workloads (`experiments/sojourn/online/philly.
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,12 +35,14 @@ from pathlib import Path
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.validate import MAX_MAGNITUDE, read_text_file
 
 REQUIRED_COLUMNS = ("timestamp", "duration", "num_gpus")
 CLUSTER_COLUMN = "cluster"
 ONE_CLUSTER = "all"
 SAMPLE_NAME = "philly_sample.csv"
 MAX_REPORTED = 20
+MAX_GPUS = 1_000_000  # num_gpus of one job
 
 
 @dataclass(frozen=True)
@@ -71,7 +77,7 @@ def parse_timestamp(text: str) -> float | None:
     except ValueError:
         pass
     else:
-        return value if math.isfinite(value) else None
+        return value if math.isfinite(value) and abs(value) <= MAX_MAGNITUDE else None
     try:
         dt = datetime.fromisoformat(text)
     except ValueError:
@@ -86,7 +92,7 @@ def _positive_int(text: str) -> int | None:
         value = float(text)
     except ValueError:
         return None
-    if not math.isfinite(value) or value != int(value) or value < 1:
+    if not math.isfinite(value) or value != int(value) or not 1 <= value <= MAX_GPUS:
         return None
     return int(value)
 
@@ -102,19 +108,24 @@ def _parse_row(
     if t is None:
         problems.append(
             f"{where} 'timestamp': not a date-time like 2017-10-09 07:01:55 "
-            f"or a number of seconds (got {ts!r})"
+            f"or a number of seconds up to {MAX_MAGNITUDE:g} (got {ts[:40]!r})"
         )
     raw = cells["duration"]
     try:
         d = float(raw)
     except ValueError:
         d = math.nan
-    if not (math.isfinite(d) and d > 0):
-        problems.append(f"{where} 'duration': must be a positive number of seconds (got {raw!r})")
+    if not (math.isfinite(d) and 0 < d <= MAX_MAGNITUDE):
+        problems.append(
+            f"{where} 'duration': must be a number of seconds in (0, {MAX_MAGNITUDE:g}] "
+            f"(got {raw[:40]!r})"
+        )
     raw = cells["num_gpus"]
     g = _positive_int(raw)
     if g is None:
-        problems.append(f"{where} 'num_gpus': must be a positive integer (got {raw!r})")
+        problems.append(
+            f"{where} 'num_gpus': must be an integer in 1..{MAX_GPUS} (got {raw[:40]!r})"
+        )
     c = cells.get(CLUSTER_COLUMN, ONE_CLUSTER)
     if not c:
         problems.append(f"{where} 'cluster': empty; give the virtual-cluster id")
@@ -128,6 +139,11 @@ def _read_rows(p: Path, fh: Iterator[str]) -> tuple[list[tuple[float, float, int
     reader = csv.reader(fh)
     try:
         header = [h.strip() for h in next(reader, [])]
+        while not header or not any(header) or header[0].startswith("#"):  # comments, blanks
+            nxt = next(reader, None)
+            if nxt is None:
+                break
+            header = [h.strip() for h in nxt]
     except (csv.Error, UnicodeDecodeError) as exc:
         raise InvalidInput(f"header: unreadable CSV ({exc})", source=str(p)) from None
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
@@ -145,7 +161,7 @@ def _read_rows(p: Path, fh: Iterator[str]) -> tuple[list[tuple[float, float, int
     try:
         for cells in reader:
             line = reader.line_num
-            if all(not c.strip() for c in cells):
+            if all(not c.strip() for c in cells) or cells[0].lstrip().startswith("#"):
                 continue
             if len(cells) != len(header):
                 problems.append(
@@ -170,17 +186,8 @@ def _read_rows(p: Path, fh: Iterator[str]) -> tuple[list[tuple[float, float, int
 def read_philly(path: str | Path) -> PhillyTrace:
     """Read and validate a Philly CSV; InvalidInput names the file, row and field."""
     p = Path(path)
-    try:
-        fh = open(p, newline="", encoding="utf-8")
-    except FileNotFoundError:
-        raise InvalidInput(
-            "cannot read the trace file: file not found; give an existing Philly CSV",
-            source=str(p),
-        ) from None
-    except OSError as exc:
-        raise InvalidInput(f"cannot read the trace file: {exc.strerror}", source=str(p)) from None
-    with fh:
-        rows, lines = _read_rows(p, fh)
+    text = read_text_file(p, "the trace file")  # UTF-8 (BOM dropped), size cap, regular file
+    rows, lines = _read_rows(p, iter(io.StringIO(text, newline="")))
     if not rows:
         raise InvalidInput("no job rows after the header", source=str(p))
     t = np.array([r[0] for r in rows])

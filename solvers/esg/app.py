@@ -19,9 +19,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
+from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, load_json_file, short
 
 #: Absolute latency tolerance (ms) of every feasibility check: latency <= budget + LAT_TOL.
 LAT_TOL = 1e-9
+#: Input rules (docs/architecture.md): every number finite with magnitude <= MAX_MAGNITUDE
+#: (1e12), batch sizes 1..MAX_BATCH, at most MAX_FUNCTIONS functions of MAX_CONFIGS configs.
+MAX_BATCH = 1_000_000
+MAX_FUNCTIONS = 1_000
+MAX_CONFIGS = 100_000
 
 #: The problem kinds of one application (`App.kind`); methods for many queues take "queues".
 APP_KINDS = ("chain", "dag")
@@ -93,6 +99,21 @@ class App:
     prices: Prices = field(default_factory=Prices)
     budget_ms: float | None = None
 
+    def __post_init__(self) -> None:
+        """The door's rules for an App built in Python (files go through `from_dict`)."""
+        p = Problems()
+        _num(p, "slo_ms", self.slo_ms)
+        for f in self.functions:
+            bad = check_id(f.id, "function id")
+            if bad:
+                p.add(bad)
+            for k, c in enumerate(f.configs):
+                for name in ("vcpus", "gpu_share", "latency_ms", "wait_ms"):
+                    _num(
+                        p, f"function {f.id!r}.configs[{k}].{name}", getattr(c, name), zero_ok=True
+                    )
+        p.raise_if_any()
+
     # --- derived ------------------------------------------------------------------------
     @property
     def budget(self) -> float:
@@ -114,8 +135,10 @@ class App:
 
     def with_budget(self, budget_ms: float | None) -> App:
         """The same application with another latency budget (None: the SLO)."""
-        if budget_ms is not None and not (math.isfinite(budget_ms) and budget_ms > 0):
-            raise InvalidInput(f"budget_ms: must be positive and finite (got {budget_ms!r})")
+        if budget_ms is not None and not (0 < budget_ms <= MAX_MAGNITUDE):
+            raise InvalidInput(
+                f"budget_ms: must lie in (0, {MAX_MAGNITUDE:g}] (got {short(budget_ms)})"
+            )
         return replace(self, budget_ms=budget_ms)
 
     def stage_latency(self) -> list[np.ndarray]:
@@ -162,13 +185,8 @@ class App:
 
     @classmethod
     def from_json(cls, path: str | Path) -> App:
-        try:
-            data = json.loads(Path(path).read_text())
-        except FileNotFoundError:
-            raise InvalidInput(f"{path}: no such file") from None
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
-        return _parse(data, str(path))
+        """Read an application file with the door's rules (UTF-8, size cap, guarded JSON)."""
+        return _parse(load_json_file(path, "the application file"), str(path))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -184,8 +202,10 @@ class App:
 
 
 def _num(p: Problems, where: str, v: Any, *, positive: bool = True, zero_ok: bool = False) -> float:
-    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-        p.add(f"{where}: must be a finite number (got {v!r})")
+    if isinstance(v, bool) or not isinstance(v, int | float) or not abs(v) <= MAX_MAGNITUDE:
+        p.add(
+            f"{where}: must be a finite number of magnitude <= {MAX_MAGNITUDE:g} (got {short(v)})"
+        )
         return math.nan
     if positive and (v < 0 or (v == 0 and not zero_ok)):
         p.add(f"{where}: must be {'>= 0' if zero_ok else '> 0'} (got {v!r})")
@@ -203,8 +223,8 @@ def _config(p: Problems, where: str, c: Any) -> Config | None:
         if k not in c:
             p.add(f"{where}.{k}: missing")
     b = c.get("batch", 1)
-    if isinstance(b, bool) or not isinstance(b, int) or b < 1:
-        p.add(f"{where}.batch: must be an integer >= 1 (got {b!r})")
+    if isinstance(b, bool) or not isinstance(b, int) or not 1 <= b <= MAX_BATCH:
+        p.add(f"{where}.batch: must be an integer in 1..{MAX_BATCH} (got {short(b)})")
         b = 1
     g = _num(p, f"{where}.gpu_share", c.get("gpu_share", 1.0), positive=False)
     if math.isfinite(g) and not 0 < g <= 1:
@@ -223,15 +243,19 @@ def _function(p: Problems, i: int, f: Any) -> Function | None:
         p.add(f"functions[{i}]: must be an object with id and configs")
         return None
     fid = f.get("id")
-    where = f"function {fid!r}" if isinstance(fid, str) and fid else f"functions[{i}]"
-    if not isinstance(fid, str) or not fid:
-        p.add(f"{where}.id: must be a non-empty string (got {fid!r})")
+    where = f"function {short(fid)}" if isinstance(fid, str) and fid else f"functions[{i}]"
+    bad_id = check_id(fid, f"{where}.id:")
+    if bad_id:
+        p.add(bad_id)
     known = {"id", "configs", "transfer_ms", "cold_start_ms"}
     for k in sorted(set(f) - known):
         p.add(f"{where}.{k}: unknown field; fields: {', '.join(sorted(known))}")
     raw = f.get("configs")
     if not isinstance(raw, list) or not raw:
         p.add(f"{where}.configs: must be a non-empty list of configurations")
+        raw = []
+    elif len(raw) > MAX_CONFIGS:
+        p.add(f"{where}.configs: {len(raw)} configurations (at most {MAX_CONFIGS})")
         raw = []
     cs = [_config(p, f"{where}.configs[{k}]", c) for k, c in enumerate(raw)]
     return Function(
@@ -249,7 +273,10 @@ def _edges(p: Problems, data: dict[str, Any], ids: list[str]) -> tuple[tuple[str
     if not isinstance(raw, list):
         p.add("edges: must be a list of [from, to] pairs of function ids")
         return ()
-    known = set(ids)
+    if len(raw) > MAX_FUNCTIONS * 10:
+        p.add(f"edges: {len(raw)} edges (at most {MAX_FUNCTIONS * 10})")
+        return ()
+    known, seen = set(ids), set()
     for k, e in enumerate(raw):
         if not (isinstance(e, list | tuple) and len(e) == 2 and all(isinstance(x, str) for x in e)):
             p.add(f"edges[{k}]: must be a pair [from, to] of function ids (got {e!r})")
@@ -259,17 +286,20 @@ def _edges(p: Problems, data: dict[str, Any], ids: list[str]) -> tuple[tuple[str
             p.add(f"edges[{k}]: unknown function id(s) {', '.join(map(repr, bad))}")
         elif e[0] == e[1]:
             p.add(f"edges[{k}]: a self-loop on {e[0]!r}")
-        elif (e[0], e[1]) in out:
+        elif (e[0], e[1]) in seen:
             p.add(f"edges[{k}]: duplicate edge {e[0]!r} -> {e[1]!r}")
         else:
             out.append((e[0], e[1]))
+            seen.add((e[0], e[1]))
     return tuple(out)
 
 
 def _parse(data: Any, source: str | None) -> App:
     p = Problems()
     if not isinstance(data, dict):
-        raise InvalidInput("top level: must be a JSON object with name, slo_ms, functions")
+        raise InvalidInput(
+            "top level: must be a JSON object with name, slo_ms, functions", source=source
+        )
     known = {"name", "slo_ms", "prices", "functions", "edges"}
     for k in sorted(set(data) - known):
         p.add(f"{k}: unknown field; fields: {', '.join(sorted(known))}")
@@ -287,6 +317,9 @@ def _parse(data: Any, source: str | None) -> App:
     raw = data.get("functions")
     if not isinstance(raw, list) or not raw:
         p.add("functions: must be a non-empty list")
+        raw = []
+    elif len(raw) > MAX_FUNCTIONS:
+        p.add(f"functions: {len(raw)} functions (at most {MAX_FUNCTIONS})")
         raw = []
     fs = [_function(p, i, f) for i, f in enumerate(raw)]
     funcs = tuple(f for f in fs if f is not None)

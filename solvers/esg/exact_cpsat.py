@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schedlab.solvers.esg.app import APP_KINDS, App
-from schedlab.solvers.esg.exact_milp import candidates
+from schedlab.solvers.esg.exact_milp import candidates, check_model_size
 from schedlab.solvers.esg.plan import result
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import check_deadline, solver_seed, time_left
 
 COST_TOP = float(2**46)
 
@@ -57,9 +58,11 @@ def solve_cpsat(
     budget, exact_times = _ticks(app.budget, unit)
     if not exact_times:
         budget = math.floor(app.budget / unit + 1e-9)
+    check_model_size(cand)
     m = cp_model.CpModel()
     x, lat_terms, cost_terms = {}, [], []
     for f in range(n):
+        check_deadline()  # building can outlast the time limit on large applications
         terms = []
         for k, c in enumerate(cand[f]):
             x[f, k] = m.new_bool_var(f"x_{f}_{k}")
@@ -77,9 +80,10 @@ def solve_cpsat(
     m.minimize(sum(cost_terms))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = options.num_workers
-    solver.parameters.random_seed = int(seed or 0)
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_limit)
+    solver.parameters.random_seed = solver_seed(seed)
+    left = time_left(t0, time_limit)
+    if left is not None:
+        solver.parameters.max_time_in_seconds = float(left)
     code = solver.solve(m)
     stats: dict[str, Any] = {"cpsat_status": solver.status_name(code), "times_exact": exact_times}
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -20,12 +20,23 @@ from schedlab.solvers.esg.pareto import pareto_indices
 from schedlab.solvers.esg.plan import result
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import check_alloc, check_deadline, time_left
 
 
 @dataclass(frozen=True)
 class MilpOptions:
     pareto: bool = field(default=True, metadata={"help": "drop dominated configurations first"})
     threads: int = field(default=1, metadata={"help": "HiGHS threads"})
+
+
+#: Memory the door reserves per model variable (PuLP/CP-SAT objects and the rows naming it).
+MODEL_BYTES_PER_VAR = 1024
+
+
+def check_model_size(cand: list[Any]) -> None:
+    """Refuse, before building, a model whose variables exceed the memory budget."""
+    nvars = sum(len(c) for c in cand)
+    check_alloc(MODEL_BYTES_PER_VAR * nvars, f"an exact model of {nvars} configurations")
 
 
 def candidates(app: App, pareto: bool) -> tuple[list[np.ndarray], list[np.ndarray], list[Any]]:
@@ -56,12 +67,13 @@ def solve_milp(
     lats, costs, cand = candidates(app, options.pareto)
     scale = 1.0 / max(float(sum(c.max() for c in costs)), 1e-300)
     n, preds = len(app.functions), app.preds()
+    check_model_size(cand)
     prob = pulp.LpProblem("esg_plan", pulp.LpMinimize)
-    x = {
-        (f, k): pulp.LpVariable(f"x_{f}_{k}", cat=pulp.LpBinary)
-        for f in range(n)
-        for k in range(len(cand[f]))
-    }
+    x = {}
+    for f in range(n):
+        check_deadline()  # building can outlast the time limit on large applications
+        for k in range(len(cand[f])):
+            x[f, k] = pulp.LpVariable(f"x_{f}_{k}", cat=pulp.LpBinary)
     s = [pulp.LpVariable(f"s_{f}", lowBound=0.0) for f in range(n)]
     lat_expr = [
         pulp.lpSum(float(lats[f][c]) * x[f, k] for k, c in enumerate(cand[f])) for f in range(n)
@@ -70,12 +82,17 @@ def solve_milp(
         float(costs[f][c]) * scale * x[f, k] for f in range(n) for k, c in enumerate(cand[f])
     )
     for f in range(n):
+        check_deadline()
         prob += pulp.lpSum(x[f, k] for k in range(len(cand[f]))) == 1, f"one_{f}"
         prob += s[f] + lat_expr[f] <= app.budget, f"slo_{f}"
         for p in preds[f]:
             prob += s[f] >= s[p] + lat_expr[p], f"prec_{p}_{f}"
     backend = pulp.HiGHS(
-        msg=False, timeLimit=time_limit, gapRel=0.0, gapAbs=1e-12, threads=options.threads
+        msg=False,
+        timeLimit=time_left(t0, time_limit),
+        gapRel=0.0,
+        gapAbs=1e-12,
+        threads=options.threads,
     )
     prob.solve(backend)
     sol = prob.sol_status

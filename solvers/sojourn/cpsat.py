@@ -26,6 +26,7 @@ from schedlab.solvers.sojourn.lop import RoundResult, Triple, refuse_non_lop, so
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import check_deadline
 
 MAX_SCALE_BITS = 40
 
@@ -68,8 +69,12 @@ class CpSatBlockModel:
         self.deterministic_time = deterministic_time
         self.const = float(np.tril(Wb, -1).sum())  # sum_{a<b} W[b, a]
         self.model = cp_model.CpModel()
-        self.pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
-        self.x = {p: self.model.new_bool_var(f"x_{p[0]}_{p[1]}") for p in self.pairs}
+        self.x = {}
+        for a in range(n):
+            check_deadline()  # building n^2/2 variables can outlast the time limit
+            for b in range(a + 1, n):
+                self.x[a, b] = self.model.new_bool_var(f"x_{a}_{b}")
+        self.pairs = list(self.x)
         d = np.array([Wb[a, b] - Wb[b, a] for a, b in self.pairs], dtype=float)
         self.d_int, self.s, self.slack = scale_costs(d, scale_bits)
         xs = [self.x[p] for p in self.pairs]

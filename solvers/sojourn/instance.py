@@ -19,8 +19,20 @@ from typing import Any
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
+from schedlab.solvers.validate import (
+    MAX_MAGNITUDE,
+    check_alloc,
+    check_id,
+    load_json_file,
+    parse_json,
+    read_stdin_text,
+)
 
 PROB_TOL = 1e-9
+#: Input rules (see docs/architecture.md): at most MAX_JOBS jobs of at most MAX_OUTCOMES
+#: outcomes each; sizes in (0, MAX_MAGNITUDE] (1e12), so every derived sum stays finite.
+MAX_JOBS = 1_000_000
+MAX_OUTCOMES = 1_000
 
 
 @dataclass(frozen=True)
@@ -55,6 +67,11 @@ class Job:
         return {"id": self.id, "sizes": list(self.sizes), "probs": list(self.probs)}
 
 
+def _cut(v: Sequence[float]) -> str:
+    text = repr(list(v))
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _is_number(x: Any) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool)
 
@@ -66,8 +83,9 @@ def _check_job(raw: Any, index: int, problems: Problems) -> Job | None:
         return None
     jid_raw = raw.get("id", str(index))
     label = f"job #{index}"
-    if not isinstance(jid_raw, str) or not jid_raw:
-        problems.add(f"{label}: field 'id' must be a non-empty string (got {jid_raw!r})")
+    bad_id = check_id(jid_raw, f"{label}: field 'id'")
+    if bad_id:
+        problems.add(bad_id)
         jid = str(index)
     else:
         jid = jid_raw
@@ -89,6 +107,10 @@ def _check_job(raw: Any, index: int, problems: Problems) -> Job | None:
             continue
         if len(v) == 0:
             problems.add(f"{label}: field '{key}' is empty; a job needs at least its success size")
+            ok = False
+            continue
+        if len(v) > MAX_OUTCOMES:
+            problems.add(f"{label}: field '{key}' has {len(v)} entries (at most {MAX_OUTCOMES})")
             ok = False
             continue
         bad = [x for x in v if not _is_number(x)]
@@ -113,7 +135,13 @@ def _check_job(raw: Any, index: int, problems: Problems) -> Job | None:
         return None
     good = True
     if any(s <= 0 for s in sizes):
-        problems.add(f"{label}: field 'sizes' must be positive (got {sizes})")
+        problems.add(f"{label}: field 'sizes' must be positive (got {_cut(sizes)})")
+        good = False
+    elif any(s > MAX_MAGNITUDE for s in sizes):
+        problems.add(
+            f"{label}: field 'sizes' must be at most {MAX_MAGNITUDE:g} (got {_cut(sizes)}); "
+            "larger sizes overflow the objectives' sums: change the time unit"
+        )
         good = False
     if any(b <= a for a, b in zip(sizes, sizes[1:], strict=False)):
         problems.add(
@@ -144,11 +172,18 @@ class Instance:
         problems = Problems()
         if len(self.jobs) == 0:
             problems.add("field 'jobs' is empty; an instance needs at least one job")
+        if len(self.jobs) > MAX_JOBS:
+            problems.add(f"field 'jobs' has {len(self.jobs)} jobs (at most {MAX_JOBS})")
         seen: set[str] = set()
         for j in self.jobs:
+            bad_id = check_id(j.id, "job: field 'id'")
+            if bad_id:
+                problems.add(bad_id)
             if j.id in seen:
                 problems.add(f"job {j.id!r}: field 'id' is duplicated; ids must be unique")
             seen.add(j.id)
+            if not all(_is_number(x) and 0 < x <= MAX_MAGNITUDE for x in j.sizes):
+                problems.add(f"job {j.id!r}: field 'sizes' must lie in (0, {MAX_MAGNITUDE:g}]")
         problems.raise_if_any()
 
     # ---- construction -------------------------------------------------------------------
@@ -167,6 +202,9 @@ class Instance:
             raw_jobs = []
         elif len(raw_jobs) == 0:
             problems.add("field 'jobs' is empty; an instance needs at least one job")
+        elif len(raw_jobs) > MAX_JOBS:
+            problems.add(f"field 'jobs' has {len(raw_jobs)} jobs (at most {MAX_JOBS})")
+            raw_jobs = []
         name = data.get("name")
         if name is not None and not isinstance(name, str):
             problems.add(f"field 'name' must be a string (got {name!r})")
@@ -188,10 +226,7 @@ class Instance:
 
     @classmethod
     def from_json(cls, text: str, *, source: str | None = None) -> Instance:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"not valid JSON: {exc}", source=source) from None
+        data = parse_json(text, source)
         try:
             return cls.from_dict(data)
         except InvalidInput as exc:
@@ -200,13 +235,16 @@ class Instance:
     @classmethod
     def load(cls, path: str | Path) -> Instance:
         p = Path(path)
+        data = load_json_file(p, "instance file")
         try:
-            text = p.read_text()
-        except OSError as exc:
-            raise InvalidInput(
-                f"cannot read instance file: {exc.strerror}", source=str(p)
-            ) from None
-        return cls.from_json(text, source=str(p))
+            return cls.from_dict(data)
+        except InvalidInput as exc:
+            raise exc.with_source(str(p)) from None
+
+    @classmethod
+    def load_stdin(cls, stream: Any) -> Instance:
+        """Read an instance from a text stream (standard input) with the file rules."""
+        return cls.from_json(read_stdin_text(stream, "instance"), source="<stdin>")
 
     @classmethod
     def from_arrays(
@@ -303,6 +341,10 @@ class Instance:
         return [self.jobs[i].id for i in order]
 
 
+def _few(xs: list[int], k: int = 10) -> str:
+    return str(xs) if len(xs) <= k else f"{xs[:k]} and {len(xs) - k} more"
+
+
 def check_order(order: Sequence[int], n: int) -> None:
     """Raise InvalidInput unless `order` is a permutation of range(n)."""
     order = list(order)
@@ -311,7 +353,8 @@ def check_order(order: Sequence[int], n: int) -> None:
         dups = sorted({i for i in order if order.count(i) > 1})
         raise InvalidInput(
             f"order: must list each of the {n} jobs exactly once "
-            f"(got {len(order)} entries; missing positions {missing}, repeated {dups})"
+            f"(got {len(order)} entries; missing positions {_few(missing)}, "
+            f"repeated {_few(dups)})"
         )
 
 
@@ -325,13 +368,18 @@ def generate(
     draws from Uniform(0.05, 0.95); probabilities over the c+1 outcomes ~ Dirichlet(1,...,1).
     """
     problems = Problems()
-    if n < 1:
-        problems.add(f"n: must be at least 1 (got {n})")
-    if max_checkpoints < 0:
-        problems.add(f"max_checkpoints: must be >= 0 (got {max_checkpoints})")
-    if not 0 < min_size <= max_size:
+    if not 1 <= n <= MAX_JOBS:
+        problems.add(f"n: must lie in 1..{MAX_JOBS} (got {n})")
+    if not 0 <= max_checkpoints < MAX_OUTCOMES:
+        problems.add(f"max_checkpoints: must lie in 0..{MAX_OUTCOMES - 1} (got {max_checkpoints})")
+    if not 0 < min_size <= max_size <= MAX_MAGNITUDE:
         problems.add(f"min_size/max_size: need 0 < min_size <= max_size ({min_size}, {max_size})")
     problems.raise_if_any()
+    # per outcome: a float in a list, its JSON text, a probability: about 100 bytes
+    check_alloc(
+        100.0 * n * (max_checkpoints + 1),
+        f"generate: {n} jobs of up to {max_checkpoints + 1} outcomes",
+    )
     rng = np.random.default_rng(seed)
     jobs = []
     for i in range(n):

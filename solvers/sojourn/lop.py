@@ -27,6 +27,7 @@ from schedlab.solvers.result import SolveResult, certify
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
+from schedlab.solvers.validate import DeadlineExceeded, check_alloc, deadline_scope
 
 OPT_REL_TOL = 1e-9  # "optimal" = value - proven bound <= OPT_REL_TOL * max(1, |value|)
 TIE_REL_TOL = 1e-9  # |W[a,b] - W[b,a]| below this times max|W| counts as a tie (rounding-safe)
@@ -163,6 +164,10 @@ class BlockOutcome:
 
 
 _ADD_CHUNK = 4096
+#: Memory the door reserves (bytes): per job pair for the pairwise tables of solve_lop (W, its
+#: transpose and differences, masks), and per variable pair of a block model (CP-SAT/PuLP).
+PREP_BYTES_PER_PAIR = 64
+MODEL_BYTES_PER_PAIR = 400
 
 
 def _past(deadline: float | None) -> bool:
@@ -199,7 +204,16 @@ def solve_block(
     proven = False
     if _past(deadline):
         return BlockOutcome(best_order, best_cost, bound, proven, stats)
-    model = factory(Wb)
+    check_alloc(
+        MODEL_BYTES_PER_PAIR * nb * (nb - 1) / 2,
+        f"an exact model of a block of {nb} jobs",
+        fix="use a heuristic (e.g. --method batchlocal)",
+    )
+    try:
+        model = factory(Wb)
+    except DeadlineExceeded:
+        stats["stopped_while_building"] = 1  # an int: solve_lop sums block stats
+        return BlockOutcome(best_order, best_cost, bound, proven, stats)
     first: Iterator[Triple] = (
         itertools.combinations(range(nb), 3) if triangles == "all" else iter(three_cycles(pref))
     )
@@ -256,6 +270,36 @@ def solve_lop(
     check_triangles(triangles, method)
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + time_limit
+    check_alloc(
+        PREP_BYTES_PER_PAIR * float(inst.n) ** 2,
+        f"the pairwise tables of {inst.n} jobs",
+        fix="use a heuristic (e.g. --method batchlocal) or raise the budget",
+    )
+    try:
+        with deadline_scope(deadline):
+            return _solve_lop(
+                inst, objective, method, factory, t0, deadline, triangles, decompose, extra_stats
+            )
+    except DeadlineExceeded:  # data preparation outlasted the limit: a cheap order, no proof
+        ratio = inst.mean / np.maximum(inst.pi, 1e-300)
+        order = [int(i) for i in np.argsort(ratio, kind="stable")]
+        value = evaluate(inst, order, objective)
+        stats = {"stopped_while_preparing": True, **(extra_stats or {})}
+        return finish(inst, method, order, value, 0.0, False, time.perf_counter() - t0, stats)
+
+
+def _solve_lop(
+    inst: Instance,
+    objective: Objective,
+    method: str,
+    factory: ModelFactory,
+    t0: float,
+    deadline: float | None,
+    triangles: str,
+    decompose: bool,
+    extra_stats: dict[str, Any] | None,
+) -> SolveResult:
+    """The body of `solve_lop`, inside its deadline scope."""
     c, W = linear_ordering_weights(inst, objective)
     blocks = preference_blocks(W) if decompose else [np.arange(inst.n)]
     order: list[int] = []

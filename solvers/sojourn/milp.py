@@ -31,6 +31,7 @@ from schedlab.solvers.sojourn.lop import RoundResult, Triple, refuse_non_lop, so
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import check_deadline
 
 MILP_SOLVERS = ("highs", "cbc")
 GAP_REL = 1e-11  # relative MIP gap asked of the back end (our own OPTIMAL test is 1e-9)
@@ -54,6 +55,7 @@ class PulpBlockModel:
         self.x: dict[tuple[int, int], pulp.LpVariable] = {}
         terms = []
         for a in range(self.n):
+            check_deadline()  # building n^2/2 variables can outlast the time limit
             for b in range(a + 1, self.n):
                 v = self.prob.add_variable(f"x_{a}_{b}", 0, 1, pulp.LpBinary)
                 self.x[a, b] = v
@@ -104,7 +106,7 @@ class PulpBlockModel:
     def _solve_highs(self, deadline: float | None) -> RoundResult:
         params: dict[str, Any] = {}
         if self.seed is not None:
-            params["random_seed"] = int(self.seed)
+            params["random_seed"] = int(self.seed) % 2**31
         # PuLP's own HiGHS interface, step by step (as its actualSolve does), so that the
         # time limit is what is left after the hand-over
         solver = pulp.HiGHS(msg=False, gapRel=GAP_REL, gapAbs=self.gap_abs, **params)

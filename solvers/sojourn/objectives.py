@@ -18,6 +18,9 @@ import numpy as np
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.quadrature import gauss_legendre_01
 from schedlab.solvers.sojourn.instance import Instance, check_order
+from schedlab.solvers.validate import check_deadline
+
+_NODE_CHUNK = 64
 
 OBJECTIVES = ("A", "B", "TK", "DK")
 LINEAR_ORDERING = ("A", "B")  # objectives that are linear ordering problems (pairwise weights)
@@ -130,7 +133,13 @@ def b_weights(inst: Instance, q: int | None = None) -> tuple[np.ndarray, np.ndar
     t = b_node_terms(inst, q)
     wG, a, b = t["wG"], t["a"], t["b"]
     c = inst.m * np.einsum("q,qi->i", wG, a)
-    W = np.einsum("q,qj,qi->ji", wG, b, a)
+    # W[j, i] = sum_q wG_q b_qj a_qi, node chunk by node chunk: one BLAS product each, and a
+    # deadline check between them (the time limit of an exact method covers this O(n^2 q) step).
+    W = np.zeros((inst.n, inst.n))
+    for s in range(0, len(wG), _NODE_CHUNK):
+        check_deadline()
+        sl = slice(s, s + _NODE_CHUNK)
+        W += (b[sl] * wG[sl, None]).T @ a[sl]
     np.fill_diagonal(W, 0.0)
     return c, W
 

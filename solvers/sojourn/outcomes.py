@@ -16,6 +16,7 @@ import numpy as np
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.sojourn.instance import Instance, check_order
 from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.validate import check_alloc, check_seed
 
 MAX_OUTCOMES = 2_000_000
 
@@ -49,12 +50,14 @@ def enumerate_value(inst: Instance, order: Sequence[int], objective: Objective) 
     """Exact value by enumerating every joint outcome (product of the jobs' supports)."""
     check_order(order, inst.n)
     objective.check_for(inst)
-    total = math.prod(len(j.sizes) for j in inst.jobs)
-    if total > MAX_OUTCOMES:
-        raise InvalidInput(
-            f"instance: {total} joint outcomes exceed the enumeration limit {MAX_OUTCOMES}; "
-            "use --how closed or --how montecarlo"
-        )
+    total = 1
+    for j in inst.jobs:  # stop multiplying past the limit: the product can have 10^5 digits
+        total *= len(j.sizes)
+        if total > MAX_OUTCOMES:
+            raise InvalidInput(
+                f"instance: more than {MAX_OUTCOMES} joint outcomes, the enumeration limit; "
+                "use --how closed or --how montecarlo"
+            )
     choices = list(itertools.product(*[range(len(j.sizes)) for j in inst.jobs]))
     idx = np.array(choices, dtype=np.int64).reshape(len(choices), inst.n)
     X = np.empty(idx.shape)
@@ -112,6 +115,9 @@ def monte_carlo_value(
         raise InvalidInput(f"samples: need at least 2 (got {samples})")
     if not 0 < confidence < 1:
         raise InvalidInput(f"confidence: must lie in (0, 1) (got {confidence})")
+    check_seed(seed)
+    # X (float64), S (bool) and the realized values: about 10 bytes per sample and job, x3.
+    check_alloc(30.0 * samples * inst.n, f"samples: {samples} samples of {inst.n} jobs")
     rng = np.random.default_rng(seed)
     X, S = sample_outcomes(inst, samples, rng)
     v = realized_values(order, X, S, objective)

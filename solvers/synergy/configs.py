@@ -2,7 +2,8 @@
 
 The configurations are the profile's grid points plus the cluster's proportional share (when it
 is not a grid point) that fit one server per GPU. With `floor=True` only those at or above the
-model's proportional throughput are kept (the no-job-below-proportional rule). Dominated
+model's proportional throughput are kept (the no-job-below-proportional rule); points of zero
+throughput only for a model whose proportional throughput is zero too. Dominated
 configurations (another one needs no more CPU and no more memory and is at least as fast) are
 dropped: swapping to the dominating one never breaks a capacity and never lowers throughput,
 so every optimum survives the pruning (the enumeration oracle checks this on the full grid).
@@ -32,7 +33,9 @@ def all_configs(
         if c > cluster.cpus_per_server + 1e-9 or m > cluster.mem_gb_per_server + 1e-9:
             continue
         t = profiles.tput(model, c, m)
-        if t <= 0.0 or (floor and t < prop_t - TPUT_TOL):
+        # A no-progress point is useless, except to a must-run job whose proportional share
+        # makes no progress either: it still runs (as proportional, TUNE and OPT run it).
+        if (t <= 0.0 and not (floor and prop_t <= 0.0)) or (floor and t < prop_t - TPUT_TOL):
             continue
         out.append((c, m, t))
     return out

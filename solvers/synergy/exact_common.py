@@ -28,6 +28,7 @@ from schedlab.solvers.synergy.allocation import Allocation, JobAllocation
 from schedlab.solvers.synergy.configs import Config, candidate_configs
 from schedlab.solvers.synergy.highs import empty_model, run_highs
 from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.validate import check_alloc
 
 RUN_SETS = ("proportional", "any")
 RunSet = Literal["proportional", "any"]
@@ -37,6 +38,8 @@ RUN_SET_HELP = (
 )
 #: Relative proof tolerance of the exact methods: optimal when the bound meets the value.
 EXACT_TOL = 1e-9
+#: Memory the door reserves per model variable (PuLP/CP-SAT objects, rows that name it).
+MODEL_BYTES_PER_VAR = 1024
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,20 @@ def build_structure(snap: Snapshot, run_set: str = "proportional") -> ExactStruc
         for k in sorted({models[j] for j in scope})
     }
     types = tuple((k, tuple(v)) for k, v in sorted(groups.items()))
-    return ExactStructure(snap, run_set, must, scope, types, tuple(multi), configs, models)
+    st = ExactStructure(snap, run_set, must, scope, types, tuple(multi), configs, models)
+    check_alloc(
+        MODEL_BYTES_PER_VAR * model_variables(st),
+        f"an exact model of {len(scope)} jobs on {snap.cluster.servers} servers",
+        fix="use a heuristic (tune, opt, greedy) or fewer servers",
+    )
+    return st
+
+
+def model_variables(st: ExactStructure) -> int:
+    """Integer variables of the MILP/CP-SAT model: (type or multi-GPU job, config, server)."""
+    per_server = sum(len(st.configs[k]) for k, _pos in st.types)
+    per_server += sum(len(st.configs[st.models[j]]) for j in st.multi)
+    return per_server * st.snap.cluster.servers
 
 
 def decode(

@@ -35,6 +35,7 @@ from schedlab.solvers.synergy.exact_common import (
 )
 from schedlab.solvers.synergy.model import Snapshot
 from schedlab.solvers.synergy.solution import certified_result
+from schedlab.solvers.validate import check_deadline, solver_seed, time_left
 
 SCALES = (1, 10, 100, 1000, 10_000, 100_000, 1_000_000)
 
@@ -149,6 +150,7 @@ def _variables(st: ExactStructure) -> CpsatModel:
     w: dict[tuple[int, int, int], Any] = {}
     for ti, (k, pos) in enumerate(st.types):
         for qi in range(len(st.configs[k])):
+            check_deadline()  # building can outlast the time limit on large clusters
             for s in range(S):
                 w[ti, qi, s] = md.new_int_var(0, min(len(pos), G), f"w_{ti}_{qi}_{s}")
     y: dict[tuple[int, int], Any] = {}
@@ -156,6 +158,7 @@ def _variables(st: ExactStructure) -> CpsatModel:
     for j in st.multi:
         g = st.snap.jobs[j].gpus
         for qi in range(len(st.configs[st.models[j]])):
+            check_deadline()
             y[j, qi] = md.new_bool_var(f"y_{j}_{qi}")
             for s in range(S):
                 z[j, qi, s] = md.new_int_var(0, min(g, G), f"z_{j}_{qi}_{s}")
@@ -189,6 +192,7 @@ def _capacity_constraints(st: ExactStructure, cm: CpsatModel, sc: Scales) -> Non
     S, G = cl.servers, cl.gpus_per_server
     gpu_use = []
     for s in range(S):
+        check_deadline()
         g_terms, c_terms, m_terms = [], [], []
         for ti, (k, _pos) in enumerate(st.types):
             for qi, (c, m, _t) in enumerate(st.configs[k]):
@@ -262,7 +266,7 @@ def _solver(o: CpsatOptions, time_limit: float | None, seed: int | None) -> cp_m
     if o.max_deterministic_time is not None:
         solver.parameters.max_deterministic_time = float(o.max_deterministic_time)
     if seed is not None:
-        solver.parameters.random_seed = int(seed)
+        solver.parameters.random_seed = solver_seed(seed)
     return solver
 
 
@@ -324,7 +328,7 @@ def solve_cpsat(
         hint_value = _add_hint(st, cm)
         if hint_value is not None:
             stats["hint_value"] = hint_value
-    solver = _solver(o, time_limit, seed)
+    solver = _solver(o, time_left(t0, time_limit), seed)
     code = solver.solve(cm.md)
     stats.update(
         cpsat_status=solver.status_name(code),

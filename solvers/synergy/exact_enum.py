@@ -32,6 +32,7 @@ from schedlab.solvers.synergy.solution import certified_result
 
 MAX_JOBS = 10
 MAX_SERVERS = 4
+MAX_SPREAD_TRIES = 10**6  # candidate spreads listed before the search (all jobs together)
 
 
 def spreads(g: int, servers: int, per_server: int) -> list[tuple[int, ...]]:
@@ -72,6 +73,13 @@ def solve_enum(
         raise InvalidInput(
             f"enum: {len(st.scope)} jobs in scope on {S} servers is too large for enumeration "
             f"(at most {MAX_JOBS} jobs and {MAX_SERVERS} servers); use method milp or cpsat"
+        )
+    G = snap.cluster.gpus_per_server
+    tries = sum((min(snap.jobs[j].gpus, G) + 1) ** S for j in st.scope)
+    if tries > MAX_SPREAD_TRIES:
+        raise InvalidInput(
+            f"enum: listing the GPU spreads of {len(st.scope)} jobs over {S} servers of {G} GPUs "
+            f"takes {tries:.3g} steps (at most {MAX_SPREAD_TRIES:g}); use method milp or cpsat"
         )
     deadline = None if time_limit is None else t0 + time_limit
     search = _Search(st, options.max_nodes, deadline)

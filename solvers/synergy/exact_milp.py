@@ -32,6 +32,7 @@ from schedlab.solvers.synergy.exact_common import (
 )
 from schedlab.solvers.synergy.model import Snapshot
 from schedlab.solvers.synergy.solution import certified_result
+from schedlab.solvers.validate import check_deadline, time_left
 
 SOLVERS = ("highs", "cbc")
 
@@ -62,6 +63,7 @@ def build_milp(
     w: dict[tuple[int, int, int], pulp.LpVariable] = {}
     for ti, (k, pos) in enumerate(st.types):
         for qi in range(len(st.configs[k])):
+            check_deadline()  # building can outlast the time limit on large clusters
             for s in range(S):
                 w[ti, qi, s] = pulp.LpVariable(
                     f"w_{ti}_{qi}_{s}", 0, min(len(pos), G), cat=pulp.LpInteger
@@ -71,6 +73,7 @@ def build_milp(
     for j in st.multi:
         g = snap.jobs[j].gpus
         for qi in range(len(st.configs[st.models[j]])):
+            check_deadline()
             y[j, qi] = pulp.LpVariable(f"y_{j}_{qi}", cat=pulp.LpBinary)
             for s in range(S):
                 z[j, qi, s] = pulp.LpVariable(f"z_{j}_{qi}_{s}", 0, min(g, G), cat=pulp.LpInteger)
@@ -98,6 +101,7 @@ def build_milp(
         prob += pulp.lpSum(obj) <= cut + 1e-7 * max(1.0, abs(cut)), "relaxation_cut"
     gpu_use = []
     for s in range(S):
+        check_deadline()
         g_terms, c_terms, m_terms = [], [], []
         for ti, (k, _pos) in enumerate(st.types):
             for qi, (c, m, _t) in enumerate(st.configs[k]):
@@ -119,6 +123,10 @@ def build_milp(
     for s in range(S - 1):
         prob += gpu_use[s] >= gpu_use[s + 1], f"symmetry_{s}"
     return prob, (st, w), (y, z)
+
+
+#: PuLP's hand-over (model to solver arrays) time per second of model building.
+HANDOVER_FACTOR = 1.5
 
 
 @register_method(
@@ -148,7 +156,15 @@ def solve_milp(
         return certified_result(
             snap, decode(st, {}, {}), "milp", time.perf_counter() - t0, 0.0, stats=stats
         )
-    prob.solve(_backend(o, time_limit))
+    left = time_left(t0, time_limit)
+    if left is not None and left < HANDOVER_FACTOR * (time.perf_counter() - t0):
+        # PuLP's hand-over to the solver takes about as long as building, uninterruptibly:
+        # starting it now would overrun the limit. Stop with the proven bound.
+        stats["stopped_before_handover"] = True
+        bound = rel if rel is not None else relaxation_bound(st)
+        runtime = time.perf_counter() - t0
+        return SolveResult(Status.TIMEOUT, None, bound, None, "milp", runtime, stats)
+    prob.solve(_backend(o, left))
     sol_status = prob.sol_status
     stats.update(
         pulp_status=pulp.LpStatus[prob.status],

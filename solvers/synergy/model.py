@@ -26,6 +26,21 @@ from typing import Any, ClassVar
 
 from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
+from schedlab.solvers.validate import (
+    MAX_MAGNITUDE,
+    check_id,
+    load_json_file,
+    parse_json,
+    short,
+)
+
+#: Input rules (docs/architecture.md): servers 1..MAX_SERVERS, GPUs per server 1..MAX_GPUS_PER_
+#: SERVER, CPUs and GB per server in (0, MAX_MAGNITUDE], at most MAX_JOBS jobs, remaining work
+#: at most MAX_MAGNITUDE seconds: totals (GPUs x throughput x servers) stay finite.
+MAX_SERVERS = 100_000
+MAX_GPUS_PER_SERVER = 1_024
+MAX_JOBS = 1_000_000
+_INT_LIMITS = {"servers": MAX_SERVERS, "gpus_per_server": MAX_GPUS_PER_SERVER}
 
 
 def _is_num(x: Any) -> bool:
@@ -68,12 +83,18 @@ class Cluster:
         out = []
         for key in ("servers", "gpus_per_server"):
             v = getattr(self, key)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                out.append(f"cluster: field '{key}' must be a positive integer (got {v!r})")
+            if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= _INT_LIMITS[key]:
+                out.append(
+                    f"cluster: field '{key}' must be an integer in 1..{_INT_LIMITS[key]} "
+                    f"(got {short(v)})"
+                )
         for key in ("cpus_per_server", "mem_gb_per_server"):
             v = getattr(self, key)
-            if not _is_num(v) or not math.isfinite(v) or v <= 0:
-                out.append(f"cluster: field '{key}' must be a positive number (got {v!r})")
+            if not _is_num(v) or not math.isfinite(v) or not 0 < v <= MAX_MAGNITUDE:
+                out.append(
+                    f"cluster: field '{key}' must be a number in (0, {MAX_MAGNITUDE:g}] "
+                    f"(got {short(v)})"
+                )
         if out:
             return out
         if self.prop_cpus_per_gpu < profiles.cpu_values[0] - 1e-9:
@@ -111,11 +132,17 @@ class Cluster:
             if key in ("servers", "gpus_per_server"):
                 if isinstance(v, float) and v.is_integer():
                     v = int(v)
-                if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                    problems.add(f"cluster: field '{key}' must be a positive integer (got {v!r})")
+                if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= _INT_LIMITS[key]:
+                    problems.add(
+                        f"cluster: field '{key}' must be an integer in 1..{_INT_LIMITS[key]} "
+                        f"(got {short(v)})"
+                    )
                     v = getattr(d, key)
-            elif not _is_num(v) or not math.isfinite(v) or v <= 0:
-                problems.add(f"cluster: field '{key}' must be a positive number (got {v!r})")
+            elif not _is_num(v) or not math.isfinite(v) or not 0 < v <= MAX_MAGNITUDE:
+                problems.add(
+                    f"cluster: field '{key}' must be a number in (0, {MAX_MAGNITUDE:g}] "
+                    f"(got {short(v)})"
+                )
                 v = getattr(d, key)
             vals[key] = v
         return cls(
@@ -153,8 +180,9 @@ def _check_job(
         return None
     label = f"job #{index}"
     jid = raw.get("id", f"j{index}")
-    if not isinstance(jid, str) or not jid:
-        problems.add(f"{label}: field 'id' must be a non-empty string (got {jid!r})")
+    bad_id = check_id(jid, f"{label}: field 'id'")
+    if bad_id:
+        problems.add(bad_id)
         jid = f"j{index}"
     else:
         label = f"job {jid!r}"
@@ -178,7 +206,7 @@ def _check_job(
     if isinstance(gpus, float) and gpus.is_integer():
         gpus = int(gpus)
     if not isinstance(gpus, int) or isinstance(gpus, bool) or gpus < 1:
-        problems.add(f"{label}: field 'gpus' must be a positive integer (got {gpus!r})")
+        problems.add(f"{label}: field 'gpus' must be a positive integer (got {short(gpus)})")
         ok = False
     elif gpus > cluster.total_gpus:
         problems.add(
@@ -186,8 +214,13 @@ def _check_job(
         )
         ok = False
     rem = raw.get("remaining_s")
-    if rem is not None and (not _is_num(rem) or not math.isfinite(rem) or rem < 0):
-        problems.add(f"{label}: field 'remaining_s' must be a non-negative number (got {rem!r})")
+    if rem is not None and (
+        not _is_num(rem) or not math.isfinite(rem) or not 0 <= rem <= MAX_MAGNITUDE
+    ):
+        problems.add(
+            f"{label}: field 'remaining_s' must be a number in [0, {MAX_MAGNITUDE:g}] "
+            f"(got {short(rem)})"
+        )
         ok = False
     if not ok:
         return None
@@ -213,8 +246,13 @@ class Snapshot:
         problems = Problems()
         for p in self.cluster.problems(self.profiles):
             problems.add(p)
+        if len(self.jobs) > MAX_JOBS:
+            problems.add(f"field 'jobs' has {len(self.jobs)} jobs (at most {MAX_JOBS})")
         seen: set[str] = set()
         for j in self.jobs:
+            bad_id = check_id(j.id, "job: field 'id'")
+            if bad_id:
+                problems.add(bad_id)
             if j.id in seen:
                 problems.add(f"job {j.id!r}: field 'id' is duplicated; ids must be unique")
             seen.add(j.id)
@@ -253,6 +291,9 @@ class Snapshot:
         if not isinstance(raw_jobs, Sequence) or isinstance(raw_jobs, str):
             problems.add("field 'jobs' must be a list of job objects")
             raw_jobs = []
+        elif len(raw_jobs) > MAX_JOBS:
+            problems.add(f"field 'jobs' has {len(raw_jobs)} jobs (at most {MAX_JOBS})")
+            raw_jobs = []
         jobs = [_check_job(r, i, profiles, cluster, problems) for i, r in enumerate(raw_jobs)]
         ids = [j.id for j in jobs if j is not None]
         for dup in sorted({i for i in ids if ids.count(i) > 1}):
@@ -272,10 +313,7 @@ class Snapshot:
 
     @classmethod
     def from_json(cls, text: str, *, source: str | None = None) -> Snapshot:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"not valid JSON: {exc}", source=source) from None
+        data = parse_json(text, source)
         try:
             return cls.from_dict(data)
         except InvalidInput as exc:
@@ -284,13 +322,11 @@ class Snapshot:
     @classmethod
     def load(cls, path: str | Path) -> Snapshot:
         p = Path(path)
+        data = load_json_file(p, "snapshot file")
         try:
-            text = p.read_text()
-        except OSError as exc:
-            raise InvalidInput(
-                f"cannot read snapshot file: {exc.strerror}", source=str(p)
-            ) from None
-        return cls.from_json(text, source=str(p))
+            return cls.from_dict(data)
+        except InvalidInput as exc:
+            raise exc.with_source(str(p)) from None
 
     # ---- serialization ------------------------------------------------------------------
     def to_dict(self, *, include_profiles: bool = False) -> dict[str, Any]:

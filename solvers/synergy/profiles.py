@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -21,6 +20,7 @@ from importlib import resources
 from typing import Any
 
 from schedlab.solvers.errors import InvalidInput, Problems
+from schedlab.solvers.validate import MAX_MAGNITUDE, short
 
 TPUT_TOL = 1e-9  # throughput comparisons (profile values have 2-3 decimals)
 GRID_TOL = 1e-9  # resource-per-GPU comparisons against grid values
@@ -52,7 +52,13 @@ class ModelProfile:
 
 
 def _num(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+    """A finite number of magnitude at most MAX_MAGNITUDE (1e12): products of throughputs,
+    GPU counts and server counts then stay far from float overflow."""
+    return (
+        isinstance(x, int | float)
+        and not isinstance(x, bool)
+        and abs(x) <= MAX_MAGNITUDE  # False for NaN and inf
+    )
 
 
 def _grid(raw: Any, key: str, problems: Problems) -> tuple[float, ...] | None:
@@ -60,7 +66,10 @@ def _grid(raw: Any, key: str, problems: Problems) -> tuple[float, ...] | None:
         problems.add(f"profiles: field '{key}' must be a non-empty list of numbers")
         return None
     if not all(_num(v) for v in raw):
-        problems.add(f"profiles: field '{key}' has non-numbers or NaN/inf ({list(raw)!r})")
+        problems.add(
+            f"profiles: field '{key}' has non-numbers, NaN/inf or magnitudes above "
+            f"{MAX_MAGNITUDE:g} ({short(list(raw))})"
+        )
         return None
     vals = tuple(float(v) for v in raw)
     if vals[0] <= 0 or any(b <= a for a, b in zip(vals, vals[1:], strict=False)):
@@ -211,7 +220,10 @@ def _model_numbers(
             problems.add(f"{label}: field '{key}' is missing")
             ok = False
         elif not _num(v) or v <= 0:
-            problems.add(f"{label}: field '{key}' must be a positive number (got {v!r})")
+            problems.add(
+                f"{label}: field '{key}' must be a number in (0, {MAX_MAGNITUDE:g}] "
+                f"(got {short(v)})"
+            )
             ok = False
         else:
             nums[key] = float(v)
@@ -240,7 +252,10 @@ def _tput_table(
         )
         return None
     if not all(_num(v) and v >= 0 for r in table for v in r):
-        problems.add(f"{label}: field 'tput' must hold non-negative finite numbers")
+        problems.add(
+            f"{label}: field 'tput' must hold numbers in [0, {MAX_MAGNITUDE:g}] "
+            "(normalized throughputs; 1 at the profiling point)"
+        )
         return None
     return tuple(tuple(float(v) for v in r) for r in table)
 

@@ -130,6 +130,6 @@ def test_bad_files(tmp_path):
         read_philly(write(tmp_path, ""))
     with pytest.raises(InvalidInput, match="no job rows"):
         read_philly(write(tmp_path, HEAD + "\n"))
-    with pytest.raises(InvalidInput, match="unreadable CSV"):
+    with pytest.raises(InvalidInput, match="not UTF-8 text"):
         (tmp_path / "bin.csv").write_bytes(HEAD.encode() + b"\xff\xfe,1,1,1,a\n")
         read_philly(tmp_path / "bin.csv")

@@ -121,5 +121,5 @@ def test_generator_is_seeded_and_valid():
 
 
 def test_generator_rejects_bad_arguments():
-    with pytest.raises(InvalidInput, match="n: must be at least 1"):
+    with pytest.raises(InvalidInput, match="n: must lie in 1.."):
         generate(0, 1)

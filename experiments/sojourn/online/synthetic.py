@@ -68,6 +68,12 @@ def poisson_arrivals(n: int, rate: float, rng: np.random.Generator) -> np.ndarra
     return np.cumsum(gaps)
 
 
+#: Loads the door accepts: below MIN_LOAD arrival times overflow, above MAX_LOAD nothing is
+#: measured but queues.
+MIN_LOAD = 1e-6
+MAX_LOAD = 100.0
+
+
 def synthetic_workload(
     n: int,
     load: float,
@@ -83,8 +89,8 @@ def synthetic_workload(
         p.add(f"jobs: must be at least 1 (got {n})")
     if servers < 1:
         p.add(f"servers: must be at least 1 (got {servers})")
-    if not load > 0:
-        p.add(f"load: must be positive (got {load})")
+    if not MIN_LOAD <= load <= MAX_LOAD:
+        p.add(f"load: must lie in [{MIN_LOAD:g}, {MAX_LOAD:g}] (got {load})")
     if max_checkpoints < 0:
         p.add(f"max_checkpoints: must be >= 0 (got {max_checkpoints})")
     p.raise_if_any()

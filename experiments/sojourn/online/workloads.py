@@ -91,7 +91,8 @@ class SyntheticOptions:
     """Options of the synthetic workload."""
 
     max_checkpoints: int = field(
-        default=3, metadata={"help": "Synthetic: checkpoints per job uniform on 0..C"}
+        default=3,
+        metadata={"help": "Synthetic: checkpoints per job uniform on 0..C", "range": (0, 999)},
     )
     gpu_mix: Literal["one", "philly"] = field(
         default="one",
