@@ -1,7 +1,9 @@
 """Benchmark `bench_esg`: decision time of A* versus the MILP and CP-SAT on chains of 3-10
 stages with 100-500 configurations per stage, and the simulator's requests per second on the
-Azure LLM code trace's arrival pattern (the shipped 3,000-arrival sample's gaps, tiled to the
-whole trace's 8,818 inter-arrivals, rescaled to the load).
+Azure LLM code trace: the whole trace (`$SCHEDLAB_AZURE_TRACE`, default
+`../shared/data/azure_llm/AzureLLMInferenceTrace_code.csv` beside the checkout) when present,
+else the shipped 3,000-arrival sample's gaps tiled to the trace's 8,818 requests; rescaled to
+the load.
 
 `SCHEDLAB_BENCH_ESG_PARTS=decision` (or `sim`; default both) selects the parts. Column
 `astar_h0_ms` is A* with the plain heuristic (sum of minimum costs, `dp_buckets=0`)."""
@@ -10,12 +12,15 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import BENCHMARKS
+
+SHARED_TRACE = Path("..") / "shared" / "data" / "azure_llm" / "AzureLLMInferenceTrace_code.csv"
 
 
 def decision_table(quick: bool) -> list[list[Any]]:
@@ -54,14 +59,20 @@ def decision_table(quick: bool) -> list[list[Any]]:
 
 
 def sim_rate(quick: bool) -> tuple[int, float, str]:
-    from schedlab.experiments.esg.simulator import SimConfig, simulate
+    from schedlab.experiments.esg.simulator import SimConfig, simulate, trace_offsets
     from schedlab.solvers.esg.profiles import generate
 
     apps = [generate(3, 50, 1), generate(5, 50, 2, shape="dag")]
-    n = 3000 if quick else 8818
-    source = "Azure code sample" if quick else "Azure code sample tiled to the trace's 8,818"
+    trace = os.environ.get("SCHEDLAB_AZURE_TRACE", str(SHARED_TRACE))
+    if not quick and Path(trace).is_file():
+        n, source = len(trace_offsets(trace)), f"the whole Azure code trace ({trace})"
+    else:
+        trace = None
+        n = 3000 if quick else 8818
+        source = "Azure code sample" if quick else "Azure code sample tiled to the trace's 8,818"
+    cfg = SimConfig(load=0.2, arrivals="azure", requests=n, seed=0, trace=trace)
     t0 = time.perf_counter()
-    m = simulate(apps, "esg", SimConfig(load=0.2, arrivals="azure", requests=n, seed=0))
+    m = simulate(apps, "esg", cfg)
     return m["requests"], time.perf_counter() - t0, source
 
 

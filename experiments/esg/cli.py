@@ -172,7 +172,15 @@ def plan_cmd(
     type=click.Choice(["poisson", "bursty", "azure"]),
     default="poisson",
     show_default=True,
-    help="azure: the shipped subsample of the Azure LLM code trace, rescaled to the load.",
+    help="azure: the Azure LLM code trace's arrival pattern (the shipped subsample, or --trace), "
+    "rescaled to the load.",
+)
+@click.option(
+    "--trace",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A whole Azure LLM trace CSV (TIMESTAMP,...) for --arrivals azure, e.g. "
+    "../shared/data/azure_llm/AzureLLMInferenceTrace_code.csv.",
 )
 @click.option("--requests", type=click.IntRange(1, 10**7), default=2000, show_default=True)
 @click.option("--invokers", type=click.IntRange(1, 10**4), default=4, show_default=True)
@@ -197,6 +205,7 @@ def simulate_cmd(
     policy: str,
     load: float,
     arrivals: str,
+    trace: Path | None,
     requests: int,
     invokers: int,
     cold_start_ms: float,
@@ -215,8 +224,11 @@ def simulate_cmd(
       schedlab esg simulate --apps app.json --policy esg --load 0.6 --json
     """
     from schedlab.experiments.esg.simulator import SimConfig, load_apps, simulate
+    from schedlab.solvers.errors import InvalidInput
     from schedlab.solvers.validate import check_work
 
+    if trace is not None and arrivals != "azure":
+        raise InvalidInput("--trace: only with --arrivals azure")
     apps = load_apps(apps_file)
     funcs = sum(len(a.functions) for a in apps)
     check_work(4.0 * requests * funcs, max_events, "simulate: requests x functions", "--max-events")
@@ -227,6 +239,7 @@ def simulate_cmd(
         invokers=invokers,
         cold_start_ms=cold_start_ms,
         seed=seed,
+        trace=None if trace is None else str(trace),
     )
     m = simulate(apps, policy, cfg)
     if as_json:

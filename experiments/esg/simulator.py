@@ -19,10 +19,12 @@ keep every invoker's GPU busy, split equally over the applications.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import time
 from collections import deque
 from dataclasses import dataclass
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -33,7 +35,7 @@ from schedlab.experiments.esg.policies import AppState, PathPolicy, make_policy
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.app import App
 from schedlab.solvers.esg.dispatch import Container, Invoker, Placement, expire, place
-from schedlab.solvers.validate import load_json_file
+from schedlab.solvers.validate import load_json_file, read_text_file
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class SimConfig:
     keep_alive_s: float = 60.0
     cold_start_ms: float = 0.0  # used when a function gives none (0: warm-start model)
     seed: int = 0
+    trace: str | None = None  # an Azure LLM trace CSV for arrivals "azure" (default: the sample)
 
 
 def load_apps(path: Path) -> list[App]:
@@ -71,8 +74,35 @@ def azure_offsets() -> np.ndarray:
     return np.array([float(x) for x in text.read_text().split()[1:]])
 
 
-def arrival_times(kind: str, rate: float, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n arrival times (ms) with mean rate `rate` per second."""
+@functools.cache
+def trace_offsets(path: str) -> np.ndarray:
+    """Arrival offsets (s) of a whole Azure LLM trace CSV (TIMESTAMP,ContextTokens,...).
+
+    The file goes through the input door (encoding, size); every bad timestamp is named with
+    its line. Offsets are sorted and start at 0.
+    """
+    lines = read_text_file(path, "the arrival trace").splitlines()
+    if not lines or lines[0].split(",")[0].strip() != "TIMESTAMP":
+        raise InvalidInput(f"{path}: the header must start with TIMESTAMP (an Azure LLM trace)")
+    stamps, problems = [], []
+    for no, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cell = line.split(",")[0].strip()
+        try:
+            stamps.append(datetime.fromisoformat(cell).timestamp())
+        except ValueError:
+            problems.append(f"line {no}: TIMESTAMP {cell[:40]!r} is not a date-time")
+    if problems or len(stamps) < 2:
+        raise InvalidInput(problems[:20] or ["fewer than 2 arrivals"], source=str(path))
+    t = np.sort(np.array(stamps))
+    return t - t[0]
+
+
+def arrival_times(
+    kind: str, rate: float, n: int, rng: np.random.Generator, trace: str | None = None
+) -> np.ndarray:
+    """n arrival times (ms) with mean rate `rate` per second (`trace`: for kind "azure")."""
     if kind == "poisson":
         return np.cumsum(rng.exponential(1000.0 / rate, size=n))
     if kind == "bursty":  # on/off: on 25 % of the time at 4x the mean rate
@@ -86,7 +116,7 @@ def arrival_times(kind: str, rate: float, n: int, rng: np.random.Generator) -> n
             t, on = t + span, not on
         return np.array(out[:n])
     if kind == "azure":
-        off = azure_offsets()
+        off = azure_offsets() if trace is None else trace_offsets(trace)
         gaps = np.roll(np.diff(off), -int(rng.integers(len(off) - 1)))  # seeded start
         g = np.tile(gaps, int(np.ceil(n / len(gaps))))[:n]
         g = g / g.mean() * (1000.0 / rate)
@@ -145,7 +175,7 @@ class Simulation:
         for a, k in enumerate(per):
             if k == 0:
                 continue
-            ts = arrival_times(self.cfg.arrivals, self.rates[a], k, self.rng)
+            ts = arrival_times(self.cfg.arrivals, self.rates[a], k, self.rng, self.cfg.trace)
             for t in ts:
                 rid = len(self.req_app)
                 self.req_app.append(a)
