@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import click
@@ -10,12 +11,18 @@ from schedlab.experiments.registry import COMMANDS, SIZES, figures
 from schedlab.solvers.errors import InvalidInput
 
 
-def _run_figure(name: str, size: str, seed: int, outdir: Path) -> list[Path]:
+def _run_figure(
+    name: str, size: str, seed: int, outdir: Path, family: str | None = None
+) -> list[Path]:
     specs = figures()
     if name not in specs:
         raise InvalidInput(f"figure: unknown name {name!r}; choose one of: {', '.join(specs)}")
+    fn = specs[name].obj
+    extra = {} if family is None else {"family": family}
+    if extra and "family" not in inspect.signature(fn).parameters:
+        raise InvalidInput(f"--family: figure {name!r} takes no instance family; leave it out")
     click.echo(f"[figure {name}] size={size} seed={seed}", err=True)
-    return specs[name].obj(size, seed, outdir)
+    return fn(size, seed, outdir, **extra)
 
 
 @COMMANDS.register("figure")
@@ -31,13 +38,26 @@ def _run_figure(name: str, size: str, seed: int, outdir: Path) -> list[Path]:
     show_default=True,
     help="Results folder; files go under OUT/<subject>/.",
 )
+@click.option(
+    "--family",
+    default=None,
+    help="Instance family, for figures that take one (sojourn-gap: default or cyclic).",
+)
 @click.option("--list", "list_only", is_flag=True, help="List the figures and exit.")
-def figure(names: tuple[str, ...], size: str, seed: int, outdir: Path, list_only: bool) -> None:
+def figure(
+    names: tuple[str, ...],
+    size: str,
+    seed: int,
+    outdir: Path,
+    family: str | None,
+    list_only: bool,
+) -> None:
     """Make figures and tables by name.
 
     \b
     Example:
       schedlab figure sojourn-heuristics --size small
+      schedlab figure sojourn-gap --family cyclic
       schedlab figure --list
     """
     specs = figures()
@@ -46,7 +66,7 @@ def figure(names: tuple[str, ...], size: str, seed: int, outdir: Path, list_only
             click.echo(f"{s.name:24s} {s.summary}")
         return
     for name in names:
-        for p in _run_figure(name, size, seed, outdir):
+        for p in _run_figure(name, size, seed, outdir, family):
             click.echo(str(p))
 
 

@@ -77,6 +77,7 @@ class HighsCutModel:
         self.rows_coef: list[np.ndarray] = []
         self.rows_rhs: list[np.ndarray] = []
         self.lp_done = False
+        self.closed_by_lp = False
         h = self.h = highspy.Highs()
         for k, v in (("output_flag", False), ("primal_feasibility_tolerance", 1e-9),
                      ("dual_feasibility_tolerance", 1e-9), ("threads", 1)):  # fmt: skip
@@ -130,12 +131,19 @@ class HighsCutModel:
         lb = float(np.minimum(red, 0.0).sum() - y @ np.concatenate(self.rows_rhs))
         return self.const + self.s * lb - 1e-12 * (abs(self.const) + self.s * len(self.d))
 
-    def _lp_rounds(self, deadline: float | None) -> dict[str, float]:
+    def _lp_rounds(self, deadline: float | None, target: float | None) -> dict[str, float]:
+        """Cut rounds until no violated triangle, the deadline, or a Lagrangian bound that
+        meets `target` (the incumbent's scaled cost within the MIP gap: proof without MIP)."""
         rounds = cuts = 0
         for rounds in range(1, MAX_LP_ROUNDS + 1):  # noqa: B007
             if deadline is not None:
                 self.h.setOptionValue("time_limit", max(deadline - time.perf_counter(), 0.01))
             self.h.run()
+            if target is not None:
+                lb = self.lagrangian_bound()
+                if lb is not None and lb >= target:
+                    self.closed_by_lp = True
+                    break
             x = np.asarray(self.h.getSolution().col_value, dtype=float)
             new = violated_cycles(self._tournament(x), cuts_per_round(self.n))
             if not new or (deadline is not None and time.perf_counter() > deadline):
@@ -148,10 +156,23 @@ class HighsCutModel:
         t0 = time.perf_counter()
         stats: dict[str, float] = {}
         lp_bound = None
+        start_x = None
+        if hint is not None:
+            pos = np.empty(self.n, dtype=np.int64)
+            pos[np.asarray(hint, dtype=np.int64)] = np.arange(self.n)
+            start_x = (pos[self.iu[0]] < pos[self.iu[1]]).astype(float)
         if not self.lp_done:
             lp_deadline = None if time_left is None else t0 + LP_TIME_SHARE * time_left
-            stats.update(self._lp_rounds(lp_deadline))
+            target = None
+            if start_x is not None:  # the hint's cost less the MIP's absolute gap
+                target = self.const + self.s * float(self.d @ start_x) - self.gap_abs
+            stats.update(self._lp_rounds(lp_deadline, target))
             lp_bound = self.lagrangian_bound()
+            if self.closed_by_lp and start_x is not None:
+                before = self._tournament(start_x) > 0.5
+                np.fill_diagonal(before, False)
+                stats["closed_by_lp"] = 1
+                return RoundResult(before, True, lp_bound, stats)
             self.lp_done = True
             P = len(self.d)
             self.h.changeColsIntegrality(
@@ -159,11 +180,9 @@ class HighsCutModel:
             )
             self.h.setOptionValue("mip_rel_gap", 0.0)
             self.h.setOptionValue("mip_abs_gap", self.gap_abs / self.s)
-        if hint is not None:
-            pos = np.empty(self.n, dtype=np.int64)
-            pos[np.asarray(hint, dtype=np.int64)] = np.arange(self.n)
+        if start_x is not None:
             start = self.hs.HighsSolution()
-            start.col_value = (pos[self.iu[0]] < pos[self.iu[1]]).astype(float).tolist()
+            start.col_value = start_x.tolist()
             self.h.setSolution(start)
         if time_left is not None:
             left = time_left - (time.perf_counter() - t0)
