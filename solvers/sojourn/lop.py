@@ -30,7 +30,7 @@ from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, eval
 
 OPT_REL_TOL = 1e-9  # "optimal" = value - proven bound <= OPT_REL_TOL * max(1, |value|)
 TIE_REL_TOL = 1e-9  # |W[a,b] - W[b,a]| below this times max|W| counts as a tie (rounding-safe)
-TRIANGLE_MODES = ("lazy", "all")
+TRIANGLE_MODES = ("lazy", "all", "separate")  # separate: none up front, the back end cuts
 Triple = tuple[int, int, int]
 
 
@@ -240,7 +240,9 @@ def solve_block(
         return BlockOutcome(best_order, best_cost, bound, proven, stats)
     model = factory(Wb)
     first: Iterator[Triple] = (
-        itertools.combinations(range(nb), 3) if triangles == "all" else iter(three_cycles(pref))
+        itertools.combinations(range(nb), 3)
+        if triangles == "all"
+        else iter(()) if triangles == "separate" else iter(three_cycles(pref))
     )
     while chunk := list(itertools.islice(first, _ADD_CHUNK)):  # building is slow: watch time
         if _past(deadline):

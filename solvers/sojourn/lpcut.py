@@ -24,14 +24,22 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from schedlab.solvers.result import SolveResult
-from schedlab.solvers.sojourn.lop import RoundResult, Triple, refuse_non_lop, solve_lop
+from schedlab.solvers.sojourn.lop import (
+    RoundResult,
+    Triple,
+    insertion_descent,
+    refuse_non_lop,
+    solve_lop,
+)
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
 
 VIOL_TOL = 1e-7  # an LP triangle counts as violated above this (scaled units)
 MAX_LP_ROUNDS = 200
-LP_TIME_SHARE = 0.5  # at most this share of the block's time goes to LP rounds
+LP_TIME_SHARE = 0.5
+PURGE_EVERY = 5  # LP rounds between deletions of clearly slack rows (deleting every round cycles)
+PURGE_SLACK = 0.1  # at most this share of the block's time goes to LP rounds
 
 
 def cuts_per_round(n: int) -> int:
@@ -78,6 +86,9 @@ class HighsCutModel:
         self.rows_rhs: list[np.ndarray] = []
         self.lp_done = False
         self.closed_by_lp = False
+        self.lp_x: np.ndarray | None = None
+        self.best_lb: float | None = None  # best Lagrangian bound over the LP rounds
+        self.W = Wb
         h = self.h = highspy.Highs()
         for k, v in (("output_flag", False), ("primal_feasibility_tolerance", 1e-9),
                      ("dual_feasibility_tolerance", 1e-9), ("threads", 1)):  # fmt: skip
@@ -125,6 +136,8 @@ class HighsCutModel:
         if not sol.dual_valid or not self.rows_cols:
             return None
         y = np.maximum(0.0, -np.asarray(sol.row_dual, dtype=float))
+        if len(y) != sum(len(r) for r in self.rows_rhs):
+            return None
         cols, coef = np.concatenate(self.rows_cols), np.concatenate(self.rows_coef)
         red = self.d.copy()
         np.add.at(red, cols.ravel(), (coef * y[:, None]).ravel())
@@ -134,23 +147,68 @@ class HighsCutModel:
     def _lp_rounds(self, deadline: float | None, target: float | None) -> dict[str, float]:
         """Cut rounds until no violated triangle, the deadline, or a Lagrangian bound that
         meets `target` (the incumbent's scaled cost within the MIP gap: proof without MIP)."""
-        rounds = cuts = 0
+        rounds = cuts = purged = 0
+        self.h.setOptionValue("solver", "ipm")  # with crossover: a vertex and exact duals
         for rounds in range(1, MAX_LP_ROUNDS + 1):  # noqa: B007
             if deadline is not None:
-                self.h.setOptionValue("time_limit", max(deadline - time.perf_counter(), 0.01))
+                self._time_limit(deadline - time.perf_counter())
             self.h.run()
-            if target is not None:
-                lb = self.lagrangian_bound()
-                if lb is not None and lb >= target:
+            if self.h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
+                break  # stopped by time: keep the last optimal LP's solution and bound
+            x = np.asarray(self.h.getSolution().col_value, dtype=float)
+            self.lp_x = x if len(x) == len(self.d) else None
+            lb = self.lagrangian_bound()
+            if lb is not None:
+                self.best_lb = lb if self.best_lb is None else max(self.best_lb, lb)
+                if target is not None and lb >= target:
                     self.closed_by_lp = True
                     break
-            x = np.asarray(self.h.getSolution().col_value, dtype=float)
+            if self.lp_x is None:
+                break
             new = violated_cycles(self._tournament(x), cuts_per_round(self.n))
             if not new or (deadline is not None and time.perf_counter() > deadline):
                 break
+            if rounds % PURGE_EVERY == 0:
+                purged += self._purge_slack_rows()
             self.add_cycles(new)
             cuts += len(new)
-        return {"lp_rounds": rounds, "lp_cuts": cuts}
+        self.h.setOptionValue("solver", "choose")
+        return {"lp_rounds": rounds, "lp_cuts": cuts, "lp_rows_purged": purged}
+
+    def _time_limit(self, seconds: float) -> None:
+        """HiGHS's time limit counts the run time of every run of this object: add it."""
+        self.h.setOptionValue("time_limit", float(self.h.getRunTime()) + max(seconds, 0.01))
+
+    def _lp_order_x(self) -> np.ndarray | None:
+        """0/1 vector of the order that ranks jobs by their LP 'before' mass, improved by
+        insertion descent (an incumbent; exact when the LP solution is integral)."""
+        if self.lp_x is None:
+            return None
+        Y = self._tournament(self.lp_x)
+        order = [int(i) for i in np.argsort(-Y.sum(axis=1), kind="stable")]
+        order = insertion_descent(self.W, order)
+        pos = np.empty(self.n, dtype=np.int64)
+        pos[np.asarray(order, dtype=np.int64)] = np.arange(self.n)
+        return (pos[self.iu[0]] < pos[self.iu[1]]).astype(float)
+
+    def _purge_slack_rows(self) -> int:
+        """Delete rows that are slack at the LP optimum with a zero dual: the current solution
+        stays optimal without them (KKT), so no bound is lost; separation re-adds them if
+        they are violated later. Keeps each LP small (HiGHS's iterations slow with rows)."""
+        if not self.rows_cols:
+            return 0
+        sol = self.h.getSolution()
+        rhs = np.concatenate(self.rows_rhs)
+        slack = rhs - np.asarray(sol.row_value, dtype=float)
+        drop = (slack > PURGE_SLACK) & (np.abs(np.asarray(sol.row_dual, dtype=float)) < 1e-12)
+        if drop.sum() < max(1000, len(rhs) // 4):
+            return 0
+        self.h.deleteRows(int(drop.sum()), np.nonzero(drop)[0].astype(np.int32))
+        keep = ~drop
+        self.rows_cols = [np.concatenate(self.rows_cols)[keep]]
+        self.rows_coef = [np.concatenate(self.rows_coef)[keep]]
+        self.rows_rhs = [rhs[keep]]
+        return int(drop.sum())
 
     def solve(self, time_left: float | None, hint: Sequence[int] | None) -> RoundResult:
         t0 = time.perf_counter()
@@ -167,7 +225,14 @@ class HighsCutModel:
             if start_x is not None:  # the hint's cost less the MIP's absolute gap
                 target = self.const + self.s * float(self.d @ start_x) - self.gap_abs
             stats.update(self._lp_rounds(lp_deadline, target))
-            lp_bound = self.lagrangian_bound()
+            lp_bound = self.best_lb
+            lp_x = self._lp_order_x()
+            if lp_x is not None and (start_x is None or self.d @ lp_x < self.d @ start_x):
+                start_x = lp_x  # the rounded LP order is the better incumbent
+                stats["lp_incumbent"] = 1
+            if lp_bound is not None and start_x is not None:
+                cost = self.const + self.s * float(self.d @ start_x)
+                self.closed_by_lp |= lp_bound >= cost - self.gap_abs
             if self.closed_by_lp and start_x is not None:
                 before = self._tournament(start_x) > 0.5
                 np.fill_diagonal(before, False)
@@ -188,7 +253,7 @@ class HighsCutModel:
             left = time_left - (time.perf_counter() - t0)
             if left <= 0.01:
                 return RoundResult(None, False, lp_bound, stats)
-            self.h.setOptionValue("time_limit", float(left))
+            self._time_limit(left)
         self.h.run()
         info = self.h.getInfo()
         status = self.h.getModelStatus()
@@ -248,7 +313,7 @@ def solve_lpcut(
         "lpcut",
         lambda Wb: HighsCutModel(Wb, gap_abs=gap_abs, seed=seed),
         time_limit=time_limit,
-        triangles="lazy",
+        triangles="separate",
         decompose=options.decompose,
         warm_start=options.warm_start,
         extra_stats={"decompose": options.decompose, "warm_start": options.warm_start},
