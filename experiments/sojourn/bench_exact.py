@@ -108,6 +108,36 @@ def sweep(
     return out
 
 
+COMPONENT_NS = [10, 20, 50, 100, 200, 300]
+
+
+def component_sizes(ns: list[int], seeds: int = 10) -> list[list[Any]]:
+    """Rows (family, n, min / median / max largest preference block over `seeds` instances
+    generate(n, s), s < seeds, as a share of n, and the share of single-job blocks)."""
+    import numpy as np
+
+    from schedlab.solvers.sojourn.batch import linear_ordering_weights
+    from schedlab.solvers.sojourn.lop import preference_blocks
+
+    rows = []
+    for family in ("default", "cyclic"):
+        for n in ns:
+            largest, singles = [], []
+            for s in range(seeds):
+                _, W = linear_ordering_weights(generate(n, s, family=family), Objective("B"))
+                blocks = preference_blocks(W)
+                largest.append(max(len(b) for b in blocks) / n)
+                singles.append(sum(len(b) == 1 for b in blocks) / n)
+            rows.append([family, n, min(largest), float(np.median(largest)), max(largest),
+                         float(np.mean(singles))])  # fmt: skip
+    return rows
+
+
+def print_component_sizes(ns: list[int], seeds: int = 10) -> None:
+    headers = ["family", "n", "largest block / n: min", "median", "max", "jobs in 1-job blocks"]
+    print(format_table(headers, component_sizes(ns, seeds)), flush=True)
+
+
 @BENCHMARKS.register("bench_exact")
 def run(quick: bool = False) -> None:
     """Print, per family and exact method, the largest n proven optimal for B within the limit."""
@@ -122,6 +152,8 @@ def run(quick: bool = False) -> None:
         "(the machine may be shared)",
         flush=True,
     )
+    print("largest preference block (strong component) of B, 10 seeds per n:", flush=True)
+    print_component_sizes(COMPONENT_NS[:3] if quick else COMPONENT_NS)
     rows = []
     for family, (ns, methods) in ladders.items():
         print(f"family {family}: n ladder {ns}", flush=True)

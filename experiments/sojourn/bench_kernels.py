@@ -280,12 +280,13 @@ def hit_rate(
     store = RowStore(path, ["n", "seed"], config=config)
     rows = store.run(keys, lambda k: hit_row(k, exact, family), desc=f"hit rate ({family})")
     proven = [r for r in rows if r["proven"]]
+    kinds = {r["proof"] for r in proven}
     return {
         "family": family,
         "exact": exact,
         "instances": len(rows),
         "proven": len(proven),
-        "proofs": {p: sum(r["proof"] == p for r in proven) for p in sorted({r["proof"] for r in proven})},
+        "proofs": {p: sum(r["proof"] == p for r in proven) for p in sorted(kinds)},
         "mean_largest_block": float(np.mean([r["largest_block"] for r in rows])),
         "hits": sum(r["hit"] for r in proven),
         "smith_hits": sum(r["smith_hit"] for r in proven),

@@ -105,14 +105,19 @@ def make(
         write_json(d / f"{name}.json", {"config": config, "seed": seed, **summary}),
     ]
     not_proven = sum(e["not_proven"] for e in summary["per_n"])
-    proofs = {k: sum(e["proofs"][k] for e in summary["per_n"]) for k in summary["per_n"][0]["proofs"]}
+    kinds = summary["per_n"][0]["proofs"]
+    proofs = {k: sum(e["proofs"][k] for e in summary["per_n"]) for k in kinds}
     how = ", ".join(f"{v} by {k}" for k, v in proofs.items() if v)
     if config.get("family", "default") == "cyclic":
-        workload = ("solvers.sojourn.instance.generate(family='cyclic') (one checkpoint/job, "
-                    "index lines through one point: one preference component of >= 80% of n)")
+        workload = (
+            "solvers.sojourn.instance.generate(family='cyclic') (one checkpoint/job, "
+            "index lines through one point: one preference component of >= 80% of n)"
+        )
     else:
-        workload = (f"solvers.sojourn.instance.generate (<= {config['max_checkpoints']} "
-                    "checkpoints/job, success sizes log-uniform on [1, 100])")
+        workload = (
+            f"solvers.sojourn.instance.generate (<= {config['max_checkpoints']} "
+            "checkpoints/job, success sizes log-uniform on [1, 100])"
+        )
     caption = (
         f"workload: {workload}; {config['count']} instances per n; size {size_label}; seed "
         f"{seed}; exact optimum: subset DP (n <= 20), {', '.join(summary['per_n'][-1]['methods'])}"

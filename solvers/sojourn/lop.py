@@ -242,7 +242,9 @@ def solve_block(
     first: Iterator[Triple] = (
         itertools.combinations(range(nb), 3)
         if triangles == "all"
-        else iter(()) if triangles == "separate" else iter(three_cycles(pref))
+        else iter(())
+        if triangles == "separate"
+        else iter(three_cycles(pref))
     )
     while chunk := list(itertools.islice(first, _ADD_CHUNK)):  # building is slow: watch time
         if _past(deadline):

@@ -260,16 +260,16 @@ class HighsCutModel:
         proven = status == self.hs.HighsModelStatus.kOptimal
         x = np.asarray(self.h.getSolution().col_value, dtype=float)
         has = len(x) == len(self.d) and math.isfinite(float(info.objective_function_value))
-        before = None
+        found: np.ndarray | None = None
         if has and info.primal_solution_status == 2:  # kSolutionStatusFeasible
-            before = self._tournament(x) > 0.5
-            np.fill_diagonal(before, False)
+            found = self._tournament(x) > 0.5
+            np.fill_diagonal(found, False)
         dual = float(info.mip_dual_bound)
         bound = self.const + self.s * dual if math.isfinite(dual) else None
         if lp_bound is not None:
             bound = lp_bound if bound is None else max(bound, lp_bound)
         stats["mip_nodes"] = int(info.mip_node_count)
-        return RoundResult(before, proven, bound, stats)
+        return RoundResult(found, proven, bound, stats)
 
 
 @dataclass(frozen=True)
