@@ -20,6 +20,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -37,9 +38,10 @@ from schedlab.solvers.solve import register_method
 
 VIOL_TOL = 1e-7  # an LP triangle counts as violated above this (scaled units)
 MAX_LP_ROUNDS = 200
-LP_TIME_SHARE = 0.5
+LP_TIME_SHARE = 0.5  # at most this share of the block's time goes to LP rounds
 PURGE_EVERY = 5  # LP rounds between deletions of clearly slack rows (deleting every round cycles)
-PURGE_SLACK = 0.1  # at most this share of the block's time goes to LP rounds
+PURGE_SLACK = 0.1
+MIP_ROOT_FACTOR = 2.0  # a MIP needs at least this many LP-round times to be worth starting
 
 
 def cuts_per_round(n: int) -> int:
@@ -87,6 +89,8 @@ class HighsCutModel:
         self.lp_done = False
         self.closed_by_lp = False
         self.lp_x: np.ndarray | None = None
+        self.last_before: np.ndarray | None = None  # the last MIP solution's tournament
+        self.last_lp_s = 0.0  # seconds of the last LP run (predicts the MIP's root LP)
         self.best_lb: float | None = None  # best Lagrangian bound over the LP rounds
         self.W = Wb
         h = self.h = highspy.Highs()
@@ -95,12 +99,22 @@ class HighsCutModel:
             h.setOptionValue(k, v)
         if seed is not None:
             h.setOptionValue("random_seed", int(seed) % 2**31)
+        self.wall_deadline: float | None = None  # HiGHS runs are interrupted after this
+        for hook in (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt):
+            hook.subscribe(self._interrupt)
         P = len(self.d)
         h.addVars(P, np.zeros(P), np.ones(P))
         h.changeColsCost(P, np.arange(P, dtype=np.int32), self.d)
 
     def add_triangles(self, triples: Sequence[Triple]) -> None:
-        self.add_cycles([(t, kind) for t in triples for kind in (1, 2)])
+        """Both inequalities of each triple, or after a MIP solve only the one its tournament
+        violates (the lazy rounds of `lop.solve_block`: half the rows)."""
+        B = self.last_before
+        if B is None:
+            self.add_cycles([(t, kind) for t in triples for kind in (1, 2)])
+            return
+        # a -> b -> c -> a (kind 1) when a before b; else a -> c -> b -> a (kind 2)
+        self.add_cycles([((a, b, c), 1 if B[a, b] else 2) for a, b, c in triples])
 
     def add_cycles(self, cycles: Sequence[tuple[Triple, int]]) -> None:
         """Rows kind 1: x_ab + x_bc - x_ac <= 1; kind 2: -x_ab - x_bc + x_ac <= 0."""
@@ -152,9 +166,11 @@ class HighsCutModel:
         for rounds in range(1, MAX_LP_ROUNDS + 1):  # noqa: B007
             if deadline is not None:
                 self._time_limit(deadline - time.perf_counter())
+            t_run = time.perf_counter()
             self.h.run()
             if self.h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
                 break  # stopped by time: keep the last optimal LP's solution and bound
+            self.last_lp_s = time.perf_counter() - t_run
             x = np.asarray(self.h.getSolution().col_value, dtype=float)
             self.lp_x = x if len(x) == len(self.d) else None
             lb = self.lagrangian_bound()
@@ -175,9 +191,24 @@ class HighsCutModel:
         self.h.setOptionValue("solver", "choose")
         return {"lp_rounds": rounds, "lp_cuts": cuts, "lp_rows_purged": purged}
 
+    def _start_before(self, x: np.ndarray | None) -> np.ndarray | None:
+        if x is None:
+            return None
+        before = self._tournament(x) > 0.5
+        np.fill_diagonal(before, False)
+        return before
+
+    def _interrupt(self, event: Any) -> None:
+        """HiGHS callback: stop a run past the wall-clock deadline (its own time limit is
+        not checked inside a long root LP or presolve)."""
+        # the flag persists between runs: set it either way
+        event.interrupt(self.wall_deadline is not None and time.perf_counter() > self.wall_deadline)
+
     def _time_limit(self, seconds: float) -> None:
-        """HiGHS's time limit counts the run time of every run of this object: add it."""
+        """HiGHS's time limit counts the run time of every run of this object: add it; the
+        interrupt callbacks enforce the same deadline on the wall clock."""
         self.h.setOptionValue("time_limit", float(self.h.getRunTime()) + max(seconds, 0.01))
+        self.wall_deadline = time.perf_counter() + max(seconds, 0.01)
 
     def _lp_order_x(self) -> np.ndarray | None:
         """0/1 vector of the order that ranks jobs by their LP 'before' mass, improved by
@@ -234,10 +265,8 @@ class HighsCutModel:
                 cost = self.const + self.s * float(self.d @ start_x)
                 self.closed_by_lp |= lp_bound >= cost - self.gap_abs
             if self.closed_by_lp and start_x is not None:
-                before = self._tournament(start_x) > 0.5
-                np.fill_diagonal(before, False)
                 stats["closed_by_lp"] = 1
-                return RoundResult(before, True, lp_bound, stats)
+                return RoundResult(self._start_before(start_x), True, lp_bound, stats)
             self.lp_done = True
             P = len(self.d)
             self.h.changeColsIntegrality(
@@ -251,8 +280,10 @@ class HighsCutModel:
             self.h.setSolution(start)
         if time_left is not None:
             left = time_left - (time.perf_counter() - t0)
-            if left <= 0.01:
-                return RoundResult(None, False, lp_bound, stats)
+            # a MIP's presolve and root are not always interruptible: skip one that would overrun
+            if left <= max(0.01, MIP_ROOT_FACTOR * self.last_lp_s):
+                stats["mip_skipped_for_time"] = 1
+                return RoundResult(self._start_before(start_x), False, lp_bound, stats)
             self._time_limit(left)
         self.h.run()
         info = self.h.getInfo()
@@ -269,6 +300,7 @@ class HighsCutModel:
         if lp_bound is not None:
             bound = lp_bound if bound is None else max(bound, lp_bound)
         stats["mip_nodes"] = int(info.mip_node_count)
+        self.last_before = found
         return RoundResult(found, proven, bound, stats)
 
 
