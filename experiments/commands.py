@@ -6,6 +6,7 @@ processes (default: all cores) or a Dask cluster with `--scheduler ADDRESS`.
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import click
@@ -15,12 +16,18 @@ from schedlab.experiments.sweep import engine_options, using
 from schedlab.solvers.errors import InvalidInput
 
 
-def _run_figure(name: str, size: str, seed: int, outdir: Path) -> list[Path]:
+def _run_figure(
+    name: str, size: str, seed: int, outdir: Path, family: str | None = None
+) -> list[Path]:
     specs = figures()
     if name not in specs:
         raise InvalidInput(f"figure: unknown name {name!r}; choose one of: {', '.join(specs)}")
+    fn = specs[name].obj
+    extra = {} if family is None else {"family": family}
+    if extra and "family" not in inspect.signature(fn).parameters:
+        raise InvalidInput(f"--family: figure {name!r} takes no instance family; leave it out")
     click.echo(f"[figure {name}] size={size} seed={seed}", err=True)
-    return specs[name].obj(size, seed, outdir)
+    return fn(size, seed, outdir, **extra)
 
 
 @COMMANDS.register("figure")
@@ -36,6 +43,11 @@ def _run_figure(name: str, size: str, seed: int, outdir: Path) -> list[Path]:
     show_default=True,
     help="Results folder; files go under OUT/<subject>/.",
 )
+@click.option(
+    "--family",
+    default=None,
+    help="Instance family, for figures that take one (sojourn-gap: default or cyclic).",
+)
 @click.option("--list", "list_only", is_flag=True, help="List the figures and exit.")
 @engine_options
 def figure(
@@ -43,6 +55,7 @@ def figure(
     size: str,
     seed: int,
     outdir: Path,
+    family: str | None,
     list_only: bool,
     workers: int | None,
     scheduler: str | None,
@@ -53,6 +66,7 @@ def figure(
     Example:
       schedlab figure sojourn-heuristics --size small
       schedlab figure synergy-jct --size full --workers 8
+      schedlab figure sojourn-gap --family cyclic
       schedlab figure --list
     """
     specs = figures()
@@ -62,7 +76,7 @@ def figure(
         return
     with using(workers, scheduler):
         for name in names:
-            for p in _run_figure(name, size, seed, outdir):
+            for p in _run_figure(name, size, seed, outdir, family):
                 click.echo(str(p))
 
 

@@ -34,6 +34,7 @@ DP_MAX_N = 20
 ZERO_TOL = 1e-9  # relative gaps at or below this count as zero (the heuristic is optimal)
 HEURISTICS = ("smith", "uindex")
 LARGE_N_METHODS = ("cpsat", "milp")
+CYCLIC_METHODS = ("lpcut", "cpsat", "milp")  # the cyclic family: the method that proves most
 CROSSCHECK_MIN_N = 10  # from here to DP_MAX_N the large-n method is checked against the DP
 ROW_FORMAT = 2  # bump when a row's fields change, so journals of older rows are not reused
 
@@ -49,15 +50,21 @@ GAP_CONFIGS: dict[str, dict[str, Any]] = {
     # claim 7 and the figure at size full (the issue's sizes)
     "full": {"ns": [5, 10, 20, 50, 100, 200], "count": 100, "max_checkpoints": 3,
              "time_limit_s": 120.0},
+    # figure sojourn-gap --family cyclic (one large preference component: solver proofs)
+    "cyclic-small": {"ns": [10, 15, 20, 30, 45, 60], "count": 10, "max_checkpoints": 1,
+                     "time_limit_s": 60.0, "family": "cyclic"},
+    "cyclic-full": {"ns": [10, 20, 30, 45, 60, 80], "count": 50, "max_checkpoints": 1,
+                    "time_limit_s": 120.0, "family": "cyclic"},
 }  # fmt: skip
 
 
-def exact_b(inst: Instance, time_limit_s: float) -> SolveResult:
-    """The exact B optimum: subset DP up to DP_MAX_N jobs, else CP-SAT or MILP if registered."""
+def exact_b(inst: Instance, time_limit_s: float, family: str = "default") -> SolveResult:
+    """The exact B optimum: subset DP up to DP_MAX_N jobs, else CP-SAT or MILP if registered
+    (lpcut on the cyclic family, where every proof needs a solver)."""
     obj = Objective("B")
     if inst.n <= DP_MAX_N:
         return solve(inst, obj, "dp")
-    method = large_n_method()
+    method = large_n_method(family)
     if method is not None:
         return solve(inst, obj, method, time_limit=time_limit_s, seed=0)
     return SolveResult(Status.ERROR, None, None, None, "none", 0.0,
@@ -68,20 +75,23 @@ def heuristic_orders(inst: Instance) -> dict[str, list[int]]:
     return {"smith": order_by_index(smith_key(inst)), "uindex": order_by_index(u_index(inst))}
 
 
-def large_n_method() -> str | None:
+def large_n_method(family: str = "default") -> str | None:
     """The exact method used above DP_MAX_N jobs (None when none is registered)."""
     names = METHODS.names(scope="sojourn", exact=True)
-    return next((m for m in LARGE_N_METHODS if m in names), None)
+    prefer = CYCLIC_METHODS if family == "cyclic" else LARGE_N_METHODS
+    return next((m for m in prefer if m in names), None)
 
 
-def solver_checks(inst: Instance, res: SolveResult, time_limit_s: float) -> dict[str, Any]:
+def solver_checks(
+    inst: Instance, res: SolveResult, time_limit_s: float, family: str = "default"
+) -> dict[str, Any]:
     """Independent checks of the exact answer: at CROSSCHECK_MIN_N <= n <= DP_MAX_N the
     large-n method against the DP; above, that no insertion move improves its order."""
     out: dict[str, Any] = {"crosscheck_rel_diff": None, "insertion_improvement": None}
     if not res.is_optimal or res.value is None:
         return out
     obj = Objective("B")
-    method = large_n_method()
+    method = large_n_method(family)
     if CROSSCHECK_MIN_N <= inst.n <= DP_MAX_N and method is not None:
         other = solve(inst, obj, method, time_limit=time_limit_s, seed=0)
         if other.is_optimal and other.value is not None:
@@ -110,11 +120,13 @@ def best_insertion_gain(inst: Instance, order: Sequence[int]) -> float:
     return max(0.0, -best)
 
 
-def gap_row(n: int, inst_seed: int, max_checkpoints: int, time_limit_s: float) -> dict[str, Any]:
+def gap_row(
+    n: int, inst_seed: int, max_checkpoints: int, time_limit_s: float, family: str = "default"
+) -> dict[str, Any]:
     """One instance: exact B optimum (or the solver's status and bound) and both gaps."""
-    inst = generate(n, inst_seed, max_checkpoints=max_checkpoints)
+    inst = generate(n, inst_seed, max_checkpoints=max_checkpoints, family=family)
     obj = Objective("B")
-    res = exact_b(inst, time_limit_s)
+    res = exact_b(inst, time_limit_s, family)
     row: dict[str, Any] = {
         "instance_seed": inst_seed,
         "status": res.status.value,
@@ -123,7 +135,8 @@ def gap_row(n: int, inst_seed: int, max_checkpoints: int, time_limit_s: float) -
         "opt": res.value if res.is_optimal else None,
         "best_found": res.value,
         "bound": res.bound,
-        **solver_checks(inst, res, time_limit_s),
+        "solver_calls": res.stats.get("solver_calls"),  # 0: the pairwise-minimum argument
+        **solver_checks(inst, res, time_limit_s, family),
     }
     for name, order in heuristic_orders(inst).items():
         v = evaluate(inst, order, obj)
@@ -148,7 +161,8 @@ def gap_rows(
 def gap_cell(key: dict[str, Any], *, config: dict[str, Any], seed: int) -> dict[str, Any]:
     """The row of cell (n, i): module-level, so a sweep can send it to worker processes."""
     s = instance_seed(seed, key["n"], key["i"])
-    return gap_row(key["n"], s, config["max_checkpoints"], config["time_limit_s"])
+    family = config.get("family", "default")
+    return gap_row(key["n"], s, config["max_checkpoints"], config["time_limit_s"], family)
 
 
 def fit_slope(ns: Sequence[float], values: Sequence[float]) -> float | None:
@@ -177,6 +191,21 @@ def _stats(gaps: list[float]) -> dict[str, Any]:
     }
 
 
+def proof_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """How the proven rows were proved: subset DP, a solver, or the pairwise-minimum argument
+    (a transitive preference tournament: no solver call)."""
+    out = {"subset DP": 0, "solver": 0, "pairwise minimum": 0, "unknown": 0}
+    for r in rows:
+        calls = r.get("solver_calls")
+        if r["method"] == "dp":
+            out["subset DP"] += 1
+        elif calls is None:
+            out["unknown"] += 1
+        else:
+            out["solver" if calls else "pairwise minimum"] += 1
+    return out
+
+
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Per-n statistics (median, p90, mean, share of zero gaps) and fitted slopes."""
     ns = sorted({r["n"] for r in rows})
@@ -197,6 +226,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 (r["crosscheck_rel_diff"] for r in rs if r.get("crosscheck_rel_diff") is not None),
                 default=None,
             ),
+            "proofs": proof_counts(proven),
             "insertion_checked": sum(r.get("insertion_improvement") is not None for r in rs),
             "max_insertion_improvement": max(
                 (

@@ -4,12 +4,17 @@ For each method, n grows along a fixed ladder; at every n it must prove optimali
 seeded instance generate(n, 10_000 + 100 n + i) within the limit (60 s; 5 s with quick), else the
 method stops there. "plain" is the textbook model (every triangle inequality, no blocks);
 "lazy" adds violated triangles round by round; "blocks" also splits the jobs into preference
-blocks (proof in theory/sojourn_lop.py) before the lazy model. Run:
+blocks (proof in theory/sojourn_lop.py) before the lazy model; "lpcut" separates triangle cuts on
+the scaled LP first (solvers/sojourn/lpcut.py). Both instance families run: "default" (B's
+preferences almost always transitive: proofs by the pairwise-minimum argument, no solver call)
+and "cyclic" (one preference component of >= 80% of the jobs: every proof is a solver's). Each
+row reports the largest preference block and the solver calls of the hardest instance. Run:
 `python -m schedlab.experiments.bench bench_exact [--quick]`.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +40,12 @@ METHODS: list[tuple[str, str, dict[str, Any]]] = [
     ("milp-cbc (blocks+lazy)", "milp", {"solver": "cbc", **BLOCKS}),
     ("milp-highs (blocks+lazy)", "milp", {"solver": "highs", **BLOCKS}),
     ("cpsat (blocks+lazy)", "cpsat", BLOCKS),
+    ("lpcut (blocks+LP cuts)", "lpcut", {}),
 ]
+# on the cyclic family the plain and lazy variants are the blocks+lazy ones (one block)
+CYCLIC_METHODS = [m for m in METHODS if "plain" not in m[0] and "(lazy)" not in m[0]]
+CYCLIC_NS = [10, 16, 20, 30, 45, 60, 80, 100, 150, 200, 300]
+QUICK_CYCLIC_NS = [10, 20, 30, 45, 60]
 FULL_NS = [10, 16, 20, 22, 24, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1000]
 QUICK_NS = [5, 10, 20]
 
@@ -47,6 +57,8 @@ class Sweep:
     best_s: float | None = None
     failed_at: int | None = None
     reason: str = ""
+    largest_block: int = 0
+    solver_calls: int = 0
     log: list[tuple[int, str, float]] = field(default_factory=list)
 
 
@@ -55,51 +67,101 @@ def seeds_for(n: int, count: int) -> list[int]:
 
 
 def sweep(
-    label: str, method: str, opts: dict[str, Any], ns: list[int], limit_s: float, count: int
+    label: str,
+    method: str,
+    opts: dict[str, Any],
+    ns: list[int],
+    limit_s: float,
+    count: int,
+    family: str = "default",
 ) -> Sweep:
     """Grow n until the method fails to prove an instance optimal within `limit_s`."""
     out = Sweep(label)
     for n in ns:
-        worst = 0.0
+        worst, block, calls = 0.0, 0, 0
         for seed in seeds_for(n, count):
-            inst = generate(n, seed)
+            inst = generate(n, seed, family=family)
             t0 = time.perf_counter()
             try:
                 r = solve(inst, Objective("B"), method, time_limit=limit_s, seed=0, **opts)
                 status = r.status
+                block = max(block, int(r.stats.get("largest_block", 0)))
+                calls = max(calls, int(r.stats.get("solver_calls", 0)))
             except InvalidInput as exc:
                 out.failed_at, out.reason = n, f"refused: {str(exc)[:60]}"
                 return out
             took = time.perf_counter() - t0
             worst = max(worst, took)
-            print(f"  {label:26s} n={n:5d} seed={seed} {status.value:9s} {took:7.2f} s", flush=True)
+            print(
+                f"  {family:7s} {label:26s} n={n:5d} seed={seed} {status.value:9s} {took:7.2f} s "
+                f"block {r.stats.get('largest_block')} calls {r.stats.get('solver_calls')}",
+                flush=True,
+            )
             out.log.append((n, status.value, took))
             if status is not Status.OPTIMAL or took > limit_s:
                 out.failed_at = n
                 out.reason = f"{status.value} after {took:.1f} s (seed {seed})"
                 return out
         out.best_n, out.best_s = n, worst
+        out.largest_block, out.solver_calls = block, calls  # at the largest n proven
     out.reason = "ladder exhausted"
     return out
 
 
+COMPONENT_NS = [10, 20, 50, 100, 200, 300]
+
+
+def component_sizes(ns: list[int], seeds: int = 10) -> list[list[Any]]:
+    """Rows (family, n, min / median / max largest preference block over `seeds` instances
+    generate(n, s), s < seeds, as a share of n, and the share of single-job blocks)."""
+    import numpy as np
+
+    from schedlab.solvers.sojourn.batch import linear_ordering_weights
+    from schedlab.solvers.sojourn.lop import preference_blocks
+
+    rows = []
+    for family in ("default", "cyclic"):
+        for n in ns:
+            largest, singles = [], []
+            for s in range(seeds):
+                _, W = linear_ordering_weights(generate(n, s, family=family), Objective("B"))
+                blocks = preference_blocks(W)
+                largest.append(max(len(b) for b in blocks) / n)
+                singles.append(sum(len(b) == 1 for b in blocks) / n)
+            rows.append([family, n, min(largest), float(np.median(largest)), max(largest),
+                         float(np.mean(singles))])  # fmt: skip
+    return rows
+
+
+def print_component_sizes(ns: list[int], seeds: int = 10) -> None:
+    headers = ["family", "n", "largest block / n: min", "median", "max", "jobs in 1-job blocks"]
+    print(format_table(headers, component_sizes(ns, seeds)), flush=True)
+
+
 @BENCHMARKS.register("bench_exact")
 def run(quick: bool = False) -> None:
-    """Print, per exact method, the largest n proven optimal for B within the limit."""
-    ns, limit_s, count = (QUICK_NS, 5.0, 1) if quick else (FULL_NS, 60.0, 2)
+    """Print, per family and exact method, the largest n proven optimal for B within the limit."""
+    limit_s, count = (5.0, 1) if quick else (60.0, 2)
+    ladders = {
+        "default": (QUICK_NS if quick else FULL_NS, METHODS),
+        "cyclic": (QUICK_CYCLIC_NS if quick else CYCLIC_NS, CYCLIC_METHODS),
+    }
     print(
-        f"objective B, instances generate(n, 10000 + 100 n + i), i < {count}; limit {limit_s:g} s"
-        f" per solve; n ladder {ns}",
+        f"objective B, instances generate(n, 10000 + 100 n + i, family=F), i < {count}; limit "
+        f"{limit_s:g} s per solve; {os.cpu_count()} cpus, load average {os.getloadavg()} "
+        "(the machine may be shared)",
         flush=True,
     )
-    results = [sweep(label, m, o, ns, limit_s, count) for label, m, o in METHODS]
-    rows = [
-        [r.label, r.best_n, r.best_s, r.failed_at if r.failed_at else "-", r.reason]
-        for r in results
-    ]
-    print(
-        format_table(
-            ["method", "largest n proven", "worst s at that n", "failed at n", "why"], rows
-        ),
-        flush=True,
-    )
+    print("largest preference block (strong component) of B, 10 seeds per n:", flush=True)
+    print_component_sizes(COMPONENT_NS[:3] if quick else COMPONENT_NS)
+    rows = []
+    for family, (ns, methods) in ladders.items():
+        print(f"family {family}: n ladder {ns}", flush=True)
+        for label, m, o in methods:
+            r = sweep(label, m, o, ns, limit_s, count, family)
+            status = "optimal" if r.best_n else "-"
+            rows.append([family, r.label, r.best_n, r.largest_block, r.solver_calls, r.best_s,
+                         status, r.failed_at or "-", r.reason])  # fmt: skip
+    headers = ["family", "method", "largest n proven", "largest block", "solver calls",
+               "worst s at that n", "status", "failed at n", "why"]  # fmt: skip
+    print(format_table(headers, rows), flush=True)

@@ -14,9 +14,12 @@ Run: `python -m schedlab.experiments.bench bench_kernels [--quick]`. Prints
    Then the same per core: one thread, rates per CPU second (kernel and matmul);
 2. peak resident memory (VmHWM) of a fresh process evaluating K = 10^7 orders (10^6 with --quick) at
    n = 100 on the cpu backend, the orders generated chunk by chunk;
-3. the hit rate of `batchlocal` (cpu) against the proven optimum on 200 seeded instances with
-   n = 10..100 (CP-SAT; 20 instances with n <= 16 against the DP with --quick), resumable:
-   finished instances are journaled in results/sojourn/bench_kernels_hits.jsonl.
+3. the hit rate of `batchlocal` (cpu), Smith's rule and the u*-index against the proven optimum,
+   on both instance families: default, 200 seeded instances with n = 10..100 (CP-SAT; every
+   proof there is the pairwise-minimum argument, no solver call); cyclic, 60 instances with
+   n = 10..60 (lpcut; every proof is a solver's); 20 instances with n <= 16 against the subset
+   DP with --quick. Resumable: finished instances are journaled in
+   results/sojourn/bench_kernels_hits*.jsonl; each row says which argument proved it.
 The machine may be shared: the load average is printed at the start and at the end.
 """
 
@@ -37,8 +40,9 @@ from schedlab.experiments.registry import BENCHMARKS
 from schedlab.experiments.store import RowStore, results_dir
 from schedlab.solvers.kernels import cuda_available
 from schedlab.solvers.result import Status
-from schedlab.solvers.sojourn.batch import evaluate_orders
+from schedlab.solvers.sojourn.batch import evaluate_orders, linear_ordering_weights
 from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.lop import preference_blocks
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.tables import lop_tables
@@ -220,57 +224,89 @@ def memory(quick: bool) -> dict[str, Any]:
     return in_fresh_interpreter(THIS, "memory_run", 10**6 if quick else 10**7, 100)
 
 
-def hit_instances(quick: bool) -> list[dict[str, Any]]:
-    """Seeded instances: n = 10, 20, ..., 100 (200 of them), or n = 6..16 with --quick."""
+def hit_instances(quick: bool, family: str = "default") -> list[dict[str, Any]]:
+    """Seeded instances. default: n = 10, 20, ..., 100 (200 of them), or n = 6..16 with --quick.
+    cyclic: n = 10, 20, ..., 60 (60 of them; lpcut proves these), or n = 6..16 with --quick."""
     if quick:
         return [{"n": 6 + i % 11, "seed": 60_000 + i} for i in range(20)]
+    if family == "cyclic":
+        return [{"n": 10 + 10 * (i % 6), "seed": 70_000 + i} for i in range(60)]
     return [{"n": 10 + 10 * (i % 10), "seed": 50_000 + i} for i in range(200)]
 
 
-def hit_row(key: dict[str, Any], exact: str) -> dict[str, Any]:
-    """Proven optimum (exact method) vs batchlocal (cpu) and Smith on one instance."""
-    inst = generate(key["n"], key["seed"])
+def hit_row(key: dict[str, Any], exact: str, family: str = "default") -> dict[str, Any]:
+    """Proven optimum (exact method) vs batchlocal (cpu), Smith and the u*-index on one
+    instance; `proof` says which argument proved it (pairwise minimum or a solver)."""
+    inst = generate(key["n"], key["seed"], family=family)
     opt = solve(inst, B, exact, time_limit=120)
     t0 = time.perf_counter()
     res = solve(inst, B, "batchlocal", backend="cpu", seed=key["seed"])
     dt = time.perf_counter() - t0
-    smith = solve(inst, B, "smith")
+    smith, uidx = solve(inst, B, "smith"), solve(inst, B, "uindex")
     proven = opt.status is Status.OPTIMAL
-    ov, bv, sv = opt.value, res.value, smith.value
+    ov, bv, sv, uv = opt.value, res.value, smith.value, uidx.value
     tol = 1e-9 * max(1.0, abs(ov or 0.0))
-    hit = smith_hit = below = False
-    if proven and ov is not None and bv is not None and sv is not None:
-        hit, smith_hit, below = bv <= ov + tol, sv <= ov + tol, bv < ov - tol
+    hit = smith_hit = u_hit = below = False
+    if proven and ov is not None and bv is not None and sv is not None and uv is not None:
+        hit, smith_hit, u_hit = bv <= ov + tol, sv <= ov + tol, uv <= ov + tol
+        below = bv < ov - tol
+    calls = int(opt.stats.get("solver_calls", 0))
+    _, W = linear_ordering_weights(inst, B)
     return {
         "proven": proven,
+        "proof": "subset DP" if exact == "dp" else ("solver" if calls else "pairwise minimum"),
+        "largest_block": max(len(b) for b in preference_blocks(W)),
         "optimum": ov,
         "batchlocal": bv,
         "smith": sv,
+        "uindex": uv,
         "hit": hit,
         "smith_hit": smith_hit,
+        "uindex_hit": u_hit,
         "below_optimum": below,
         "batchlocal_s": dt,
     }
 
 
-def hit_rate(quick: bool, outdir: Path = Path("results")) -> dict[str, Any]:
-    """Hit rate of batchlocal against proven optima (journaled, resumable)."""
-    exact = "dp" if quick else "cpsat"
-    keys = hit_instances(quick)
-    path = results_dir(outdir, "sojourn") / f"bench_kernels_hits{'_quick' if quick else ''}.jsonl"
-    store = RowStore(path, ["n", "seed"], config={"exact": exact, "count": len(keys)})
-    rows = store.run(keys, lambda k: hit_row(k, exact), desc="batchlocal hit rate")
+def hit_rate(
+    quick: bool, outdir: Path = Path("results"), family: str = "default"
+) -> dict[str, Any]:
+    """Hit rate of batchlocal, Smith and u* against proven optima (journaled, resumable)."""
+    exact = "dp" if quick else ("lpcut" if family == "cyclic" else "cpsat")
+    keys = hit_instances(quick, family)
+    tag = ("_quick" if quick else "") + ("" if family == "default" else f"_{family}")
+    path = results_dir(outdir, "sojourn") / f"bench_kernels_hits{tag}.jsonl"
+    config = {"exact": exact, "count": len(keys), "family": family, "row": 2}
+    store = RowStore(path, ["n", "seed"], config=config)
+    rows = store.run(keys, lambda k: hit_row(k, exact, family), desc=f"hit rate ({family})")
     proven = [r for r in rows if r["proven"]]
+    kinds = {r["proof"] for r in proven}
     return {
+        "family": family,
         "exact": exact,
         "instances": len(rows),
         "proven": len(proven),
+        "proofs": {p: sum(r["proof"] == p for r in proven) for p in sorted(kinds)},
+        "mean_largest_block": float(np.mean([r["largest_block"] for r in rows])),
         "hits": sum(r["hit"] for r in proven),
         "smith_hits": sum(r["smith_hit"] for r in proven),
+        "uindex_hits": sum(r["uindex_hit"] for r in proven),
         "below_optimum": sum(r["below_optimum"] for r in proven),
         "max_n": max(r["n"] for r in rows),
         "mean_batchlocal_s": float(np.mean([r["batchlocal_s"] for r in rows])),
     }
+
+
+def print_hit_rate(hr: dict[str, Any]) -> None:
+    print(
+        f"[{hr['family']}] batchlocal (cpu) hit rate vs proven optimum ({hr['exact']}; proofs "
+        f"{hr['proofs']}; mean largest block {hr['mean_largest_block']:.1f}): "
+        f"{hr['hits']}/{hr['proven']} proven instances (n <= {hr['max_n']}; {hr['instances']} "
+        f"run); Smith's rule {hr['smith_hits']}/{hr['proven']}; u*-index "
+        f"{hr['uindex_hits']}/{hr['proven']}; below optimum (must be 0): {hr['below_optimum']}; "
+        f"mean batchlocal time {hr['mean_batchlocal_s']:.2f} s",
+        flush=True,
+    )
 
 
 @BENCHMARKS.register("bench_kernels")
@@ -300,11 +336,6 @@ def run(quick: bool = False) -> None:
         f"in {mem['seconds']:.1f} s; peak RSS {mem['peak_rss_gb']:.3f} GB",
         flush=True,
     )
-    hr = hit_rate(quick)
-    print(
-        f"batchlocal (cpu) hit rate vs proven optimum ({hr['exact']}): {hr['hits']}/{hr['proven']} "
-        f"proven instances (n <= {hr['max_n']}; {hr['instances']} run); Smith's rule "
-        f"{hr['smith_hits']}/{hr['proven']}; below optimum (must be 0): {hr['below_optimum']}; "
-        f"mean batchlocal time {hr['mean_batchlocal_s']:.2f} s"
-    )
+    for family in ("default", "cyclic"):
+        print_hit_rate(hit_rate(quick, family=family))
     print(f"load average at end: {os.getloadavg()}")

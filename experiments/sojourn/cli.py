@@ -64,21 +64,32 @@ def sojourn() -> None:
     type=bounded_int(0, 999),
     default=3,
     show_default=True,
-    help="Checkpoints per job are uniform on 0..C.",
+    help="Checkpoints per job are uniform on 0..C (family default).",
 )
-def generate_cmd(n: int, seed: int, max_checkpoints: int) -> None:
+@click.option(
+    "--family",
+    type=click.Choice(("default", "cyclic")),  # instance.FAMILIES
+    default="default",
+    show_default=True,
+    help="default: random jobs; cyclic: B preferences in one large strong component.",
+)
+def generate_cmd(n: int, seed: int, max_checkpoints: int, family: str) -> None:
     """Print a random instance (JSON) from a documented, seeded distribution.
 
-    Per job: c ~ U{0..C} checkpoints; success size m log-uniform on [1, 100]; checkpoint sizes
-    m * sorted U(0.05, 0.95); outcome probabilities Dirichlet(1, ..., 1).
+    default: per job c ~ U{0..C} checkpoints; success size m log-uniform on [1, 100];
+    checkpoint sizes m * sorted U(0.05, 0.95); outcome probabilities Dirichlet(1, ..., 1).
+    cyclic: one checkpoint per job, about 2 expected successes, success sizes log-uniform on
+    [50, 100], all index lines e/pi + m u through one point, so B's pairwise preferences form
+    one strong component of >= 80% of the jobs for n >= 10 (hard for exact B; claim 11).
 
     \b
     Example:
       schedlab sojourn generate --n 8 --seed 3 --max-checkpoints 2 > inst.json
+      schedlab sojourn generate --n 100 --seed 1 --family cyclic > hard.json
     """
     from schedlab.solvers.sojourn.instance import generate
 
-    click.echo(generate(n, seed, max_checkpoints=max_checkpoints).to_json())
+    click.echo(generate(n, seed, max_checkpoints=max_checkpoints, family=family).to_json())
 
 
 @sojourn.command("evaluate")

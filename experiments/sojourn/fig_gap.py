@@ -3,7 +3,9 @@
 The numbers come from theory.gap_study (the computation behind claim 7, one implementation):
 random instances per n, exact optimum by subset DP (n <= 20) or CP-SAT, rows journaled under
 results/theory/journal/ so a rerun resumes and claim 7 at the same size reuses them. Writes
-results/sojourn/sojourn-gap.{png,pdf,csv,json} and sojourn-gap-instances.csv.
+results/sojourn/sojourn-gap.{png,pdf,csv,json} and sojourn-gap-instances.csv; with the option
+family="cyclic" (`schedlab figure sojourn-gap --family cyclic`) the same for the cyclic family
+under sojourn-gap-cyclic.*. The caption counts which argument proved each optimum.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from schedlab.experiments.plotting import new_figure, save_figure
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import results_dir, write_csv, write_json
 from schedlab.experiments.theory_cli import journal_runner
+from schedlab.solvers.errors import InvalidInput
 from schedlab.theory.gap_study import GAP_CONFIGS, HEURISTICS, ZERO_TOL, gap_rows, summarize
 from schedlab.theory.verdict import RunnerFactory
 
@@ -94,19 +97,34 @@ def make(
     rows = gap_rows(config, seed, runner or journal_runner(outdir))
     summary = summarize(rows)
     d = results_dir(outdir, "sojourn")
+    family = config.get("family", "default")
+    name = NAME if family == "default" else f"{NAME}-{family}"
     paths = [
-        write_csv(d / f"{NAME}.csv", table(summary)),
-        write_csv(d / f"{NAME}-instances.csv", rows),
-        write_json(d / f"{NAME}.json", {"config": config, "seed": seed, **summary}),
+        write_csv(d / f"{name}.csv", table(summary)),
+        write_csv(d / f"{name}-instances.csv", rows),
+        write_json(d / f"{name}.json", {"config": config, "seed": seed, **summary}),
     ]
     not_proven = sum(e["not_proven"] for e in summary["per_n"])
+    kinds = summary["per_n"][0]["proofs"]
+    proofs = {k: sum(e["proofs"][k] for e in summary["per_n"]) for k in kinds}
+    how = ", ".join(f"{v} by {k}" for k, v in proofs.items() if v)
+    if config.get("family", "default") == "cyclic":
+        workload = (
+            "solvers.sojourn.instance.generate(family='cyclic') (one checkpoint/job, "
+            "index lines through one point: one preference component of >= 80% of n)"
+        )
+    else:
+        workload = (
+            f"solvers.sojourn.instance.generate (<= {config['max_checkpoints']} "
+            "checkpoints/job, success sizes log-uniform on [1, 100])"
+        )
     caption = (
-        f"workload: solvers.sojourn.instance.generate (<= {config['max_checkpoints']} "
-        f"checkpoints/job, success sizes log-uniform on [1, 100]); {config['count']} instances "
-        f"per n; size {size_label}; seed {seed}; exact optimum: subset DP (n <= 20), CP-SAT "
-        f"above ({config['time_limit_s']:g} s limit; {not_proven} not proven optimal, excluded)"
-    )
-    return plot(summary, d / NAME, caption) + paths
+        f"workload: {workload}; {config['count']} instances per n; size {size_label}; seed "
+        f"{seed}; exact optimum: subset DP (n <= 20), {', '.join(summary['per_n'][-1]['methods'])}"
+        f" above ({config['time_limit_s']:g} s limit; {not_proven} not proven optimal, "
+        f"excluded); proofs: {how}"
+    )  # fmt: skip
+    return plot(summary, d / name, caption) + paths
 
 
 @register_figure(
@@ -114,6 +132,11 @@ def make(
     summary="gap of Smith's rule and the u*-index to the exact B optimum vs n (log-log, CSV)",
     in_reproduce=True,
 )
-def figure(size: str, seed: int, outdir: Path) -> list[Path]:
-    """Small: n = 5..20, 20 instances each (about a minute); full: n up to 200, 100 each."""
-    return make(GAP_CONFIGS[size], seed, outdir, size)
+def figure(size: str, seed: int, outdir: Path, family: str = "default") -> list[Path]:
+    """Small: n = 5..20, 20 instances each (about a minute); full: n up to 200, 100 each.
+    `family="cyclic"` (files sojourn-gap-cyclic.*): n = 10..60, 10 instances each (small) or
+    n up to 80, 50 each (full), every optimum above n = 20 proven by a solver (lpcut)."""
+    if family not in ("default", "cyclic"):
+        raise InvalidInput(f"family: sojourn-gap takes default or cyclic (got {family!r})")
+    key = size if family == "default" else f"{family}-{size}"
+    return make(GAP_CONFIGS[key], seed, outdir, size)

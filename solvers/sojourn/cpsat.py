@@ -142,6 +142,10 @@ class CpsatOptions:
         default=None,
         metadata={"help": f"largest objective coefficient 2^bits, 8..{MAX_SCALE_BITS}"},
     )
+    warm_start: bool = field(
+        default=False,
+        metadata={"help": "hint each block with an insertion-descent order"},
+    )
 
 
 @register_method(
@@ -189,6 +193,7 @@ def solve_cpsat(
         time_limit=time_limit,
         triangles=o.triangles,
         decompose=o.decompose,
+        warm_start=o.warm_start,
         extra_stats={"workers": o.workers, "triangles_mode": o.triangles, "decompose": o.decompose},
     )
     return replace(res, runtime_s=time.perf_counter() - t0)

@@ -66,7 +66,11 @@ def test_bench_exact_quick_runs(capsys, monkeypatch):
     from schedlab.experiments.sojourn import bench_exact
 
     monkeypatch.setattr(bench_exact, "QUICK_NS", [5, 8])
+    monkeypatch.setattr(bench_exact, "QUICK_CYCLIC_NS", [6, 10])
+    monkeypatch.setattr(bench_exact, "COMPONENT_NS", [10, 20])
     bench_exact.run(quick=True)
     out = capsys.readouterr().out
-    assert "largest n proven" in out and "cpsat (blocks+lazy)" in out
-    assert out.count("ladder exhausted") == len(bench_exact.METHODS)
+    assert "largest n proven" in out and "cpsat (blocks+lazy)" in out and "lpcut" in out
+    both = len(bench_exact.METHODS) + len(bench_exact.CYCLIC_METHODS)
+    assert out.count("ladder exhausted") == both
+    assert "cyclic" in out and "jobs in 1-job blocks" in out
