@@ -63,11 +63,11 @@ def sim_rate(quick: bool) -> tuple[int, float, str]:
     from schedlab.solvers.esg.profiles import generate
 
     apps = [generate(3, 50, 1), generate(5, 50, 2, shape="dag")]
-    trace = os.environ.get("SCHEDLAB_AZURE_TRACE", str(SHARED_TRACE))
-    if not quick and Path(trace).is_file():
+    path = os.environ.get("SCHEDLAB_AZURE_TRACE", str(SHARED_TRACE))
+    trace: str | None = path if not quick and Path(path).is_file() else None
+    if trace is not None:
         n, source = len(trace_offsets(trace)), f"the whole Azure code trace ({trace})"
     else:
-        trace = None
         n = 3000 if quick else 8818
         source = "Azure code sample" if quick else "Azure code sample tiled to the trace's 8,818"
     cfg = SimConfig(load=0.2, arrivals="azure", requests=n, seed=0, trace=trace)

@@ -322,7 +322,16 @@ def solve_lop(
     try:
         with deadline_scope(deadline):
             return _solve_lop(
-                inst, objective, method, factory, t0, deadline, triangles, decompose, extra_stats
+                inst,
+                objective,
+                method,
+                factory,
+                t0,
+                deadline,
+                triangles,
+                decompose,
+                warm_start,
+                extra_stats,
             )
     except DeadlineExceeded:  # data preparation outlasted the limit: a cheap order, no proof
         ratio = inst.mean / np.maximum(inst.pi, 1e-300)
@@ -341,6 +350,7 @@ def _solve_lop(
     deadline: float | None,
     triangles: str,
     decompose: bool,
+    warm_start: bool,
     extra_stats: dict[str, Any] | None,
 ) -> SolveResult:
     """The body of `solve_lop`, inside its deadline scope."""
