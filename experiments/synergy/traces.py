@@ -67,6 +67,71 @@ def _finite(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
+Row = tuple[float, int, str, float, int]  # (arrival_s, line, model, iterations, gpus)
+
+
+def _parse_row(cells: list[str], lineno: int, cat: ModelCatalog, problems: Problems) -> Row | None:
+    """One data row as (arrival, line, model, iterations, gpus), or None after naming problems."""
+    where = f"row {lineno}"
+    if len(cells) != len(SYNERGY_FIELDS):
+        problems.add(
+            f"{where}: expected {len(SYNERGY_FIELDS)} fields "
+            f"({','.join(SYNERGY_FIELDS)}), found {len(cells)}"
+        )
+        return None
+    _job_id, model, arrival_t, iters_t, gpus_t = cells
+    arrival, iters, gpus = _finite(arrival_t), _finite(iters_t), _positive_int(gpus_t)
+    before = len(problems.items)
+    if model not in cat:
+        problems.add(
+            f"{where}, field model_name: unknown model {model!r}; "
+            f"choose one of: {', '.join(cat.names)}"
+        )
+    if arrival is None or not 0 <= arrival <= MAX_MAGNITUDE:
+        problems.add(
+            f"{where}, field arrival_s: {arrival_t[:40]!r} is not a time in "
+            f"[0, {MAX_MAGNITUDE:g}] seconds"
+        )
+    if iters is None or not 0 < iters <= MAX_MAGNITUDE:
+        problems.add(
+            f"{where}, field num_iterations: {iters_t[:40]!r} is not a number in "
+            f"(0, {MAX_MAGNITUDE:g}]"
+        )
+    if gpus is None:
+        problems.add(
+            f"{where}, field gpu_demand: {gpus_t[:40]!r} is not an integer in 1..{MAX_GPUS}"
+        )
+    if len(problems.items) > before or arrival is None or iters is None or gpus is None:
+        return None
+    return (arrival, lineno, model, iters, gpus)
+
+
+def _read_rows(path: Path, cat: ModelCatalog) -> list[Row]:
+    """Every valid row of a trace file; InvalidInput listing the bad ones (up to a cap)."""
+    problems = Problems()
+    rows: list[Row] = []
+    seen_data = False
+    for lineno, line in enumerate(_read_lines(path), start=1):
+        if len(problems.items) >= _MAX_PROBLEMS:
+            problems.add("... (more problems not listed)")
+            break
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        cells = [c.strip() for c in text.split(",")]
+        if not seen_data and cells[0].lower() == "job_id":
+            seen_data = True
+            continue  # optional header (the first line that is not blank or a comment)
+        seen_data = True
+        row = _parse_row(cells, lineno, cat, problems)
+        if row is not None:
+            rows.append(row)
+    problems.raise_if_any(str(path))
+    if not rows:
+        raise InvalidInput("no jobs in the trace; expected one job per line", source=str(path))
+    return rows
+
+
 def load_synergy_trace(
     path: Path | str,
     *,
@@ -84,62 +149,7 @@ def load_synergy_trace(
     """
     cat = catalog or default_catalog()
     path = Path(path)
-    problems = Problems()
-    rows: list[tuple[float, int, str, float, int]] = []
-    seen_data = False
-    for lineno, line in enumerate(_read_lines(path), start=1):
-        if len(problems.items) >= _MAX_PROBLEMS:
-            problems.add("... (more problems not listed)")
-            break
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
-        cells = [c.strip() for c in text.split(",")]
-        if not seen_data and cells[0].lower() == "job_id":
-            seen_data = True
-            continue  # optional header (the first line that is not blank or a comment)
-        seen_data = True
-        where = f"row {lineno}"
-        if len(cells) != len(SYNERGY_FIELDS):
-            problems.add(
-                f"{where}: expected {len(SYNERGY_FIELDS)} fields "
-                f"({','.join(SYNERGY_FIELDS)}), found {len(cells)}"
-            )
-            continue
-        job_id, model, arrival_t, iters_t, gpus_t = cells
-        arrival = _finite(arrival_t)
-        iters = _finite(iters_t)
-        gpus = _positive_int(gpus_t)
-        ok = True
-        if model not in cat:
-            problems.add(
-                f"{where}, field model_name: unknown model {model!r}; "
-                f"choose one of: {', '.join(cat.names)}"
-            )
-            ok = False
-        if arrival is None or not 0 <= arrival <= MAX_MAGNITUDE:
-            problems.add(
-                f"{where}, field arrival_s: {arrival_t[:40]!r} is not a time in "
-                f"[0, {MAX_MAGNITUDE:g}] seconds"
-            )
-            ok = False
-        if iters is None or not 0 < iters <= MAX_MAGNITUDE:
-            problems.add(
-                f"{where}, field num_iterations: {iters_t[:40]!r} is not a number in "
-                f"(0, {MAX_MAGNITUDE:g}]"
-            )
-            ok = False
-        if gpus is None:
-            problems.add(
-                f"{where}, field gpu_demand: {gpus_t[:40]!r} is not an integer in 1..{MAX_GPUS}"
-            )
-            ok = False
-        if ok:
-            assert arrival is not None and iters is not None and gpus is not None
-            rows.append((0.0 if static else arrival, lineno, model, iters, gpus))
-    problems.raise_if_any(str(path))
-    if not rows:
-        raise InvalidInput("no jobs in the trace; expected one job per line", source=str(path))
+    rows = [(0.0 if static else r[0], *r[1:]) for r in _read_rows(path, cat)]
     rows.sort(key=lambda r: (r[0], r[1]))
     jobs: list[JobSpec] = []
     excluded = 0
