@@ -12,10 +12,22 @@ from typing import Any
 import click
 
 from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
+from schedlab.experiments.cliflags import (
+    SEED,
+    WORK_CAP,
+    bounded_int,
+    positive_float,
+    seed_option,
+    time_limit_option,
+)
 from schedlab.experiments.registry import COMMANDS, POLICIES
 from schedlab.solvers.solve import METHODS
 
 MODELS = ("auto", "inverse-poly", "exponential", "naive", "geometric")
+# The limits of solvers/slaq/problem.py and the simulator (repeated: this module stays light).
+MAX_JOBS, MAX_CORES, MAX_LOSSES, MAX_EPOCH_S = 100_000, 10_000_000, 100_000, 86_400.0
+SIM_MAX_JOBS = 10_000  # simulated jobs: each is refit every epoch it gains a point
+MAX_EPOCHS = 100_000  # default work cap of `slaq simulate` (--max-epochs)
 
 
 @COMMANDS.register("slaq")
@@ -32,9 +44,9 @@ def slaq() -> None:
 
 
 @slaq.command("snapshot")
-@click.option("--jobs", type=click.IntRange(1, 100_000), required=True, help="Number of jobs.")
-@click.option("--cores", type=click.IntRange(1, 10_000_000), required=True, help="Total cores C.")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), required=True, help="Random seed.")
+@click.option("--jobs", type=bounded_int(1, MAX_JOBS), required=True, help="Number of jobs.")
+@click.option("--cores", type=bounded_int(1, MAX_CORES), required=True, help="Total cores C.")
+@seed_option(required=True)
 @click.option("--objective", type=click.Choice(["sum", "maxmin"]), default="sum", show_default=True)
 def snapshot_cmd(jobs: int, cores: int, seed: int, objective: str) -> None:
     """Print a seeded snapshot (JSON) drawn from the shipped loss curves.
@@ -69,8 +81,8 @@ def snapshot_cmd(jobs: int, cores: int, seed: int, objective: str) -> None:
     default=None,
     help="Objective (default: the snapshot's own, 'sum' if absent).",
 )
-@click.option("--time-limit", type=float, default=None, help="Seconds (exact methods).")
-@click.option("--seed", type=int, default=None, help="Solver seed.")
+@time_limit_option("Seconds (exact methods; covers model building).")
+@click.option("--seed", type=SEED, default=None, help="Solver seed, 0..2^63-1.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_context
 def allocate(
@@ -116,7 +128,7 @@ def allocate(
 @click.argument("lossfile")
 @click.option(
     "--ahead",
-    type=click.IntRange(1),
+    type=bounded_int(1, MAX_LOSSES),
     default=10,
     show_default=True,
     help="Iterations ahead to predict.",
@@ -186,16 +198,20 @@ def predict(lossfile: str, ahead: int, model: str, as_json: bool) -> None:
     show_default=True,
     help="Scheduling policy.",
 )
-@click.option("--jobs", type=click.IntRange(1), default=30, show_default=True)
-@click.option("--cores", type=click.IntRange(1), default=64, show_default=True)
+@click.option(
+    "--jobs", type=bounded_int(1, SIM_MAX_JOBS), default=30, show_default=True, help="Jobs."
+)
+@click.option(
+    "--cores", type=bounded_int(1, MAX_CORES), default=64, show_default=True, help="Cores."
+)
 @click.option(
     "--arrival-mean",
-    type=float,
+    type=positive_float(1e9),
     default=15.0,
     show_default=True,
     help="Mean inter-arrival time (s), Poisson arrivals.",
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@seed_option(0)
 @click.option(
     "--scaling",
     type=click.Choice(["perfect", "fixed"]),
@@ -203,7 +219,16 @@ def predict(lossfile: str, ahead: int, model: str, as_json: bool) -> None:
     show_default=True,
     help="Iteration time W/c, or alpha W/c + beta.",
 )
-@click.option("--epoch-s", type=float, default=3.0, show_default=True)
+@click.option(
+    "--epoch-s", type=positive_float(MAX_EPOCH_S), default=3.0, show_default=True, help="Epoch."
+)
+@click.option(
+    "--max-epochs",
+    type=WORK_CAP,
+    default=MAX_EPOCHS,
+    show_default=True,
+    help="Work cap: input implying more epochs (arrivals span / epoch) is exit 2.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def simulate(
     policy: str,
@@ -213,6 +238,7 @@ def simulate(
     seed: int,
     scaling: str,
     epoch_s: float,
+    max_epochs: int,
     as_json: bool,
 ) -> None:
     """Simulate jobs on the shipped loss curves under a policy.
@@ -234,6 +260,7 @@ def simulate(
         seed=seed,
         scaling=scaling,  # type: ignore[arg-type]
         epoch_s=epoch_s,
+        max_epochs=max_epochs,
     )
     out = summarize(run(cfg, policy))
     if as_json:

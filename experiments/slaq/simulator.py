@@ -11,6 +11,11 @@ iteration of its curve; its normalized loss is (L_k - L_final) / (L_0 - L_final)
 Steps per epoch of T = `epoch_s` (3 s): admit arrived jobs, observe each job's losses so far,
 allocate (the policy; timed as scheduler time), advance (fractional iterations; the times
 a job reaches 90% / 95% of its loss reduction are interpolated inside the epoch), record.
+
+Work cap: at most `max_epochs` epochs (default 10^5, `--max-epochs`). The epochs the input
+implies (the last arrival, and the total work sum_j iterations_j x W_j over all cores, in
+epochs) are checked before the first step; a run that reaches the cap stops with
+`InvalidInput` naming the flag (exit 2) instead of returning a truncated result.
 """
 
 from __future__ import annotations
@@ -26,7 +31,14 @@ from schedlab.experiments.registry import POLICIES
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.slaq.curves import normalized_loss, shipped_curve, shipped_names
 from schedlab.solvers.slaq.predict import PredictorConfig, fit_many
+from schedlab.solvers.slaq.problem import MAX_CORES, MAX_EPOCH_S
 from schedlab.solvers.slaq.quality import JobQuality, largest_drop
+from schedlab.solvers.validate import MAX_MAGNITUDE, WorkCap, check_number, check_seed, check_work
+
+#: Simulated jobs: every job is refit each epoch it gains a point; 10^4 keeps a run to minutes.
+SIM_MAX_JOBS = 10_000
+#: Default work cap (epochs); `--max-epochs` raises it.
+MAX_EPOCHS = 100_000
 
 
 @dataclass(frozen=True)
@@ -45,22 +57,30 @@ class SimConfig:
     w_max: float = 8.0
     min_cores: int = 3
     model: str = "auto"
-    max_epochs: int = 100_000
+    max_epochs: int = MAX_EPOCHS
 
     def check(self) -> None:
-        p = []
-        if self.jobs < 1:
-            p.append(f"jobs: must be >= 1 (got {self.jobs})")
-        if self.cores < 1:
-            p.append(f"cores: must be >= 1 (got {self.cores})")
-        for name in ("arrival_mean_s", "epoch_s", "alpha", "w_min", "w_max"):
+        p: list[str] = []
+        for name, lo, hi in (
+            ("jobs", 1, SIM_MAX_JOBS),
+            ("cores", 1, MAX_CORES),
+            ("min_cores", 0, MAX_CORES),
+            ("max_epochs", 1, 10**12),
+        ):
             v = getattr(self, name)
-            if not (math.isfinite(v) and v > 0):
-                p.append(f"{name.replace('_', '-')}: must be a positive number (got {v})")
-        if self.beta_s < 0 or self.w_max < self.w_min:
-            p.append("beta-s must be >= 0 and w-max >= w-min")
+            if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+                p.append(f"{name.replace('_', '-')}: must be an integer in {lo}..{hi} (got {v!r})")
+        for name in ("arrival_mean_s", "alpha", "w_min", "w_max"):
+            check_number(
+                getattr(self, name), name.replace("_", "-"), lo=0.0, lo_open=True, problems=p
+            )
+        check_number(self.epoch_s, "epoch-s", lo=0.0, hi=MAX_EPOCH_S, lo_open=True, problems=p)
+        check_number(self.beta_s, "beta-s", lo=0.0, hi=MAX_MAGNITUDE, problems=p)
+        if not p and self.w_max < self.w_min:
+            p.append("w-max: must be >= w-min")
         if p:
             raise InvalidInput(p)
+        check_seed(self.seed, allow_none=False)
 
 
 @dataclass
@@ -156,14 +176,23 @@ def advance(job: SimJob, cores: int, now: float, cfg: SimConfig) -> None:
         job.done_s = now + (job.last - start) / rate
 
 
+def implied_epochs(jobs: list[SimJob], cfg: SimConfig) -> float:
+    """A lower bound on the epochs a run takes: the last arrival, or all work on all cores."""
+    work = sum(j.last * iter_time_s(cfg, j.w, cfg.cores) for j in jobs)  # all cores to each
+    return max(jobs[-1].arrival_s, work) / cfg.epoch_s if jobs else 0.0
+
+
 def simulate(cfg: SimConfig, policy_name: str) -> dict[str, Any]:
     """Run the workload under a policy; per-epoch records and per-job results."""
     cfg.check()
     policy = POLICIES.get(policy_name, scope="slaq")
     jobs = make_jobs(cfg)
+    check_work(implied_epochs(jobs, cfg), cfg.max_epochs, "slaq simulate", "--max-epochs")
+    cap = WorkCap(cfg.max_epochs, "slaq simulate", "--max-epochs")
     now, nxt, running = 0.0, 0, []
     times, losses, sched_s = [], [], []
-    for _ in range(cfg.max_epochs):
+    while True:
+        cap.step()
         while nxt < len(jobs) and jobs[nxt].arrival_s <= now + 1e-9:  # admit
             running.append(jobs[nxt])
             nxt += 1

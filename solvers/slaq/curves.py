@@ -2,7 +2,9 @@
 
 A curve is one finite loss value per iteration (one number per line in a `.txt` file). The
 shipped curves (`solvers/slaq/data/*.txt`, see its README for source and licence) are the SLAQ
-authors' Spark MLlib runs.
+authors' Spark MLlib runs. Loss files are read by `validate.read_text_file` (UTF-8, size cap,
+regular files only); values are finite with magnitude at most `MAX_MAGNITUDE`, at most
+`MAX_LOSSES` of them.
 """
 
 from __future__ import annotations
@@ -15,23 +17,37 @@ from pathlib import Path
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.validate import MAX_MAGNITUDE, read_text_file, short
 
+#: Loss values per job (and per loss file): 10^5 iterations; the predictor fits every point.
+MAX_LOSSES = 100_000
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
 
 def validate_losses(values: Sequence[float], where: str, *, min_points: int = 1) -> list[str]:
     """Problems of a loss history (empty when fine): finite numbers, at least `min_points`."""
     problems = []
+    if len(values) > MAX_LOSSES:
+        return [f"{where}: at most {MAX_LOSSES:,} loss values (got {len(values):,})"]
     if len(values) < min_points:
         problems.append(f"{where}: needs at least {min_points} loss value(s) (got {len(values)})")
     for i, v in enumerate(values):
-        ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(float(v))
+        ok = isinstance(v, int | float) and not isinstance(v, bool) and _finite(v)
         if not ok:
-            problems.append(f"{where}[{i}]: must be a finite number (got {v!r})")
+            problems.append(
+                f"{where}[{i}]: must be a finite number of magnitude <= 1e12 (got {short(v)})"
+            )
             if len(problems) > 10:
                 problems.append(f"{where}: more bad values not listed")
                 break
     return problems
+
+
+def _finite(v: float) -> bool:
+    try:
+        return math.isfinite(float(v)) and abs(float(v)) <= MAX_MAGNITUDE
+    except OverflowError:
+        return False
 
 
 def load_curve(path: str | Path) -> np.ndarray:
@@ -40,25 +56,29 @@ def load_curve(path: str | Path) -> np.ndarray:
     Every bad line is reported at once as `InvalidInput` naming the file and line.
     """
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as exc:
-        raise InvalidInput(
-            f"{p}: cannot read loss file ({exc.strerror}); give a readable path"
-        ) from None
-    values, problems = [], []
+    text = read_text_file(p, "the loss file")
+    values: list[float] = []
+    problems: list[str] = []
     for lineno, line in enumerate(text.splitlines(), 1):
         s = line.split("#", 1)[0].strip()
         if not s:
             continue
         try:
-            v = float(s)
+            v = float(s) if len(s) <= 64 else math.nan
         except ValueError:
             problems.append(f"line {lineno}: not a number ({s[:40]!r})")
             continue
-        if not math.isfinite(v):
-            problems.append(f"line {lineno}: must be finite (got {s!r})")
+        if not _finite(v):
+            problems.append(
+                f"line {lineno}: must be a finite number of magnitude <= 1e12 (got {s[:40]!r})"
+            )
         values.append(v)
+        if len(problems) > 20:
+            problems.append("more bad lines not listed")
+            break
+        if len(values) > MAX_LOSSES:
+            problems.append(f"more than {MAX_LOSSES:,} loss values; give at most that many")
+            break
     if not values and not problems:
         problems.append("no loss values; the file needs one number per line")
     if problems:

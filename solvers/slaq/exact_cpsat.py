@@ -22,12 +22,16 @@ from schedlab.solvers.slaq.greedy import allocation_of
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
 from schedlab.solvers.slaq.quality import quality_model
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import check_deadline, solver_seed, time_left
 
 
 @dataclass(frozen=True)
 class CpsatOptions:
     workers: int = field(default=1, metadata={"help": "CP-SAT search workers"})
-    resolution: float = field(default=1e8, metadata={"help": "integer scale of the largest |Q|"})
+    resolution: float = field(
+        default=1e8,
+        metadata={"help": "integer scale of the largest |Q|", "range": (1.0, 1e15)},
+    )
     max_deterministic_time: float | None = field(
         default=None, metadata={"help": "deterministic time limit (reproducible runs)"}
     )
@@ -52,6 +56,7 @@ def solve_cpsat(
 
     t0 = time.perf_counter()
     qm = quality_model(snap)
+    qm.check_size(256, "cpsat")  # Python ints of the element tables and CP-SAT's copy
     tables, free, n = qm.tables(), qm.free, len(qm.old)
     top = max((float(np.max(np.abs(t))) for t in tables), default=0.0)
     scale = options.resolution / max(top, 1e-300)
@@ -59,6 +64,7 @@ def solve_cpsat(
     e = [md.new_int_var(0, free, f"e_{j}") for j in range(n)]
     q, lo, hi = [], 0, 0
     for j, t in enumerate(tables):
+        check_deadline()
         ints = [int(v) for v in np.rint(t * scale)]
         lo, hi = (min(ints), max(ints)) if j == 0 else (min(lo, *ints), max(hi, *ints))
         qj = md.new_int_var(min(ints), max(ints), f"q_{j}")
@@ -77,11 +83,11 @@ def solve_cpsat(
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = options.workers
     if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_limit)
+        solver.parameters.max_time_in_seconds = float(time_left(t0, time_limit) or time_limit)
     if options.max_deterministic_time is not None:
         solver.parameters.max_deterministic_time = float(options.max_deterministic_time)
     if seed is not None:
-        solver.parameters.random_seed = int(seed)
+        solver.parameters.random_seed = solver_seed(seed)
     code = solver.solve(md)
     stats: dict[str, Any] = {
         "cpsat_status": solver.status_name(code),

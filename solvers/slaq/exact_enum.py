@@ -23,12 +23,17 @@ from schedlab.solvers.slaq.greedy import allocation_of
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
 from schedlab.solvers.slaq.quality import quality_model
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import check_deadline
 
 
 @dataclass(frozen=True)
 class EnumOptions:
     max_allocations: int = field(
-        default=2_000_000, metadata={"help": "refuse instances with more allocations than this"}
+        default=2_000_000,
+        metadata={
+            "help": "refuse instances with more allocations than this",
+            "range": (1, 10**9),
+        },
     )
 
 
@@ -52,12 +57,25 @@ def best_by_enumeration(
 ) -> tuple[float, tuple[int, ...]]:
     """(optimum, extra cores per job) over every composition of `free` (ties: first found)."""
     best, arg = -math.inf, tuple(0 for _ in tables)
-    for comp in compositions(free, len(tables)):
+    for i, comp in enumerate(compositions(free, len(tables))):
+        if i % 65536 == 0:
+            check_deadline()
         vals = [float(t[k]) for t, k in zip(tables, comp, strict=True)]
         v = (sum(vals) if objective == "sum" else min(vals)) if vals else 0.0
         if v > best:
             best, arg = v, comp
     return best, arg
+
+
+def allocation_count(free: int, n: int, cap: int) -> int:
+    """C(free + n - 1, n - 1), the allocations of `free` cores to `n` jobs; any value above
+    `cap` when the log-count says so (math.comb of 10^7-sized arguments would take minutes)."""
+    if n <= 1:
+        return 1
+    log = math.lgamma(free + n) - math.lgamma(n) - math.lgamma(free + 1)
+    if log > math.log(cap) + 1.0:
+        return 10**30 if log > 69 else int(math.exp(log))
+    return math.comb(free + n - 1, n - 1)
 
 
 @register_method(
@@ -79,12 +97,14 @@ def solve_enum(
     t0 = time.perf_counter()
     qm = quality_model(snap)
     n = len(qm.old)
-    count = math.comb(qm.free + n - 1, n - 1) if n else 1
+    count = allocation_count(qm.free, n, options.max_allocations)
     if count > options.max_allocations:
+        shown = f"{count:,}" if count < 10**30 else "more than 10^30"
         raise InvalidInput(
-            f"method slaq/enum: {count:,} allocations ({n} jobs, {qm.free} free cores) exceed "
-            f"max_allocations={options.max_allocations:,}; use milp or cpsat"
+            f"method slaq/enum: {shown} allocations ({n} jobs, {qm.free} free cores) exceed "
+            f"max_allocations={options.max_allocations:,}; use milp, cpsat or dp"
         )
+    qm.check_size(0, "enum")
     best, extra = best_by_enumeration(qm.tables(), qm.free, snap.objective)
     alloc = allocation_of(snap, qm, extra)
     value = qm.objective(alloc.cores, snap.objective)
@@ -105,9 +125,12 @@ def best_by_dp(
     best = np.asarray(tables[0][: free + 1], dtype=float).copy()
     choice = [np.arange(free + 1)]
     for t in tables[1:]:
+        check_deadline()
         new = np.full(free + 1, -np.inf)
         arg = np.zeros(free + 1, dtype=int)
         for k in range(free + 1):  # job i takes k of r
+            if k % 1024 == 1023:
+                check_deadline()
             cand = np.full(free + 1, -np.inf)
             cand[k:] = comb(best[: free + 1 - k], float(t[k]))
             better = cand > new
@@ -138,6 +161,13 @@ def solve_dp(
     """Exact optimum of either objective by dynamic programming over jobs."""
     t0 = time.perf_counter()
     qm = quality_model(snap)
+    qm.check_size(24, "dp")  # the choice table (8 B) and the working rows
+    work = float(len(qm.old)) * (qm.free + 1) ** 2
+    if work > 1e12:
+        raise InvalidInput(
+            f"method slaq/dp: {len(qm.old):,} jobs x {qm.free + 1:,}^2 core counts is "
+            f"{work:.3g} steps, above 10^12; use greedy, milp or cpsat"
+        )
     best, extra = best_by_dp(qm.tables(), qm.free, snap.objective)
     alloc = allocation_of(snap, qm, extra)
     value = qm.objective(alloc.cores, snap.objective)

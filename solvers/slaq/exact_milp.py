@@ -22,6 +22,7 @@ from schedlab.solvers.slaq.greedy import allocation_of
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
 from schedlab.solvers.slaq.quality import quality_model
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import check_deadline, time_left
 
 
 @dataclass(frozen=True)
@@ -58,17 +59,18 @@ def solve_milp(
 
     t0 = time.perf_counter()
     qm = quality_model(snap)
+    qm.check_size(1024, "milp")  # PuLP: about 1 KiB per variable and its constraint
     tables, free = qm.tables(), qm.free
     prob = pulp.LpProblem("slaq", pulp.LpMaximize)
-    y = {
-        (j, k): pulp.LpVariable(f"y_{j}_{k}", cat=pulp.LpBinary)
-        for j in range(len(tables))
-        for k in range(1, free + 1)
-    }
-    q_of = [
-        float(t[0]) + pulp.lpSum(float(t[k] - t[k - 1]) * y[j, k] for k in range(1, free + 1))
-        for j, t in enumerate(tables)
-    ]
+    y: dict[tuple[int, int], Any] = {}
+    q_of = []
+    for j, t in enumerate(tables):
+        check_deadline()
+        for k in range(1, free + 1):
+            y[j, k] = pulp.LpVariable(f"y_{j}_{k}", cat=pulp.LpBinary)
+        q_of.append(
+            float(t[0]) + pulp.lpSum(float(t[k] - t[k - 1]) * y[j, k] for k in range(1, free + 1))
+        )
     if snap.objective == "sum":
         prob += pulp.lpSum(q_of)
     else:
@@ -82,7 +84,7 @@ def solve_milp(
             prob += v >= y[j, k + 1], f"prefix_{j}_{k}"
     if tables:
         prob += pulp.lpSum(y.values()) == free, "all_free_cores"
-        prob.solve(_backend(options, time_limit))
+        prob.solve(_backend(options, time_left(t0, time_limit)))
     sol = prob.sol_status if tables else pulp.LpSolutionOptimal
     stats: dict[str, Any] = {
         "solver": options.solver,

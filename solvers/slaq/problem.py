@@ -10,22 +10,35 @@ A job with at most one loss point is *new*: it gets the fair share floor(C / J).
 start at `min_cores`, capped at floor(C / J) so that the minimums always fit, and share the
 remaining cores (all of them: allocations are work-conserving). `objective` ("sum" or
 "maxmin") is the problem's kind.
+
+Limits (the input door, `schedlab.solvers.validate`): at most `MAX_JOBS` jobs, `MAX_CORES`
+cores, `MAX_LOSSES` loss values per job; losses, W_j and epoch_s finite with magnitude at
+most `MAX_MAGNITUDE`; ids by `check_id`. The file is read by `load_json_file`.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.slaq.curves import validate_losses
+from schedlab.solvers.slaq.curves import MAX_LOSSES, validate_losses
 from schedlab.solvers.slaq.predict import MODELS
 from schedlab.solvers.util import atomic_write_text
+from schedlab.solvers.validate import check_id, check_number, load_json_file, short
 
 OBJECTIVES = ("sum", "maxmin")
+#: Jobs of one snapshot: the exact methods and the simulator are per job; 10^5 is far beyond a
+#: real cluster and keeps the predictor fits (one per job) to seconds.
+MAX_JOBS = 100_000
+#: Cores of one snapshot (and `min_cores`): 10^7 is above any real cluster; the exact methods
+#: are further bounded by the memory budget (their tables grow with jobs x free cores).
+MAX_CORES = 10_000_000
+#: An epoch: at most a day (3 s in the paper).
+MAX_EPOCH_S = 86_400.0
 
 
 @dataclass(frozen=True)
@@ -39,6 +52,49 @@ class Job:
     @property
     def is_new(self) -> bool:
         return len(self.losses) <= 1
+
+    def __post_init__(self) -> None:
+        problems = job_problems(self, "job", set())
+        if problems:
+            raise InvalidInput(problems)
+
+
+def job_problems(j: Job, where: str, seen: set[str]) -> list[str]:
+    """Problems of one job (id, losses, W_j); `seen` collects ids to report duplicates."""
+    out = []
+    bad_id = check_id(j.id, f"{where}.id")
+    if bad_id:
+        out.append(bad_id)
+    else:
+        where = f"{where} ({j.id})"
+        if j.id in seen:
+            out.append(f"{where}.id: duplicate id {j.id!r}; ids must be unique")
+        seen.add(j.id)
+    if not isinstance(j.losses, tuple | list):
+        out.append(f"{where}.losses: must be a list of numbers")
+    elif len(j.losses) > MAX_LOSSES:
+        out.append(f"{where}.losses: at most {MAX_LOSSES:,} values (got {len(j.losses):,})")
+    else:
+        out += validate_losses(j.losses, f"{where}.losses")
+    check_number(j.core_s_per_iter, f"{where}.core_s_per_iter", lo=0.0, lo_open=True, problems=out)
+    return out
+
+
+def header_problems(
+    total_cores: Any, epoch_s: Any, min_cores: Any, objective: Any, model: Any, decay: Any
+) -> list[str]:
+    """Problems of a snapshot's fields other than its jobs."""
+    out: list[str] = []
+    for name, v in (("total_cores", total_cores), ("min_cores", min_cores)):
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= MAX_CORES:
+            out.append(f"{name}: must be an integer in 0..{MAX_CORES:,} (got {short(v)})")
+    check_number(epoch_s, "epoch_s", lo=0.0, hi=MAX_EPOCH_S, lo_open=True, problems=out)
+    if not isinstance(objective, str) or objective not in OBJECTIVES:
+        out.append(f"objective: must be one of {', '.join(OBJECTIVES)} (got {short(objective)})")
+    if not isinstance(model, str) or model not in MODELS:
+        out.append(f"model: must be one of {', '.join(MODELS)} (got {short(model)})")
+    check_number(decay, "decay", lo=0.0, hi=1.0, lo_open=True, problems=out)
+    return out
 
 
 @dataclass(frozen=True)
@@ -83,35 +139,22 @@ class Snapshot:
     def problems(self) -> list[str]:
         """Every problem of the snapshot (empty when valid)."""
         p = Problems()
-        if not isinstance(self.total_cores, int) or self.total_cores < 0:
-            p.add(f"total_cores: must be an integer >= 0 (got {self.total_cores!r})")
-        if not (isinstance(self.epoch_s, int | float) and math.isfinite(self.epoch_s)) or (
-            self.epoch_s <= 0
+        for msg in header_problems(
+            self.total_cores, self.epoch_s, self.min_cores, self.objective, self.model, self.decay
         ):
-            p.add(f"epoch_s: must be a positive number of seconds (got {self.epoch_s!r})")
-        if not isinstance(self.min_cores, int) or self.min_cores < 0:
-            p.add(f"min_cores: must be an integer >= 0 (got {self.min_cores!r})")
-        if self.objective not in OBJECTIVES:
-            p.add(f"objective: must be one of {', '.join(OBJECTIVES)} (got {self.objective!r})")
-        if self.model not in MODELS:
-            p.add(f"model: must be one of {', '.join(MODELS)} (got {self.model!r})")
-        if not (isinstance(self.decay, int | float) and 0 < self.decay <= 1):
-            p.add(f"decay: must be in (0, 1] (got {self.decay!r})")
+            p.add(msg)
         if not self.jobs:
             p.add("jobs: needs at least one job")
+        if len(self.jobs) > MAX_JOBS:
+            p.add(f"jobs: at most {MAX_JOBS:,} jobs (got {len(self.jobs):,})")
+            return p.items
         seen: set[str] = set()
         for i, j in enumerate(self.jobs):
-            where = f"jobs[{i}]" + (f" ({j.id})" if j.id else "")
-            if not j.id:
-                p.add(f"{where}.id: must be a non-empty string")
-            elif j.id in seen:
-                p.add(f"{where}.id: duplicate id {j.id!r}; ids must be unique")
-            seen.add(j.id)
-            for msg in validate_losses(j.losses, f"{where}.losses"):
+            for msg in job_problems(j, f"jobs[{i}]", seen):
                 p.add(msg)
-            w = j.core_s_per_iter
-            if not (isinstance(w, int | float) and math.isfinite(w) and w > 0):
-                p.add(f"{where}.core_s_per_iter: must be a positive number (got {w!r})")
+            if len(p.items) > 50:
+                p.add("more problems not listed")
+                break
         return p.items
 
     # ---- JSON --------------------------------------------------------------------------
@@ -139,9 +182,12 @@ class Snapshot:
             problems.append("total_cores: missing (the number of cores to share)")
         raw_jobs = data.get("jobs")
         jobs = []
+        seen: set[str] = set()
         if not isinstance(raw_jobs, list):
             problems.append("jobs: must be a list of {id, losses, core_s_per_iter}")
             raw_jobs = []
+        if len(raw_jobs) > MAX_JOBS:
+            raise InvalidInput(f"jobs: at most {MAX_JOBS:,} jobs (got {len(raw_jobs):,})")
         for i, rj in enumerate(raw_jobs):
             if not isinstance(rj, dict):
                 problems.append(f"jobs[{i}]: must be an object {{id, losses, core_s_per_iter}}")
@@ -152,14 +198,31 @@ class Snapshot:
             if not isinstance(losses, list):
                 problems.append(f"jobs[{i}].losses: must be a list of numbers")
                 losses = []
-            jobs.append(Job(str(rj.get("id", "")), tuple(losses), rj.get("core_s_per_iter", 0.0)))
+            raw = SimpleNamespace(
+                id=rj.get("id", ""),
+                losses=tuple(losses),
+                core_s_per_iter=rj.get("core_s_per_iter", 0.0),
+            )
+            bad = job_problems(raw, f"jobs[{i}]", seen)  # type: ignore[arg-type]
+            if bad:
+                problems += bad
+            else:
+                jobs.append(Job(raw.id, raw.losses, raw.core_s_per_iter))
         kwargs = {
             k: data[k] for k in ("epoch_s", "min_cores", "objective", "model", "decay") if k in data
         }
+        meta = data.get("meta", {})
+        if not isinstance(meta, dict):
+            problems.append("meta: must be an object")
+            meta = {}
+        if problems:
+            defaults = {
+                f: getattr(cls, f) for f in ("epoch_s", "min_cores", "objective", "model", "decay")
+            }
+            head = {**defaults, **kwargs, "total_cores": data.get("total_cores", 0)}
+            raise InvalidInput(problems + header_problems(**head))
         try:
-            snap = cls(
-                tuple(jobs), data.get("total_cores", 0), meta=dict(data.get("meta", {})), **kwargs
-            )
+            snap = cls(tuple(jobs), data.get("total_cores", 0), meta=dict(meta), **kwargs)
         except InvalidInput as exc:
             raise InvalidInput(problems + exc.problems) from None
         if problems:
@@ -174,12 +237,7 @@ class Snapshot:
     @classmethod
     def from_json(cls, path: str | Path) -> Snapshot:
         p = Path(path)
-        try:
-            data = json.loads(p.read_text())
-        except OSError as exc:
-            raise InvalidInput(f"cannot read snapshot ({exc.strerror})", source=str(p)) from None
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"not valid JSON: {exc}", source=str(p)) from None
+        data = load_json_file(p, "the SLAQ snapshot")
         try:
             return cls.from_dict(data)
         except InvalidInput as exc:

@@ -18,6 +18,7 @@ import numpy as np
 from schedlab.solvers.slaq.alloc_core import q_values
 from schedlab.solvers.slaq.predict import Fit, PredictorConfig, fit, fit_many, packed
 from schedlab.solvers.slaq.problem import Job, Snapshot
+from schedlab.solvers.validate import check_alloc
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,16 @@ class QualityModel:
     def old(self) -> list[int]:
         """Indices of the jobs that share the free cores."""
         return [i for i, q in enumerate(self.qualities) if q is not None]
+
+    def check_size(self, bytes_per_entry: float, method: str) -> None:
+        """Refuse (before building) a model of `bytes_per_entry` per (old job, free core count):
+        the exact methods' tables and models grow with jobs x free cores."""
+        entries = float(len(self.old)) * (self.free + 1)
+        check_alloc(
+            entries * (8 + bytes_per_entry),
+            f"method slaq/{method}: {len(self.old):,} jobs x {self.free + 1:,} core counts",
+            fix="use method greedy (any size), or fewer cores or jobs",
+        )
 
     def tables(self) -> list[np.ndarray]:
         """Per old job: Q at base + 0..free cores (the exact methods' data)."""

@@ -14,10 +14,8 @@ import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.slaq.curves import shipped_curve, shipped_names
-from schedlab.solvers.slaq.problem import Job, Snapshot
-
-MAX_JOBS = 100_000
-MAX_CORES = 10_000_000
+from schedlab.solvers.slaq.problem import MAX_CORES, MAX_JOBS, MAX_LOSSES, Job, Snapshot
+from schedlab.solvers.validate import MAX_MAGNITUDE, check_seed
 
 
 def generate_snapshot(
@@ -36,8 +34,11 @@ def generate_snapshot(
         problems.append(f"jobs: must be 1..{MAX_JOBS} (got {jobs})")
     if not 1 <= cores <= MAX_CORES:
         problems.append(f"cores: must be 1..{MAX_CORES} (got {cores})")
-    if not 0 < w_min <= w_max or not math.isfinite(w_max):
-        problems.append(f"w_min, w_max: need 0 < w_min <= w_max < inf (got {w_min}, {w_max})")
+    if not 0 < w_min <= w_max <= MAX_MAGNITUDE:
+        problems.append(f"w_min, w_max: need 0 < w_min <= w_max <= 1e12 (got {w_min}, {w_max})")
+    if not 1 <= max_prefix <= MAX_LOSSES:
+        problems.append(f"max_prefix: must be 1..{MAX_LOSSES} (got {max_prefix})")
+    check_seed(seed, allow_none=False)
     if problems:
         raise InvalidInput(problems)
     rng = np.random.default_rng(seed)

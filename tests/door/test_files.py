@@ -1,6 +1,6 @@
 """Every loader under hostile files, through the CLI: exit 0 with finite JSON or exit 2 naming
 the file; never 1. Kinds: sojourn instance, synergy snapshot (and its profiles), ESG
-application, Philly trace (both subjects), Synergy trace."""
+application, Philly trace (both subjects), Synergy trace, SLAQ snapshot and loss file."""
 
 from __future__ import annotations
 
@@ -58,6 +58,17 @@ PHILLY = (
     "2017-10-09 07:05:00,7200,2,b\n"
     "2017-10-09 08:00:00,600,4,a\n"
 )
+SLAQ_SNAPSHOT = {
+    "total_cores": 16,
+    "epoch_s": 3.0,
+    "min_cores": 2,
+    "jobs": [
+        {"id": "a", "losses": [2.3, 1.7, 1.2, 1.0, 0.9], "core_s_per_iter": 4.0},
+        {"id": "b", "losses": [5.0, 3.0, 2.2, 1.9], "core_s_per_iter": 2.5},
+        {"id": "c", "losses": [1.0], "core_s_per_iter": 1.0},
+    ],
+}
+LOSS_FILE = "# a loss curve\n2.3\n1.7\n1.2\n1.0\n0.9\n0.85\n0.82\n0.8\n"
 SYNERGY_TRACE = (
     "job_id,model_name,arrival_s,num_iterations,gpu_demand\n0,res18,0,1000,1\n1,gnmt,60,500,2\n"
 )
@@ -103,6 +114,11 @@ def commands(kind: str, f: str) -> list[list[str]]:
                 "--json",
             ],
         ],
+        "slaq snapshot": [
+            ["slaq", "allocate", f, "--method", "greedy", "--json"],
+            ["slaq", "allocate", f, "--method", "dp", "--json"],
+        ],
+        "slaq loss file": [["slaq", "predict", f, "--ahead", "2", "--json"]],
         "synergy trace": [
             [
                 "synergy",
@@ -121,13 +137,23 @@ def commands(kind: str, f: str) -> list[list[str]]:
     }[kind]
 
 
-KINDS = ["sojourn instance", "synergy snapshot", "esg application", "philly trace", "synergy trace"]
+KINDS = [
+    "sojourn instance",
+    "synergy snapshot",
+    "esg application",
+    "philly trace",
+    "synergy trace",
+    "slaq snapshot",
+    "slaq loss file",
+]
 BASE = {
     "sojourn instance": dumps(INSTANCE),
     "synergy snapshot": dumps(SNAPSHOT),
     "esg application": dumps(APP),
     "philly trace": PHILLY.encode(),
     "synergy trace": SYNERGY_TRACE.encode(),
+    "slaq snapshot": dumps(SLAQ_SNAPSHOT),
+    "slaq loss file": LOSS_FILE.encode(),
 }
 
 
@@ -245,3 +271,29 @@ def test_csv_traces_with_hostile_cells(kind, data, tmp_path_factory):
         lines.insert(0, "# a comment line")
     p = tmp_path_factory.mktemp("f") / "trace.csv"
     run_all(kind, p, ("\n".join(lines) + "\n").encode())
+
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_slaq_snapshot_with_one_hostile_field(data, tmp_path_factory):
+    """SLAQ snapshot: one field (a loss, W_j, an id, the cores) replaced by an extreme value."""
+    path = data.draw(st.sampled_from(paths(SLAQ_SNAPSHOT)))
+    doc = mutate(SLAQ_SNAPSHOT, path, data.draw(extreme))
+    run_all("slaq snapshot", tmp_path_factory.mktemp("f") / "snap.json", dumps(doc))
+
+
+@settings(max_examples=25)
+@given(doc=json_values)
+def test_slaq_snapshot_of_any_shape(doc, tmp_path_factory):
+    run_all("slaq snapshot", tmp_path_factory.mktemp("f") / "any.json", dumps(doc))
+
+
+@settings(max_examples=40)
+@given(data=st.data())
+def test_slaq_loss_file_with_hostile_lines(data, tmp_path_factory):
+    """A loss file with one line replaced (inf, nan, 1e308, huge digits, text, empty)."""
+    lines = LOSS_FILE.splitlines()
+    row = data.draw(st.integers(1, len(lines) - 1))
+    lines[row] = data.draw(CSV_CELLS).replace("\n", " ").replace("\r", " ")
+    p = tmp_path_factory.mktemp("f") / "loss.txt"
+    run_all("slaq loss file", p, ("\n".join(lines) + "\n").encode())

@@ -11,7 +11,14 @@ from hypothesis import given, settings
 
 from tests.door.contract import check
 from tests.door.strategies import flag_text
-from tests.door.test_files import APP, INSTANCE, SNAPSHOT, SYNERGY_TRACE
+from tests.door.test_files import (
+    APP,
+    INSTANCE,
+    LOSS_FILE,
+    SLAQ_SNAPSHOT,
+    SNAPSHOT,
+    SYNERGY_TRACE,
+)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -32,6 +39,8 @@ def files(tmp_path_factory) -> dict[str, str]:
         ("snap", json.dumps(SNAPSHOT)),
         ("app", json.dumps(APP)),
         ("trace", SYNERGY_TRACE),
+        ("slaqsnap", json.dumps(SLAQ_SNAPSHOT)),
+        ("loss", LOSS_FILE),
     ):
         (d / name).write_text(text)
         out[name] = str(d / name)
@@ -39,6 +48,7 @@ def files(tmp_path_factory) -> dict[str, str]:
     return out
 
 
+SLAQ_SIM = "--policy fair --max-epochs 3000 "
 SYN = "--workload synthetic --policy fcfs --max-events 100000 "
 # (command, flag, the rest of the command line); {inst}/{snap}/{app}/{trace} are files.
 CASES = [
@@ -134,6 +144,22 @@ CASES = [
     ("esg simulate --apps {app}", "--cold-start-ms", "--requests 50"),
     ("esg simulate --apps {app}", "--seed", "--requests 50"),
     ("esg simulate --apps {app}", "--max-events", "--requests 50"),
+    ("slaq snapshot", "--jobs", "--cores 16 --seed 1"),
+    ("slaq snapshot", "--cores", "--jobs 3 --seed 1"),
+    ("slaq snapshot", "--seed", "--jobs 3 --cores 16"),
+    ("slaq allocate {slaqsnap}", "--time-limit", "--method dp"),
+    ("slaq allocate {slaqsnap}", "--seed", "--method cpsat"),
+    ("slaq allocate {slaqsnap}", "--workers", "--method cpsat"),
+    ("slaq allocate {slaqsnap}", "--resolution", "--method cpsat"),
+    ("slaq allocate {slaqsnap}", "--max-allocations", "--method enum"),
+    ("slaq allocate {slaqsnap}", "--threads", "--method milp"),
+    ("slaq predict {loss}", "--ahead", ""),
+    ("slaq simulate", "--jobs", SLAQ_SIM),
+    ("slaq simulate", "--cores", SLAQ_SIM + "--jobs 4"),
+    ("slaq simulate", "--arrival-mean", SLAQ_SIM + "--jobs 4"),
+    ("slaq simulate", "--epoch-s", SLAQ_SIM + "--jobs 4"),
+    ("slaq simulate", "--seed", SLAQ_SIM + "--jobs 4"),
+    ("slaq simulate", "--max-epochs", "--policy fair --jobs 4"),
 ]
 
 
@@ -144,7 +170,12 @@ def test_flag(command, flag, rest, value, files):
     args = (
         command.format(**files).split() + [flag, value] + rest.format(**files).split() + ["--json"]
     )
-    if args[:2] in (["sojourn", "generate"], ["synergy", "snapshot"], ["esg", "generate"]):
+    if args[:2] in (
+        ["sojourn", "generate"],
+        ["synergy", "snapshot"],
+        ["esg", "generate"],
+        ["slaq", "snapshot"],
+    ):
         args.remove("--json")  # these print a file, not a result
     names = [flag, f"{flag[2:]}:", "Invalid value", "No such option", "work cap", *files.values()]
     check(f"flag: {command.split()[0]} {command.split()[1]} {flag}", args, names)
