@@ -22,7 +22,7 @@ from schedlab.experiments.synergy.workloads import (
     JobSpec,
     Workload,
 )
-from schedlab.experiments.traces.philly import read_philly, read_sample
+from schedlab.experiments.traces.philly import MAX_GPUS, positive_int, read_philly, read_sample
 from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.validate import MAX_MAGNITUDE, read_text_file
 
@@ -46,19 +46,6 @@ def _read_lines(path: Path) -> list[str]:
     return read_text_file(path, "the trace file").splitlines()
 
 
-MAX_GPUS = 1_000_000  # gpu_demand of one job
-
-
-def _positive_int(text: str) -> int | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    if not math.isfinite(value) or value != int(value) or not 1 <= value <= MAX_GPUS:
-        return None
-    return int(value)
-
-
 def _finite(text: str) -> float | None:
     try:
         value = float(text)
@@ -80,7 +67,7 @@ def _parse_row(cells: list[str], lineno: int, cat: ModelCatalog, problems: Probl
         )
         return None
     _job_id, model, arrival_t, iters_t, gpus_t = cells
-    arrival, iters, gpus = _finite(arrival_t), _finite(iters_t), _positive_int(gpus_t)
+    arrival, iters, gpus = _finite(arrival_t), _finite(iters_t), positive_int(gpus_t)
     before = len(problems.items)
     if model not in cat:
         problems.add(

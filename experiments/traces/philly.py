@@ -87,7 +87,8 @@ def parse_timestamp(text: str) -> float | None:
     return dt.timestamp()
 
 
-def _positive_int(text: str) -> int | None:
+def positive_int(text: str) -> int | None:
+    """An integer GPU count in 1..MAX_GPUS written as `2` or `2.0`; None otherwise."""
     try:
         value = float(text)
     except ValueError:
@@ -121,7 +122,7 @@ def _parse_row(
             f"(got {raw[:40]!r})"
         )
     raw = cells["num_gpus"]
-    g = _positive_int(raw)
+    g = positive_int(raw)
     if g is None:
         problems.append(
             f"{where} 'num_gpus': must be an integer in 1..{MAX_GPUS} (got {raw[:40]!r})"
