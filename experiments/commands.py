@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from schedlab.experiments.cliflags import seed_option
 from schedlab.experiments.registry import COMMANDS, SIZES, figures
 from schedlab.experiments.sweep import engine_options, using
 from schedlab.solvers.errors import InvalidInput
@@ -34,7 +35,7 @@ def _run_figure(
 @click.command()
 @click.argument("names", nargs=-1)
 @click.option("--size", type=click.Choice(SIZES), default="small", show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@seed_option(0, help="Study seed (instances and cells derive theirs from it).")
 @click.option(
     "--out",
     "outdir",
@@ -83,7 +84,7 @@ def figure(
 @COMMANDS.register("reproduce")
 @click.command()
 @click.option("--size", type=click.Choice(SIZES), default="small", show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@seed_option(0, help="Study seed (instances and cells derive theirs from it).")
 @click.option(
     "--out", "outdir", type=click.Path(path_type=Path), default=Path("results"), show_default=True
 )

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from schedlab.experiments.cliflags import seed_option
 from schedlab.experiments.output import emit_json, format_table
 from schedlab.experiments.registry import COMMANDS
 from schedlab.experiments.store import RowStore, results_dir, write_csv, write_json
@@ -100,7 +101,7 @@ def run_verify(
 @click.command("verify")
 @click.argument("claim_ids", metavar="[CLAIM]...", nargs=-1)
 @click.option("--size", type=click.Choice(SIZES), default="small", show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@seed_option(0, help="Study seed (instances and cells derive theirs from it).")
 @click.option(
     "--out",
     "outdir",
