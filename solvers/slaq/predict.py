@@ -588,6 +588,24 @@ def _warm_offsets(warm: Sequence[Fit | None] | None, part: list[int], family: st
     )
 
 
+def _triage(
+    hs: list[np.ndarray], model: str, cfg: PredictorConfig
+) -> tuple[dict[int, Fit], list[int]]:
+    """The histories answered by a simple rule (the model asked for one, or too few points:
+    geometric), and the indices left for the families' fits."""
+    simple: dict[int, Fit] = {}
+    todo: list[int] = []
+    for i, h in enumerate(hs):
+        if model in ("naive", "geometric"):
+            simple[i] = _simple(h, model, "")
+        elif len(h) < cfg.min_points:
+            note = f"{len(h)} < {cfg.min_points} points -> geometric; "
+            simple[i] = _simple(h, "geometric", note)
+        else:
+            todo.append(i)
+    return simple, todo
+
+
 def fit_many(
     histories: Sequence[np.ndarray | Sequence[float]],
     model: str = "auto",
@@ -607,15 +625,7 @@ def fit_many(
     """
     cfg = cfg or PredictorConfig()
     hs = [np.asarray(h, dtype=float) for h in histories]
-    extra: dict[int, Fit] = {}
-    todo = []
-    for i, h in enumerate(hs):
-        if model in ("naive", "geometric"):
-            extra[i] = _simple(h, model, "")
-        elif len(h) < cfg.min_points:
-            extra[i] = _simple(h, "geometric", f"{len(h)} < {cfg.min_points} points -> geometric; ")
-        else:
-            todo.append(i)
+    extra, todo = _triage(hs, model, cfg)
     families = list(FAMILIES) if model == "auto" else [model] if model in FAMILIES else []
     prev = None
     if warm is not None:
@@ -718,15 +728,8 @@ def fit_many_numpy(
     """
     cfg = cfg or PredictorConfig()
     hs = [np.asarray(h, dtype=float) for h in histories]
-    out: list[Fit | None] = [None] * len(hs)
-    todo = []
-    for i, h in enumerate(hs):
-        if model in ("naive", "geometric"):
-            out[i] = _simple(h, model, "")
-        elif len(h) < cfg.min_points:
-            out[i] = _simple(h, "geometric", f"{len(h)} < {cfg.min_points} points -> geometric; ")
-        else:
-            todo.append(i)
+    simple, todo = _triage(hs, model, cfg)
+    out: list[Fit | None] = [simple.get(i) for i in range(len(hs))]
     families = list(FAMILIES) if model == "auto" else [model]
     for start in range(0, len(todo), chunk):
         part = todo[start : start + chunk]
