@@ -1,0 +1,28 @@
+"""The `esg` figure's exact comparison: brute force where it fits, CP-SAT everywhere."""
+
+from __future__ import annotations
+
+import json
+
+from schedlab.experiments.esg import fig_esg
+
+
+def test_chain_beyond_brute_cap_is_checked_by_cpsat_only() -> None:
+    # 4 stages x 400 configurations = 2.6e10 paths, above brute force's 1e9 cap
+    row = fig_esg.exact_row({"kind": "chain", "i": 1}, {"configs": 400}, seed=0)
+    assert row["raw_space"] > 1e9
+    assert row["agree_brute"] is None
+    assert row["agree_cpsat"] is True
+
+
+def test_small_chain_is_checked_by_brute_force_too() -> None:
+    row = fig_esg.exact_row({"kind": "chain", "i": 0}, {"configs": 15}, seed=0)
+    assert row["raw_space"] <= 1e9
+    assert row["agree_brute"] is True and row["agree_cpsat"] is True
+
+
+def test_tiny_figure_counts_brute_checked_chains(tmp_path) -> None:
+    fig_esg.make("tiny", 0, tmp_path)
+    summary = json.loads((tmp_path / "esg" / "esg-summary.json").read_text())
+    assert summary["chains_brute"] == summary["chains"] == 4
+    assert summary["astar_agrees_brute"] == summary["astar_agrees_cpsat"] == 4
