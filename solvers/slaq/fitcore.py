@@ -16,7 +16,7 @@ import numba
 import numpy as np
 
 INV, EXP = 0, 1  # family codes (predict.FAMILIES order)
-ANCHOR = 8  # exact exp every ANCHOR points of the exponential residual
+ANCHOR = 16  # exact exp every ANCHOR points of the exponential residual
 _BIN = np.array(
     [[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 2, 1, 0, 0], [1, 3, 3, 1, 0], [1, 4, 6, 4, 1]],
     dtype=np.float64,
@@ -46,6 +46,53 @@ class _Work(NamedTuple):
     m4: np.ndarray  # (3,)
     x: np.ndarray  # (3,) candidate of one offset
     x2: np.ndarray  # (3,) best of a refined search
+
+
+class _Buf(NamedTuple):
+    """Per-job scratch vectors (length = the job's fit points) of the per-point passes."""
+
+    g: np.ndarray  # gaps L - offset
+    gb: np.ndarray  # g's bits (int64 view)
+    mb: np.ndarray  # reduced mantissas' bits (int64)
+    mf: np.ndarray  # mb as float64 (view)
+    kf: np.ndarray  # exponents (float)
+    lg: np.ndarray  # log(g)
+    r: np.ndarray  # weighted squared residuals
+    an: np.ndarray  # exp at every ANCHOR-th point
+    rp: np.ndarray  # (ANCHOR,) powers of the step between anchors
+
+
+@numba.njit(cache=True)
+def _buf(n):  # type: ignore[no-untyped-def]
+    """Fresh per-job vectors."""
+    g = np.empty(n)
+    mb = np.empty(n, dtype=np.int64)
+    e = np.empty
+    na = (n + ANCHOR - 1) // ANCHOR
+    return _Buf(g, g.view(np.int64), mb, mb.view(np.float64), e(n), e(n), e(n), e(na), e(ANCHOR))
+
+
+# musl's log (FreeBSD e_log.c): reduce to m in [sqrt(2)/2, sqrt(2)), log(m) by a polynomial in
+# s = (m - 1) / (m + 1); error < 1 ulp. Written as two branch-free loops so that LLVM vectorizes
+# them (libm's scalar log was half of the exponential family's time).
+_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10
+_LG1, _LG2, _LG3 = 6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01
+_LG4, _LG5, _LG6 = 2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01
+_LG7 = 1.479819860511658591e-01
+_TINY = 2.2250738585072014e-308  # smallest normal double
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _log_reduced(m, k):  # type: ignore[no-untyped-def]
+    """log(2^k m) for m in [sqrt(2)/2, sqrt(2)) (musl's polynomial; branch-free)."""
+    f = m - 1.0
+    hfsq = 0.5 * f * f
+    s = f / (2.0 + f)
+    z = s * s
+    w = z * z
+    t1 = w * (_LG2 + w * (_LG4 + w * _LG6))
+    t2 = z * (_LG1 + w * (_LG3 + w * (_LG5 + w * _LG7)))
+    return s * (hfsq + (t2 + t1)) + k * _LN2_LO - hfsq + f + k * _LN2_HI
 
 
 @numba.njit(cache=True)
@@ -150,13 +197,26 @@ def _gap_moment5(s, dp, d3, d4, power, p):  # type: ignore[no-untyped-def]
 
 @numba.njit(cache=True)
 def _gm(s, d2, d3, d4, delta, power, p):  # type: ignore[no-untyped-def]
-    """`_gap_moment5` with the powers of delta as scalars (same operations)."""
+    """`_gap_moment5` with the powers of delta as scalars (same operations); s: the power
+    sums as a tuple of 25 floats, row-major (no array: no reference counting per call)."""
     acc = 0.0
     for a in range(power + 1):
         k = power - a
         dk = 1.0 if k == 0 else (delta if k == 1 else (d2 if k == 2 else (d3 if k == 3 else d4)))
-        acc += _BIN[power, a] * dk * s[a, p]
+        acc += _BIN[power, a] * dk * s[5 * a + p]
     return acc
+
+
+@numba.njit(cache=True)
+def _sums_tuple(s):  # type: ignore[no-untyped-def]
+    """The 5 x 5 power sums as a tuple of 25 floats (row-major)."""
+    return (
+        s[0, 0], s[0, 1], s[0, 2], s[0, 3], s[0, 4],
+        s[1, 0], s[1, 1], s[1, 2], s[1, 3], s[1, 4],
+        s[2, 0], s[2, 1], s[2, 2], s[2, 3], s[2, 4],
+        s[3, 0], s[3, 1], s[3, 2], s[3, 3], s[3, 4],
+        s[4, 0], s[4, 1], s[4, 2], s[4, 3], s[4, 4],
+    )  # fmt: skip
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -271,22 +331,40 @@ def _nnls2(a00, a01, a11, b0, b1, yty):  # type: ignore[no-untyped-def]
     return np.isfinite(best), o0, o1
 
 
+@numba.njit(cache=True)
+def _sum4(r, n):  # type: ignore[no-untyped-def]
+    """sum of r[:n] in 4 interleaved partial sums (4 independent add chains: the sequential
+    sum was latency-bound), then (s0 + s1) + (s2 + s3) + the tail."""
+    s0 = s1 = s2 = s3 = 0.0
+    m = n - n % 4
+    for t in range(0, m, 4):
+        s0 += r[t]
+        s1 += r[t + 1]
+        s2 += r[t + 2]
+        s3 += r[t + 3]
+    out = (s0 + s1) + (s2 + s3)
+    for t in range(m, n):
+        out += r[t]
+    return out
+
+
 @numba.njit(cache=True, error_model="numpy")
-def _eval_offset(fam, off, u, du, e, w, lmin, s, x, ws) -> float:  # type: ignore[no-untyped-def]
-    """Weighted loss-space sse of the family's NNLS at one offset (inf when invalid); its
-    solution goes to x. Scalar code (no array temporaries: this runs for every offset of every
-    job) with the operations of the array version, kept in `_nnls` (tests compare them)."""
-    delta = lmin - off
+def _search_inv(grid, u, e, w, lmin, s, bx, r):  # type: ignore[no-untyped-def]
+    """inverse-poly: the first grid offset of smallest weighted loss-space sse (np.argmin of
+    `predict._step`), its NNLS solution -> bx. Per offset: the moments from the power sums
+    s (binomial expansion), the exact NNLS (`_nnls3`), the residual over the points (a
+    vectorized pass, then the sequential sum). One loop body, arrays passed once (a call per
+    offset that passes arrays costs reference counting)."""
     n = len(u)
-    d2 = 1.0 * delta * delta
-    d3, d4 = d2 * delta, d2 * delta * delta
-    if fam == INV:
-        g = _gm(s, d2, d3, d4, delta, 4, 4)  # m4[0]: the (u^2, u^2) moment
-        h = _gm(s, d2, d3, d4, delta, 4, 3)
+    best, bi = np.inf, 0
+    for gi in range(len(grid)):
+        delta = lmin - grid[gi]
+        d2 = 1.0 * delta * delta
+        d3, d4 = d2 * delta, d2 * delta * delta
         k = _gm(s, d2, d3, d4, delta, 4, 2)
         ok, x0, x1, x2 = _nnls3(
-            g,
-            h,
+            _gm(s, d2, d3, d4, delta, 4, 4),
+            _gm(s, d2, d3, d4, delta, 4, 3),
             k,
             k,
             _gm(s, d2, d3, d4, delta, 4, 1),
@@ -296,71 +374,94 @@ def _eval_offset(fam, off, u, du, e, w, lmin, s, x, ws) -> float:  # type: ignor
             _gm(s, d2, d3, d4, delta, 3, 0),
             _gm(s, d2, d3, d4, delta, 2, 0),
         )
-        x[0], x[1], x[2] = x0, x1, x2
-        ok = ok and max(x0, max(x1, x2)) > 0
-        if not ok:
-            return np.inf
-        sse = 0.0
-        for t in range(n):
-            r = 1.0 / (x0 * (u[t] * u[t]) + x1 * u[t] + x2)
-            r -= e[t] + delta
-            sse += r * r * w[t]
-        return sse if np.isfinite(sse) else np.inf
-    m0 = _gm(s, d2, d3, d4, delta, 2, 0)
-    m1 = _gm(s, d2, d3, d4, delta, 2, 1)
-    m2 = _gm(s, d2, d3, d4, delta, 2, 2)
-    mt0 = mt1 = yty = 0.0
-    for t in range(n):
-        gap = e[t] + delta
-        q = gap * np.log(gap)
-        mt0 += q * gap * w[t]
-        mt1 += q * gap * (w[t] * u[t])
-        yty += q * q * w[t]
-    ok, x0, x1 = _nnls2(m2, -m1, m0, -mt1, mt0, yty)
-    x[0], x[1], x[2] = x0, x1, 0.0
-    if not ok:
-        return np.inf
-    # exp(x1 - x0 u_t) on the equally spaced u (`_points`): exact every ANCHOR points, a
-    # geometric step in between (relative error ~ ANCHOR ulps; the exp was 3/4 of the time)
-    rho = np.exp(x0 * -du)
-    sse = 0.0
-    ex = 0.0
-    for t in range(n):
-        if t % ANCHOR == 0:
-            ex = np.exp(x0 * -u[t] + x1)
-        else:
-            ex *= rho
-        r = ex - (e[t] + delta)
-        sse += r * r * w[t]
-    return sse if np.isfinite(sse) else np.inf
+        if not (ok and max(x0, max(x1, x2)) > 0):
+            continue
+        for t in range(n):  # vectorized (a division per point)
+            v = 1.0 / (x0 * (u[t] * u[t]) + x1 * u[t] + x2)
+            v -= e[t] + delta
+            r[t] = v * v * w[t]
+        sse = _sum4(r, n)
+        if np.isfinite(sse) and sse < best:
+            best, bi = sse, gi
+            bx[0], bx[1], bx[2] = x0, x1, x2
+    return best, bi
 
 
-@numba.njit(cache=True)
-def _search(fam, grid, u, e, w, lmin, s, bx, ws) -> tuple[float, int]:  # type: ignore[no-untyped-def]
-    """The first grid offset of smallest sse (np.argmin of `predict._step`); its x -> bx."""
-    best, bi = np.inf, 0
-    x = ws.x
+@numba.njit(cache=True, error_model="numpy")
+def _search_exp(grid, u, du, e, w, lmin, emax, s, bx, b):  # type: ignore[no-untyped-def]
+    """exponential: `_search_inv` for log(L - c) = -alpha u + beta (`_nnls2`). The log per
+    point and offset is musl's (`_log_reduced`, vectorized) when every gap is a normal number;
+    exp(beta - alpha u_t) is exact every ANCHOR points, times powers of exp(-alpha du) in
+    between (u is equally spaced; relative error ~ ANCHOR ulps)."""
+    g, gb, mb, mf, kf, lg, r, an, rp = b
     n = len(u)
-    du = (u[n - 1] - u[0]) / (n - 1) if n > 1 else 0.0  # u is equally spaced
-    for g in range(len(grid)):
-        sse = _eval_offset(fam, grid[g], u, du, e, w, lmin, s, x, ws)
-        if sse < best:
-            best, bi = sse, g
-            bx[:] = x
+    best, bi = np.inf, 0
+    for gi in range(len(grid)):
+        delta = lmin - grid[gi]
+        d2 = 1.0 * delta * delta
+        d3, d4 = d2 * delta, d2 * delta * delta
+        for t in range(n):
+            g[t] = e[t] + delta
+        if delta >= _TINY and emax + delta < np.inf:  # every gap (in [delta, emax + delta])
+            for t in range(n):
+                hx = (gb[t] >> 32) + (0x3FF00000 - 0x3FE6A09E)
+                kf[t] = float((hx >> 20) - 0x3FF)
+                mb[t] = (((hx & 0x000FFFFF) + 0x3FE6A09E) << 32) | (gb[t] & 0xFFFFFFFF)
+            for t in range(n):
+                lg[t] = _log_reduced(mf[t], kf[t])
+        else:
+            for t in range(n):
+                lg[t] = np.log(g[t])
+        for t in range(n):  # the transformed targets' moments (mf, kf, lg reused), summed below
+            q = g[t] * lg[t]
+            qg = q * g[t] * w[t]
+            mf[t] = qg
+            kf[t] = qg * u[t]
+            lg[t] = q * q * w[t]
+        mt0, mt1, yty = _sum4(mf, n), _sum4(kf, n), _sum4(lg, n)
+        m0 = _gm(s, d2, d3, d4, delta, 2, 0)
+        m1 = _gm(s, d2, d3, d4, delta, 2, 1)
+        m2 = _gm(s, d2, d3, d4, delta, 2, 2)
+        ok, x0, x1 = _nnls2(m2, -m1, m0, -mt1, mt0, yty)
+        if not ok:
+            continue
+        for a in range(len(an)):
+            an[a] = np.exp(x0 * -u[min(a * ANCHOR, n - 1)] + x1)
+        rho = np.exp(x0 * -du)
+        rp[0] = 1.0
+        for i in range(1, ANCHOR):
+            rp[i] = rp[i - 1] * rho
+        for t in range(n):
+            v = an[t // ANCHOR] * rp[t % ANCHOR] - g[t]
+            r[t] = v * v * w[t]
+        sse = _sum4(r, n)
+        if np.isfinite(sse) and sse < best:
+            best, bi = sse, gi
+            bx[0], bx[1], bx[2] = x0, x1, 0.0
     return best, bi
 
 
 @numba.njit(cache=True)
-def _full(fam, u, e, w, lmin, s, geo, lin, bx, ws) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+def _search(fam, grid, pts, s, bx, b) -> tuple[float, int]:  # type: ignore[no-untyped-def]
+    """The family's search over the offsets `grid`: (smallest sse, its index); x -> bx."""
+    u, du, e, w, lmin, emax = pts
+    if fam == INV:
+        return _search_inv(grid, u, e, w, lmin, s, bx, b.r)
+    return _search_exp(grid, u, du, e, w, lmin, emax, s, bx, b)
+
+
+@numba.njit(cache=True)
+def _full(fam, pts, s, geo, lin, bx, ws, b) -> tuple[float, float]:  # type: ignore[no-untyped-def]
     """`predict._full_search`: the offset grid, then a refined grid around its best point."""
     gn = len(geo)
+    lmin = pts[4]
     grid = lmin * (1.0 - geo)
     x2 = ws.x2
-    sse, gi = _search(fam, grid, u, e, w, lmin, s, bx, ws)
+    sse, gi = _search(fam, grid, pts, s, bx, b)
     lo = grid[min(gi + 1, gn - 1)]
     hi = grid[gi - 1] if gi > 0 else lmin * (1 - 1e-6)
     fine = lo + (hi - lo) * lin
-    sse2, gi2 = _search(fam, fine, u, e, w, lmin, s, x2, ws)
+    sse2, gi2 = _search(fam, fine, pts, s, x2, b)
     if sse2 < sse:
         bx[:] = x2
         return sse2, fine[gi2]
@@ -368,18 +469,19 @@ def _full(fam, u, e, w, lmin, s, geo, lin, bx, ws) -> tuple[float, float]:  # ty
 
 
 @numba.njit(cache=True)
-def _warm(fam, u, e, w, lmin, s, t0, span, lin, t_min, bx, ws) -> tuple[float, float, bool]:  # type: ignore[no-untyped-def]
+def _warm(fam, pts, s, t0, span, lin, t_min, bx, ws, b) -> tuple[float, float, bool]:  # type: ignore[no-untyped-def]
     """`predict._warm_search` for one job: (sse, offset, x, best point on the bracket edge)."""
     gn = len(span)
+    lmin = pts[4]
     t = np.minimum(np.maximum(t0 * span, t_min), 1.0)
     grid = lmin * (1.0 - t)
     x2 = ws.x2
-    sse, gi = _search(fam, grid, u, e, w, lmin, s, bx, ws)
+    sse, gi = _search(fam, grid, pts, s, bx, b)
     edge = (gi == 0 and t[0] > t_min) or (gi == gn - 1 and t[gn - 1] < 1.0)
     lo = grid[min(gi + 1, gn - 1)]
     hi = grid[max(gi - 1, 0)]
     fine = lo + (hi - lo) * lin
-    sse2, gi2 = _search(fam, fine, u, e, w, lmin, s, x2, ws)
+    sse2, gi2 = _search(fam, fine, pts, s, x2, b)
     if sse2 < sse:
         bx[:] = x2
         return sse2, fine[gi2], edge
@@ -420,16 +522,20 @@ def _fit_job(j, flat, starts, lens, fams, warm, grids, pts_cfg, out, ws) -> None
     if not lmin > 0:
         return
     e = loss - lmin
-    s = _power_sums(e, u, w)
+    s = _sums_tuple(_power_sums(e, u, w))
+    n = len(u)
+    du = (u[n - 1] - u[0]) / (n - 1) if n > 1 else 0.0  # u is equally spaced (`_points`)
+    pts = (u, du, e, w, lmin, e.max())
+    b = _buf(n)
     for fam in fams:
         full = True
         t0 = 1.0 - warm[j, fam] / lmin
         bx = xs[j, fam]
         if np.isfinite(t0) and t0 >= t_min and t0 <= 1.0:
-            a, o, edge = _warm(fam, u, e, w, lmin, s, t0, span, wlin, t_min, bx, ws)
+            a, o, edge = _warm(fam, pts, s, t0, span, wlin, t_min, bx, ws, b)
             full = edge
         if full:
-            a, o = _full(fam, u, e, w, lmin, s, geo, lin, bx, ws)
+            a, o = _full(fam, pts, s, geo, lin, bx, ws, b)
         sse[j, fam], off[j, fam] = a, o
 
 
