@@ -99,7 +99,8 @@ class SimJob:
     norm: np.ndarray = field(default_factory=lambda: np.zeros(0))
     drops: np.ndarray = field(default_factory=lambda: np.zeros(0))  # running largest drop
     fit_n: int = -1  # points of the last fit (-1: never fitted)
-    fit: tuple[int, np.ndarray, float, float] = (0, np.zeros(5), 0.0, 0.0)  # packed
+    fit: tuple[float, ...] = (0.0,) * 5  # the last fit's code, k_now, l_now; T / W_j; M_j
+    fit_params: np.ndarray = field(default_factory=lambda: np.zeros(5))  # its packed params
     fit_offsets: np.ndarray = field(default_factory=lambda: np.full(2, np.nan))
 
     @property
@@ -144,26 +145,23 @@ def largest_drop_so_far(job: SimJob, n: int) -> float:
 def qualities(jobs: list[SimJob], cfg: SimConfig) -> QualityBatch:
     """Q_j from the losses observed so far, as arrays; jobs with a new point are refit
     together (one `fit_many`), warm-started from their previous fit when `cfg.warm_fits`."""
-    stale = [j for j in jobs if j.fit_n != j.points()]
+    n_pts = [j.points() for j in jobs]
+    stale = [(j, n) for j, n in zip(jobs, n_pts, strict=True) if j.fit_n != n]
     if stale:
-        warm = np.array([j.fit_offsets for j in stale]) if cfg.warm_fits else None
-        hs = [j.curve[: j.points()] for j in stale]
+        warm = np.array([j.fit_offsets for j, _ in stale]) if cfg.warm_fits else None
+        hs = [j.curve[:n] for j, n in stale]
         batch = fit_many(hs, cfg.model, PredictorConfig(), warm=warm)
         code, params, k_now, l_now = batch.arrays()
         offs = batch.offsets()
-        for i, j in enumerate(stale):
-            j.fit_n = j.points()
-            j.fit = (int(code[i]), params[i], float(k_now[i]), float(l_now[i]))
+        for i, (j, n) in enumerate(stale):
+            j.fit_n = n
+            ipc, norm = cfg.epoch_s / j.w, largest_drop_so_far(j, n)
+            j.fit = (float(code[i]), float(k_now[i]), float(l_now[i]), ipc, norm)
+            j.fit_params = params[i]
             j.fit_offsets = offs[i]
-    n = len(jobs)
-    return QualityBatch(
-        np.fromiter((j.fit[0] for j in jobs), np.int64, n),
-        np.array([j.fit[1] for j in jobs]).reshape(n, 5),
-        np.fromiter((j.fit[2] for j in jobs), float, n),
-        np.fromiter((j.fit[3] for j in jobs), float, n),
-        np.fromiter((cfg.epoch_s / j.w for j in jobs), float, n),
-        np.fromiter((largest_drop_so_far(j, j.fit_n) for j in jobs), float, n),
-    )
+    q = np.array([j.fit for j in jobs]).reshape(len(jobs), 5)
+    p = np.array([j.fit_params for j in jobs]).reshape(len(jobs), 5)
+    return QualityBatch(q[:, 0].astype(np.int64), p, q[:, 1], q[:, 2], q[:, 3], q[:, 4])
 
 
 def allocate(running: list[SimJob], cfg: SimConfig, policy: Any) -> list[int]:
