@@ -61,27 +61,34 @@ def running_jobs(jobs: int, cores: int, seed: int, warm: bool) -> tuple[SimConfi
 GAINED = 5  # new loss points per job between the two timed epochs (every job is refit)
 
 
-def epoch_s(jobs: int, cores: int, seed: int, warm: bool) -> tuple[float, float, float]:
+def epoch_s(jobs: int, cores: int, seed: int, warm: bool) -> dict[str, float]:
     """One simulator epoch (`simulator.allocate`, the code `schedlab slaq simulate` times as
     scheduler time) after every job gained `GAINED` points since its last fit, so every job is
-    refit: (epoch s, refit s, first-epoch s). The refit alone is timed in a second copy of the
-    same state; the first epoch fits every job with no previous fit (cold)."""
+    refit: seconds of wall (`epoch`) and CPU (`epoch_cpu`) time. In a second copy of the same
+    state, the epoch's two parts are timed apart with the functions `allocate` calls: the
+    refit (`simulator.qualities`) and the policy's allocation (`alloc`). `first`: the first
+    epoch, every job fitted with no previous fit."""
     policy = POLICIES.get("slaq", scope="slaq")
-    out = []
-    for timed_refit in (False, True):
+    out: dict[str, float] = {}
+    for split in (False, True):
         cfg, js = running_jobs(jobs, cores, seed, warm)
         t0 = time.perf_counter()
         allocate(js, cfg, policy)
-        first = time.perf_counter() - t0
+        out["first"] = time.perf_counter() - t0
         for j in js:
             j.progress += GAINED
-        t0 = time.perf_counter()
-        if timed_refit:
-            qualities(js, cfg)
-        else:
+        if not split:
+            t0, c0 = time.perf_counter(), time.process_time()
             allocate(js, cfg, policy)
-        out.append(time.perf_counter() - t0)
-    return out[0], out[1], first
+            out["epoch"], out["epoch_cpu"] = time.perf_counter() - t0, time.process_time() - c0
+            continue
+        base = [min(cfg.min_cores, cores // jobs)] * jobs
+        t0 = time.perf_counter()
+        qs = qualities(js, cfg)
+        t1 = time.perf_counter()
+        policy.obj(qs, base, cores - sum(base), cores // jobs)
+        out["refit"], out["alloc"] = t1 - t0, time.perf_counter() - t1
+    return out
 
 
 MEMORY_CAP_BYTES = 6 * 2**30
@@ -149,26 +156,25 @@ def run(quick: bool) -> None:
 
 def epoch_times(quick: bool) -> None:
     """Scheduler time per epoch at the target sizes: the simulator's epoch with every job
-    refit, cold (the default) and warm-started (`SimConfig.warm_fits`), best of `reps`."""
-    import numba
-
-    rows = []
+    refit, cold (the default) and warm-started (`SimConfig.warm_fits`); each column the best
+    of `reps` runs (ms)."""
     cfg, js = running_jobs(20, 200, 0, False)  # load the compiled code (numba cache) first
     allocate(js, cfg, POLICIES.get("slaq", scope="slaq"))
+    rows = []
     for jobs, cores in ((1_000, 10_000), (10_000, 100_000)):
         if quick and jobs > 1_000:
             continue
-        reps = 1 if quick or jobs > 1_000 else 3
-        row: list = [jobs, cores]
-        for warm in (False, True):
-            best = min((epoch_s(jobs, cores, 1, warm) for _ in range(reps)), key=lambda t: t[0])
-            ep, refit, first = (round(1e3 * v, 1) for v in best)
-            row += [refit, round(ep - refit, 1), ep] if warm else [first, refit, ep]
-        rows.append(row)
-    heads = ["jobs", "cores", "first_epoch_ms", "refit_ms", "epoch_ms"]
-    heads += ["warm_refit_ms", "warm_rest_ms", "warm_epoch_ms"]
-    print(f"numba threads: {numba.get_num_threads()} (the refit is one thread)")
-    print(format_table(heads, rows))
+        reps = 1 if quick else 3
+        cold = [epoch_s(jobs, cores, 1, False) for _ in range(reps)]
+        warm = [epoch_s(jobs, cores, 1, True) for _ in range(reps)]
+
+        def best(runs: list[dict[str, float]], key: str) -> float:
+            return round(1e3 * min(r[key] for r in runs), 1)
+
+        keys = ("epoch", "epoch_cpu", "refit", "alloc", "first")
+        rows.append([jobs, cores, *(best(cold, k) for k in keys), best(warm, "epoch")])
+    heads = ["jobs", "cores", "epoch_ms", "epoch_cpu_ms", "refit_ms", "alloc_ms"]
+    print(format_table([*heads, "first_epoch_ms", "warm_epoch_ms"], rows))
 
 
 def sim_rate(quick: bool) -> None:
