@@ -1,11 +1,17 @@
 """Compiled fitting core of `predict.fit_many`: every job's window, densification, weights and
 both families' offset searches in one numba loop over jobs (no per-job Python work).
 
-It computes what the numpy reference `predict.fit_families_batch` computes, job by job and in
-the same order of operations where it matters (the NNLS active-set enumeration, the LDL'
-solve, the grids); sums are accumulated sequentially instead of by BLAS, so results agree
-with the reference to rounding (tested to 1e-9 relative in tests/slaq/test_fitcore.py).
-Inputs are flat arrays (all histories concatenated), outputs are arrays per job and family.
+It computes what the numpy reference `predict.fit_families_batch` computes, job by job: the
+same grids, moments (binomial expansion of the power sums) and NNLS active-set enumeration
+(`_nnls3`/`_nnls2` on scalars: bitwise the array enumeration `_nnls`, kept as their test
+oracle). Where speed asked for it, the arithmetic differs by rounding only: sums in 4
+interleaved partial sums instead of BLAS, musl's log polynomial (< 1 ulp) for libm's log,
+exp(beta - alpha u) as an exact exp every ANCHOR points times powers of the step. Results
+agree with the reference to 1e-9 relative (tests/slaq/test_fitcore.py); an offset can move to
+a neighbouring grid point only on a near-tie of the residuals. Each family's offset search is
+one loop body (`_search_inv`, `_search_exp`): a call per offset that passes arrays costs
+numba's reference counting, which once was most of the time. Inputs are flat arrays (all
+histories concatenated), outputs are arrays per job and family.
 """
 
 from __future__ import annotations
@@ -32,19 +38,14 @@ _SIZE2 = np.array([1, 2])
 
 
 class _Work(NamedTuple):
-    """Scratch arrays of one fitting thread (allocated once per job loop, not per offset)."""
+    """Scratch arrays of one fitting loop (allocated once, not per job or offset)."""
 
-    sub: np.ndarray  # (3, 3) active-set normal matrix
+    sub: np.ndarray  # (3, 3) active-set normal matrix (`_nnls`, the test oracle)
     lo: np.ndarray  # (3, 3) LDL' factor
     rhs: np.ndarray  # (3,)
     xs: np.ndarray  # (3,) active-set solution
     d: np.ndarray  # (3,)
     z: np.ndarray  # (3,)
-    ata: np.ndarray  # (3, 3) moments
-    aty: np.ndarray  # (3,)
-    dp: np.ndarray  # (3,) powers of delta
-    m4: np.ndarray  # (3,)
-    x: np.ndarray  # (3,) candidate of one offset
     x2: np.ndarray  # (3,) best of a refined search
 
 
@@ -99,9 +100,7 @@ def _log_reduced(m, k):  # type: ignore[no-untyped-def]
 def _work() -> _Work:
     """Fresh scratch arrays."""
     v = np.zeros
-    return _Work(
-        v((3, 3)), v((3, 3)), v(3), v(3), v(3), v(3), v((3, 3)), v(3), v(3), v(3), v(3), v(3)
-    )
+    return _Work(v((3, 3)), v((3, 3)), v(3), v(3), v(3), v(3), v(3))
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -184,21 +183,10 @@ def _power_sums(e: np.ndarray, u: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _gap_moment5(s, dp, d3, d4, power, p):  # type: ignore[no-untyped-def]
-    """sum_n w (e_n + delta)^power u_n^p by the binomial expansion (`predict._gap_moments`)
-    from the power sums s; dp holds delta^0..2, d3 and d4 delta^3 and delta^4."""
-    acc = 0.0
-    for a in range(power + 1):
-        k = power - a
-        dk = dp[k] if k < 3 else (d3 if k == 3 else d4)
-        acc += _BIN[power, a] * dk * s[a, p]
-    return acc
-
-
-@numba.njit(cache=True)
 def _gm(s, d2, d3, d4, delta, power, p):  # type: ignore[no-untyped-def]
-    """`_gap_moment5` with the powers of delta as scalars (same operations); s: the power
-    sums as a tuple of 25 floats, row-major (no array: no reference counting per call)."""
+    """sum_n w (e_n + delta)^power u_n^p by the binomial expansion (`predict._gap_moments`)
+    from the power sums s, a tuple of 25 floats (row-major; an array would be reference
+    counted per call); d2, d3, d4: delta's powers."""
     acc = 0.0
     for a in range(power + 1):
         k = power - a
