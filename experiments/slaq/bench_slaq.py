@@ -1,13 +1,14 @@
 """Benchmark `bench_slaq`: SLAQ's scheduler time per epoch, simulated epochs per second, and the
 largest (jobs, cores) that the exact MILP and CP-SAT prove optimal within 60 s.
 
-Scheduler time per epoch = refitting every job's predictor + the heap allocation; the refit
-is timed cold (full offset search) and warm-started from each job's previous fit. Fits are
-measured per job (on shipped-curve prefixes); the allocation at 1,000 jobs / 10,000 cores and
-10,000 jobs / 100,000 cores reuses 200 distinct fitted predictors with per-job W (the heap's
-work does not depend on which curve a job has). `python -m schedlab.experiments.bench
-bench_slaq` (a few minutes; --quick: seconds). SCHEDLAB_BENCH_SLAQ_PARTS=epoch (or sim,
-exact; comma-separated) runs only those parts.
+Scheduler time per epoch (target: < 100 ms for 1,000 jobs on 10,000 cores, < 1 s for 10,000
+jobs on 100,000 cores) is the simulator's own epoch, `simulator.allocate` (what `schedlab slaq
+simulate` reports as `scheduler_ms_per_epoch`): refit the predictor of every job that gained
+loss points (here: every job) + the marginal-gain heap. Jobs are the simulator's workload, all
+running at random points of their curves; timed cold (the default: full offset search) and
+warm-started (`SimConfig.warm_fits`). `python -m schedlab.experiments.bench bench_slaq` (a few
+minutes; --quick: seconds). SCHEDLAB_BENCH_SLAQ_PARTS=epoch (or sim, exact; comma-separated)
+runs only those parts.
 """
 
 from __future__ import annotations
@@ -22,13 +23,17 @@ import time
 import numpy as np
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS
-from schedlab.experiments.slaq.simulator import SimConfig, simulate
+from schedlab.experiments.registry import BENCHMARKS, POLICIES
+from schedlab.experiments.slaq.simulator import (
+    SimConfig,
+    SimJob,
+    allocate,
+    make_jobs,
+    qualities,
+    simulate,
+)
 from schedlab.solvers.result import Status
 from schedlab.solvers.slaq.curves import shipped_curve, shipped_names
-from schedlab.solvers.slaq.greedy import greedy_extra, heap_extra
-from schedlab.solvers.slaq.predict import Fit, PredictorConfig, fit, fit_many
-from schedlab.solvers.slaq.quality import JobQuality, largest_drop
 
 
 def histories(count: int, seed: int) -> list[np.ndarray]:
@@ -42,48 +47,48 @@ def histories(count: int, seed: int) -> list[np.ndarray]:
     return out
 
 
-def fitted_pool(count: int, seed: int) -> tuple[list[tuple[Fit, float]], float]:
-    """`count` fitted predictors (fit, M_j), fitted one at a time; ms per fit."""
-    hs = histories(count, seed)
-    t0 = time.perf_counter()
-    pool = [(fit(h, "auto", PredictorConfig()), largest_drop(h)) for h in hs]
-    return pool, 1e3 * (time.perf_counter() - t0) / count
-
-
-def batched_fit_s(count: int, seed: int, gained: int = 5) -> tuple[float, float]:
-    """Seconds to refit `count` jobs at once (fit_many, auto): cold (full offset search), and
-    warm-started from each job's fit `gained` points earlier (one epoch's new points)."""
-    hs = histories(count, seed)
-    cfg = PredictorConfig()
-    prev = fit_many([h[: max(cfg.min_points, len(h) - gained)] for h in hs], "auto", cfg)
-    t0 = time.perf_counter()
-    fit_many(hs, "auto", cfg)
-    t1 = time.perf_counter()
-    fit_many(hs, "auto", cfg, warm=prev)
-    return t1 - t0, time.perf_counter() - t1
-
-
-def alloc_time(jobs: int, cores: int, pool: list, seed: int, reps: int, how=greedy_extra) -> float:
-    """Best-of-`reps` seconds of the allocation (`how`: greedy_extra = threshold search when
-    verified, else heap; heap_extra = the heap) of `cores` among `jobs` old jobs."""
+def running_jobs(jobs: int, cores: int, seed: int, warm: bool) -> tuple[SimConfig, list[SimJob]]:
+    """The simulator's workload (`make_jobs`) with every job running, at a random point of its
+    curve (>= 5 points observed): the state of a busy epoch."""
+    cfg = SimConfig(jobs=jobs, cores=cores, seed=seed, warm_fits=warm)
     rng = np.random.default_rng(seed)
-    qs = [
-        JobQuality(
-            pool[i % len(pool)][0],
-            3.0 / float(rng.uniform(0.5, 8.0)),  # type: ignore[arg-type]
-            pool[i % len(pool)][1],
-        )
-        for i in range(jobs)
-    ]
-    base = [min(3, cores // jobs)] * jobs
-    free = cores - sum(base)
-    best = np.inf
-    for _ in range(reps):
+    js = make_jobs(cfg)
+    for j in js:
+        j.progress = float(rng.integers(4, j.last - GAINED))
+    return cfg, js
+
+
+GAINED = 5  # new loss points per job between the two timed epochs (every job is refit)
+
+
+def epoch_s(jobs: int, cores: int, seed: int, warm: bool) -> dict[str, float]:
+    """One simulator epoch (`simulator.allocate`, the code `schedlab slaq simulate` times as
+    scheduler time) after every job gained `GAINED` points since its last fit, so every job is
+    refit: seconds of wall (`epoch`) and CPU (`epoch_cpu`) time. In a second copy of the same
+    state, the epoch's two parts are timed apart with the functions `allocate` calls: the
+    refit (`simulator.qualities`) and the policy's allocation (`alloc`). `first`: the first
+    epoch, every job fitted with no previous fit."""
+    policy = POLICIES.get("slaq", scope="slaq")
+    out: dict[str, float] = {}
+    for split in (False, True):
+        cfg, js = running_jobs(jobs, cores, seed, warm)
         t0 = time.perf_counter()
-        extra = how(qs, base, free)
-        best = min(best, time.perf_counter() - t0)
-        assert sum(extra) == free
-    return float(best)
+        allocate(js, cfg, policy)
+        out["first"] = time.perf_counter() - t0
+        for j in js:
+            j.progress += GAINED
+        if not split:
+            t0, c0 = time.perf_counter(), time.process_time()
+            allocate(js, cfg, policy)
+            out["epoch"], out["epoch_cpu"] = time.perf_counter() - t0, time.process_time() - c0
+            continue
+        base = [min(cfg.min_cores, cores // jobs)] * jobs
+        t0 = time.perf_counter()
+        qs = qualities(js, cfg)
+        t1 = time.perf_counter()
+        policy.obj(qs, base, cores - sum(base), cores // jobs)
+        out["refit"], out["alloc"] = t1 - t0, time.perf_counter() - t1
+    return out
 
 
 MEMORY_CAP_BYTES = 6 * 2**30
@@ -150,20 +155,26 @@ def run(quick: bool) -> None:
 
 
 def epoch_times(quick: bool) -> None:
-    """Heap allocation + refitting every job (cold, and warm-started) at the target sizes."""
-    pool, fit_ms = fitted_pool(50 if quick else 200, 0)
-    print(f"predictor fit one at a time (auto, shipped-curve prefixes): {fit_ms:.2f} ms per job")
+    """Scheduler time per epoch at the target sizes: the simulator's epoch with every job
+    refit, cold (the default) and warm-started (`SimConfig.warm_fits`); each column the best
+    of `reps` runs (ms)."""
+    cfg, js = running_jobs(20, 200, 0, False)  # load the compiled code (numba cache) first
+    allocate(js, cfg, POLICIES.get("slaq", scope="slaq"))
     rows = []
     for jobs, cores in ((1_000, 10_000), (10_000, 100_000)):
         if quick and jobs > 1_000:
             continue
-        t = alloc_time(jobs, cores, pool, 1, 1 if quick else 3)
-        th = alloc_time(jobs, cores, pool, 1, 1, heap_extra)
-        cold, warm = batched_fit_s(jobs, 2)
-        ms = [round(1e3 * v, 1) for v in (th, t, cold, warm, t + cold, t + warm)]
-        rows.append([jobs, cores, *ms])
-    heads = ["jobs", "cores", "heap_alloc_ms", "alloc_ms", "fit_cold_ms", "fit_warm_ms"]
-    print(format_table([*heads, "epoch_cold_ms", "epoch_warm_ms"], rows))
+        reps = 1 if quick else 3
+        cold = [epoch_s(jobs, cores, 1, False) for _ in range(reps)]
+        warm = [epoch_s(jobs, cores, 1, True) for _ in range(reps)]
+
+        def best(runs: list[dict[str, float]], key: str) -> float:
+            return round(1e3 * min(r[key] for r in runs), 1)
+
+        keys = ("epoch", "epoch_cpu", "refit", "alloc", "first")
+        rows.append([jobs, cores, *(best(cold, k) for k in keys), best(warm, "epoch")])
+    heads = ["jobs", "cores", "epoch_ms", "epoch_cpu_ms", "refit_ms", "alloc_ms"]
+    print(format_table([*heads, "first_epoch_ms", "warm_epoch_ms"], rows))
 
 
 def sim_rate(quick: bool) -> None:

@@ -1,8 +1,9 @@
 """SLAQ simulator policies: how an epoch's free cores are shared among the running jobs.
 
 A policy is `allocate(qualities, base, free, fair) -> extra cores per old job`, where
-`qualities` are the old jobs' Q_j (solvers.slaq.quality.JobQuality, or None when the policy
-declares `needs_quality=False`), `base` their minimum cores and `fair` = floor(C / J).
+`qualities` are the old jobs' Q_j (a `solvers.slaq.quality.QualityBatch`: arrays, and a
+sequence of `JobQuality`; an empty list when the policy declares `needs_quality=False`),
+`base` their minimum cores and `fair` = floor(C / J).
 """
 
 from __future__ import annotations

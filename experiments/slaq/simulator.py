@@ -32,7 +32,7 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.slaq.curves import normalized_loss, shipped_curve, shipped_names
 from schedlab.solvers.slaq.predict import PredictorConfig, fit_many
 from schedlab.solvers.slaq.problem import MAX_CORES, MAX_EPOCH_S
-from schedlab.solvers.slaq.quality import JobQuality, largest_drop
+from schedlab.solvers.slaq.quality import QualityBatch
 from schedlab.solvers.validate import MAX_MAGNITUDE, WorkCap, check_number, check_seed, check_work
 
 #: Simulated jobs: every job is refit each epoch it gains a point; 10^4 keeps a run to minutes.
@@ -58,6 +58,7 @@ class SimConfig:
     min_cores: int = 3
     model: str = "auto"
     max_epochs: int = MAX_EPOCHS
+    warm_fits: bool = False  # warm-start each refit from the job's previous fit
 
     def check(self) -> None:
         p: list[str] = []
@@ -96,7 +97,11 @@ class SimJob:
     t90_s: float | None = None
     t95_s: float | None = None
     norm: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    fitted: tuple[int, JobQuality] | None = None
+    drops: np.ndarray = field(default_factory=lambda: np.zeros(0))  # running largest drop
+    fit_n: int = -1  # points of the last fit (-1: never fitted)
+    fit: tuple[float, ...] = (0.0,) * 5  # the last fit's code, k_now, l_now; T / W_j; M_j
+    fit_params: np.ndarray = field(default_factory=lambda: np.zeros(5))  # its packed params
+    fit_offsets: np.ndarray = field(default_factory=lambda: np.full(2, np.nan))
 
     @property
     def last(self) -> int:
@@ -120,6 +125,7 @@ def make_jobs(cfg: SimConfig) -> list[SimJob]:
         w = math.exp(rng.uniform(math.log(cfg.w_min), math.log(cfg.w_max)))
         j = SimJob(i, float(arrivals[i]), curve, w)
         j.norm = normalized_loss(curve)
+        j.drops = np.maximum.accumulate(-np.diff(curve)) if len(curve) > 1 else np.zeros(0)
         jobs.append(j)
     return jobs
 
@@ -130,14 +136,32 @@ def iter_time_s(cfg: SimConfig, w: float, cores: int) -> float:
     return w / cores if cfg.scaling == "perfect" else cfg.alpha * w / cores + cfg.beta_s
 
 
-def qualities(jobs: list[SimJob], cfg: SimConfig) -> list[JobQuality]:
-    """Q_j from the losses observed so far; jobs with a new point are refit together."""
-    stale = [j for j in jobs if j.fitted is None or j.fitted[0] != j.points()]
-    fits = fit_many([j.curve[: j.points()] for j in stale], cfg.model, PredictorConfig())
-    for j, f in zip(stale, fits, strict=True):
-        n = j.points()
-        j.fitted = (n, JobQuality(f, cfg.epoch_s / j.w, largest_drop(j.curve[:n])))
-    return [j.fitted[1] for j in jobs if j.fitted is not None]
+def largest_drop_so_far(job: SimJob, n: int) -> float:
+    """`quality.largest_drop` of the first n points (from the running maximum)."""
+    drop = float(job.drops[n - 2]) if n >= 2 else 0.0
+    return drop if drop > 0 else 1.0
+
+
+def qualities(jobs: list[SimJob], cfg: SimConfig) -> QualityBatch:
+    """Q_j from the losses observed so far, as arrays; jobs with a new point are refit
+    together (one `fit_many`), warm-started from their previous fit when `cfg.warm_fits`."""
+    n_pts = [j.points() for j in jobs]
+    stale = [(j, n) for j, n in zip(jobs, n_pts, strict=True) if j.fit_n != n]
+    if stale:
+        warm = np.array([j.fit_offsets for j, _ in stale]) if cfg.warm_fits else None
+        hs = [j.curve[:n] for j, n in stale]
+        batch = fit_many(hs, cfg.model, PredictorConfig(), warm=warm)
+        code, params, k_now, l_now = batch.arrays()
+        offs = batch.offsets()
+        for i, (j, n) in enumerate(stale):
+            j.fit_n = n
+            ipc, norm = cfg.epoch_s / j.w, largest_drop_so_far(j, n)
+            j.fit = (float(code[i]), float(k_now[i]), float(l_now[i]), ipc, norm)
+            j.fit_params = params[i]
+            j.fit_offsets = offs[i]
+    q = np.array([j.fit for j in jobs]).reshape(len(jobs), 5)
+    p = np.array([j.fit_params for j in jobs]).reshape(len(jobs), 5)
+    return QualityBatch(q[:, 0].astype(np.int64), p, q[:, 1], q[:, 2], q[:, 3], q[:, 4])
 
 
 def allocate(running: list[SimJob], cfg: SimConfig, policy: Any) -> list[int]:

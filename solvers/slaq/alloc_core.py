@@ -164,3 +164,57 @@ def threshold_extra(free, table, code, p, kn, ln, ipc, norm, base):  # type: ign
     for i in range(need):
         extra[who[order[i]]] += 1
     return extra, _verified(extra, args)
+
+
+@numba.njit(cache=True)
+def _before(g1, j1, g2, j2) -> bool:  # type: ignore[no-untyped-def]
+    """Heap order of `greedy.heap_extra`'s keys (-gain, job): larger gain, then lower job."""
+    return -g1 < -g2 or (-g1 == -g2 and j1 < j2)
+
+
+@numba.njit(cache=True)
+def _sift_down(hg, hj, pos, size) -> None:  # type: ignore[no-untyped-def]
+    """Restore the heap below `pos` (arrays of gains and jobs)."""
+    g, j = hg[pos], hj[pos]
+    while True:
+        c = 2 * pos + 1
+        if c >= size:
+            break
+        if c + 1 < size and _before(hg[c + 1], hj[c + 1], hg[c], hj[c]):
+            c += 1
+        if not _before(hg[c], hj[c], g, j):
+            break
+        hg[pos], hj[pos] = hg[c], hj[c]
+        pos = c
+    hg[pos], hj[pos] = g, j
+
+
+@numba.njit(cache=True)
+def heap_arrays(free, table, code, p, kn, ln, ipc, norm, base):  # type: ignore[no-untyped-def]
+    """SLAQ's marginal-gain heap compiled: each free core to the largest Q_j(e + 1) - Q_j(e)
+    (ties: the lower job index), exactly `greedy.heap_extra`'s allocation (its keys are
+    distinct, so every heap pops them in the same order; the gains are `_m`'s, which is
+    `q_one`, the evaluator behind `JobQuality`). Q from `table` when non-empty."""
+    nj = len(base)
+    args = (table, code, p, kn, ln, ipc, norm, base)
+    extra = np.zeros(nj, dtype=np.int64)
+    if free <= 0 or nj == 0:
+        return extra
+    q_next = np.empty(nj)  # Q_j(extra_j + 1)
+    hg = np.empty(nj)
+    hj = np.arange(nj)
+    for j in range(nj):
+        q0 = _q(j, 0, *args)
+        q_next[j] = _q(j, 1, *args)
+        hg[j] = q_next[j] - q0
+    for pos in range(nj // 2 - 1, -1, -1):
+        _sift_down(hg, hj, pos, nj)
+    for _ in range(free):
+        j = hj[0]
+        extra[j] += 1
+        e = extra[j]
+        q_e = q_next[j]
+        q_next[j] = _q(j, e + 1, *args)
+        hg[0] = q_next[j] - q_e
+        _sift_down(hg, hj, 0, nj)
+    return extra

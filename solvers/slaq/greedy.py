@@ -14,15 +14,16 @@ import numpy as np
 
 from schedlab.solvers.options import NoOptions
 from schedlab.solvers.result import SolveResult, Status
-from schedlab.solvers.slaq.alloc_core import threshold_extra
+from schedlab.solvers.slaq.alloc_core import heap_arrays, threshold_extra
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
-from schedlab.solvers.slaq.quality import JobQuality, QualityModel, quality_model
+from schedlab.solvers.slaq.quality import JobQuality, QualityBatch, QualityModel, quality_model
 from schedlab.solvers.solve import register_method
 
 QFn = Callable[[np.ndarray], np.ndarray]
 CHUNK = 16
 CONCAVE = frozenset({"exponential", "naive", "geometric", "constant"})
 NO_OPTIONS = NoOptions()
+_NO_TABLE = np.zeros((0, 0))
 
 
 class _Lazy:
@@ -46,27 +47,43 @@ class _Lazy:
 def greedy_extra(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[int]:
     """Extra cores per job: each free core to the largest marginal gain (heap, ties: index).
 
-    When every Q_j is a `JobQuality` of a family whose Q is concave (claim 9: exponential, and
-    the simple rules), the threshold search (`alloc_core.threshold_extra`) finds the heap's
-    allocation directly; its answer is used when its a posteriori check proves it is the
-    heap's (rounding can break concavity by an ulp), else the heap runs. Inverse-poly fits
-    are often not concave (claim 10): the heap."""
-    if qs and all(isinstance(q, JobQuality) and q.fit.family in CONCAVE for q in qs):
-        extra, ok = threshold_extra(free, *quality_arrays(qs, base))  # type: ignore[arg-type]
-        if ok:
-            return [int(e) for e in extra]
-    return heap_extra(qs, base, free)
+    When every Q_j is a `JobQuality` (or `qs` is a `QualityBatch`), the heap runs compiled on
+    the fits' arrays (`alloc_core.heap_arrays`, the same allocation as `heap_extra`); other
+    callables (tables, tests) go through the Python heap `heap_extra`."""
+    batch = _batch(qs)
+    if batch is None:
+        return heap_extra(qs, base, free)
+    b = np.asarray(base, dtype=np.int64)
+    extra = heap_arrays(int(free), _NO_TABLE, *batch.evaluator(), b)  # type: ignore[call-arg]
+    return [int(e) for e in extra]
+
+
+def threshold_greedy(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[int] | None:
+    """The heap's allocation by the threshold search (`alloc_core.threshold_extra`) when every
+    Q_j is a `JobQuality` of a family whose Q is concave (claim 9: exponential, and the simple
+    rules) and its a posteriori check proves it is the heap's (rounding can break concavity by
+    an ulp); None otherwise. An alternative to the heap, kept tested (not faster here)."""
+    batch = _batch(qs)
+    if batch is None or not batch.families() <= CONCAVE:
+        return None
+    b = np.asarray(base, dtype=np.int64)
+    extra, ok = threshold_extra(int(free), _NO_TABLE, *batch.evaluator(), b)  # type: ignore[call-arg]
+    return [int(e) for e in extra] if ok else None
+
+
+def _batch(qs: Sequence[QFn]) -> QualityBatch | None:
+    """The arrays of `qs` when every entry is a fitted quality, else None."""
+    if isinstance(qs, QualityBatch):
+        return qs
+    if qs and all(isinstance(q, JobQuality) for q in qs):
+        return QualityBatch.of(qs)  # type: ignore[arg-type]
+    return None
 
 
 def quality_arrays(qs: Sequence[JobQuality], base: Sequence[int]) -> tuple[np.ndarray, ...]:
     """The compiled evaluator's inputs for jobs `qs` (no table: evaluate the fits)."""
-    n = len(qs)
-    code, p = np.zeros(n, dtype=np.int64), np.zeros((n, 5))
-    kn, ln, ipc, norm = (np.zeros(n) for _ in range(4))
-    for i, q in enumerate(qs):
-        code[i], p[i] = q.packed
-        kn[i], ln[i], ipc[i], norm[i] = q.fit.k_now, q.fit.l_now, q.iters_per_core, q.norm
-    return np.zeros((0, 0)), code, p, kn, ln, ipc, norm, np.asarray(base, dtype=np.int64)
+    b = np.asarray(base, dtype=np.int64)
+    return (_NO_TABLE, *QualityBatch.of(qs).evaluator(), b)
 
 
 def heap_extra(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[int]:

@@ -156,6 +156,17 @@ class FitBatch(Sequence[Fit]):
         x = self.x[r, f, : 3 if f == 0 else 2]
         return (*(float(v) for v in x), float(self.off[r, f]), float(self.scale[r]))
 
+    def offsets(self) -> np.ndarray:
+        """(n, 2): every job's fitted offset per family (`Fit.offsets` as an array; nan where
+        the family was not fitted): the `warm` argument of the next `fit_many`."""
+        out = np.full((self.n, 2), np.nan)
+        r = np.flatnonzero(self.ok)
+        shown = np.isfinite(self.sse[r])
+        if self.model != "auto":
+            shown &= np.arange(2)[None, :] == self.code[r][:, None]
+        out[self.rows[r]] = np.where(shown, self.off[r], np.nan)
+        return out
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(family code, params (J, 5), k_now, l_now) of every job (the quality evaluator's)."""
         code = np.zeros(self.n, dtype=np.int64)
@@ -612,12 +623,13 @@ def fit_many(
     cfg: PredictorConfig | None = None,
     *,
     chunk: int = 128,
-    warm: Sequence[Fit | None] | None = None,
+    warm: Sequence[Fit | None] | np.ndarray | None = None,
 ) -> FitBatch:
     """`fit` for many loss histories at once: one compiled pass over all jobs
     (`solvers/slaq/fitcore.py`), the result a struct of arrays whose `Fit`s are built on access.
 
-    `warm`: per history, its previous fit (or None). A family's offset search then starts from
+    `warm`: per history, its previous fit (or None), or an (n, 2) array of previous offsets
+    per family (nan: none; `FitBatch.offsets()`). A family's offset search then starts from
     the previous fit's offset of that family (a small bracket, see `_warm_search`) instead of
     the full grid: about 4x fewer offsets. The fit may differ from a cold one within the
     tolerance checked in tests/slaq/test_predict_fast.py (documented in docs/slaq.md).
@@ -628,7 +640,9 @@ def fit_many(
     extra, todo = _triage(hs, model, cfg)
     families = list(FAMILIES) if model == "auto" else [model] if model in FAMILIES else []
     prev = None
-    if warm is not None:
+    if isinstance(warm, np.ndarray):
+        prev = np.asarray(warm, dtype=float)[todo].reshape(len(todo), 2)
+    elif warm is not None:
         prev = np.array(
             [
                 [np.nan if (p := warm[i]) is None else p.offsets.get(f, np.nan) for f in FAMILIES]
@@ -691,22 +705,15 @@ def _compiled(
     mats, ks = _dense_bank(cfg.spline_points)
     warm = np.full((len(hs), 2), np.nan) if prev is None else prev
     fams = np.array([FAMILIES.index(f) for f in families], dtype=np.int64)
-    sse, off, x, k_now, l_now = fitcore.fit_all(
-        flat,
-        starts,
-        lens,
-        fams,
-        warm,
-        cfg.window,
-        mats,
-        ks,
-        cfg.decay,
+    grids = (
         np.geomspace(1e-4, 1.0, GRID),
         np.linspace(0.0, 1.0, GRID),
         np.geomspace(1 / WARM_SPAN, WARM_SPAN, WARM_GRID),
         np.linspace(0.0, 1.0, WARM_GRID),
         T_MIN,
     )
+    args = (flat, starts, lens, fams, warm, grids, (cfg.window, mats, ks, cfg.decay))
+    sse, off, x, k_now, l_now = fitcore.fit_all(*args)
     return sse, off, x, k_now, l_now, k_now.copy()
 
 

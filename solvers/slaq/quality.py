@@ -16,7 +16,14 @@ from functools import cached_property
 import numpy as np
 
 from schedlab.solvers.slaq.alloc_core import q_values
-from schedlab.solvers.slaq.predict import Fit, PredictorConfig, fit, fit_many, packed
+from schedlab.solvers.slaq.predict import (
+    FAMILY_CODES,
+    Fit,
+    PredictorConfig,
+    fit,
+    fit_many,
+    packed,
+)
 from schedlab.solvers.slaq.problem import Job, Snapshot
 from schedlab.solvers.validate import check_alloc
 
@@ -41,6 +48,68 @@ class JobQuality:
         f = self.fit
         flat = q_values(code, p, f.k_now, f.l_now, self.iters_per_core, self.norm, c.ravel())
         return flat.reshape(c.shape)
+
+
+_NAMES = {c: f for f, c in FAMILY_CODES.items()}
+_N_PARAMS = {"inverse-poly": 5, "exponential": 4, "naive": 1, "geometric": 1, "constant": 0}
+
+
+def unpacked(code: int, params: np.ndarray, k_now: float, l_now: float) -> Fit:
+    """The `Fit` (predictor only: no residuals or notes) of a packed fit (`predict.packed`)."""
+    fam = _NAMES[int(code)]
+    vals = tuple(float(v) for v in params[: _N_PARAMS[fam]])
+    return Fit(fam, vals, float(k_now), float(l_now))
+
+
+class QualityBatch(Sequence[JobQuality]):
+    """Q_j of many jobs as arrays (family code, params (J, 5), k_now, l_now, T / W_j, M_j):
+    the compiled allocators' input (`greedy.greedy_extra`) without a Python object per job;
+    `batch[i]` builds job i's `JobQuality` (for allocators that call Q_j one job at a time)."""
+
+    def __init__(
+        self,
+        code: np.ndarray,
+        params: np.ndarray,
+        k_now: np.ndarray,
+        l_now: np.ndarray,
+        iters_per_core: np.ndarray,
+        norm: np.ndarray,
+    ):
+        self.code = np.ascontiguousarray(code, dtype=np.int64)
+        self.params = np.ascontiguousarray(params, dtype=float).reshape(len(self.code), 5)
+        self.k_now, self.l_now, self.iters_per_core, self.norm = (
+            np.ascontiguousarray(a, dtype=float) for a in (k_now, l_now, iters_per_core, norm)
+        )
+
+    @classmethod
+    def of(cls, qs: Sequence[JobQuality]) -> QualityBatch:
+        """The arrays of a list of `JobQuality`."""
+        if isinstance(qs, QualityBatch):
+            return qs
+        n = len(qs)
+        code, p = np.zeros(n, dtype=np.int64), np.zeros((n, 5))
+        kn, ln, ipc, norm = (np.zeros(n) for _ in range(4))
+        for i, q in enumerate(qs):
+            code[i], p[i] = q.packed
+            kn[i], ln[i], ipc[i], norm[i] = q.fit.k_now, q.fit.l_now, q.iters_per_core, q.norm
+        return cls(code, p, kn, ln, ipc, norm)
+
+    def __len__(self) -> int:
+        return len(self.code)
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        f = unpacked(self.code[i], self.params[i], self.k_now[i], self.l_now[i])
+        return JobQuality(f, float(self.iters_per_core[i]), float(self.norm[i]))
+
+    def families(self) -> set[str]:
+        """The fitted families present (e.g. to know whether every Q_j is concave)."""
+        return {_NAMES[int(c)] for c in np.unique(self.code)}
+
+    def evaluator(self) -> tuple[np.ndarray, ...]:
+        """(code, params, k_now, l_now, T / W_j, M_j): `alloc_core`'s argument order."""
+        return self.code, self.params, self.k_now, self.l_now, self.iters_per_core, self.norm
 
 
 def largest_drop(losses: Sequence[float] | np.ndarray) -> float:

@@ -1,15 +1,21 @@
-"""The threshold allocation (solvers/slaq/alloc_core.py) returns exactly the heap's allocation:
-seeded random concave tables with many ties, and fitted qualities of random snapshots."""
+"""The compiled heap and the threshold allocation (solvers/slaq/alloc_core.py) return exactly the
+Python heap's allocation (`greedy.heap_extra`, the oracle): seeded random concave and
+non-concave tables with many ties, and fitted qualities of random snapshots."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from schedlab.solvers.slaq.alloc_core import threshold_extra
+from schedlab.solvers.slaq.alloc_core import heap_arrays, threshold_extra
 from schedlab.solvers.slaq.generate import random_concave_tables, random_snapshot
-from schedlab.solvers.slaq.greedy import greedy_extra, heap_extra, quality_arrays
-from schedlab.solvers.slaq.quality import quality_model
+from schedlab.solvers.slaq.greedy import (
+    greedy_extra,
+    heap_extra,
+    quality_arrays,
+    threshold_greedy,
+)
+from schedlab.solvers.slaq.quality import QualityBatch, quality_model
 
 
 def by_table(tables: list[np.ndarray], free: int) -> tuple[np.ndarray, bool]:
@@ -20,6 +26,15 @@ def by_table(tables: list[np.ndarray], free: int) -> tuple[np.ndarray, bool]:
     return threshold_extra(
         free, t, np.zeros(n, dtype=np.int64), np.zeros((n, 5)), z, z, z, z + 1, np.zeros(n, int)
     )
+
+
+def compiled_heap_on(tables: list[np.ndarray], free: int) -> list[int]:
+    """heap_arrays on tables Q(0..free), padded with Q(free) (the heap's clip)."""
+    t = np.stack([np.concatenate([x, x[-1:]]) for x in tables])
+    n = len(tables)
+    z = np.zeros(n)
+    args = (t, np.zeros(n, dtype=np.int64), np.zeros((n, 5)), z, z, z, z + 1)
+    return [int(e) for e in heap_arrays(free, *args, np.zeros(n, dtype=np.int64))]
 
 
 def heap_on(tables: list[np.ndarray], free: int) -> list[int]:
@@ -94,3 +109,36 @@ def test_threshold_on_exponential_fits_is_verified_and_the_heap():
     extra, ok = threshold_extra(qm.free, *quality_arrays(qs, base))  # type: ignore[arg-type]
     assert ok and list(extra) == heap_extra(qs, base, qm.free)
     assert rng is not None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_heap_is_the_python_heap_on_tables_with_ties(seed):
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(40):
+        n, free = int(rng.integers(1, 25)), int(rng.integers(0, 250))
+        if rng.integers(2):
+            tables = exact_concave_tables(rng, n, free)
+        else:  # not concave, whole-number gains: many exact ties between jobs
+            tables = [
+                np.concatenate([[0.0], np.cumsum(rng.integers(0, 4, free))]) for _ in range(n)
+            ]
+        assert compiled_heap_on(tables, free) == heap_on(tables, free)
+
+
+def test_greedy_on_quality_batch_is_the_python_heap_with_inverse_poly_fits():
+    """Mixed families (inverse-poly Q is often not concave): greedy_extra on the arrays
+    (`QualityBatch`, the simulator's input) and on the list give the Python heap's answer."""
+    inverse = 0
+    for k in range(10):
+        snap = random_snapshot(5 + 4 * k, 40 + 60 * k, seed=40 + k)
+        qm = quality_model(snap)
+        qs = [qm.qualities[i] for i in qm.old]
+        base = [qm.base[i] for i in qm.old]
+        inverse += sum(q.fit.family == "inverse-poly" for q in qs)  # type: ignore[union-attr]
+        want = heap_extra(qs, base, qm.free)
+        batch = QualityBatch.of(qs)  # type: ignore[arg-type]
+        assert greedy_extra(batch, base, qm.free) == want == greedy_extra(qs, base, qm.free)
+        assert heap_extra(list(batch), base, qm.free) == want  # rebuilt JobQuality: same Q
+        via_threshold = threshold_greedy(qs, base, qm.free)
+        assert via_threshold is None or via_threshold == want
+    assert inverse > 20

@@ -70,3 +70,67 @@ def test_fit_batch_arrays_are_the_fits_params():
         assert code[i] == c and (params[i] == p).all()
         assert (k_now[i], l_now[i]) == (f.k_now, f.l_now)
     assert batch[-1] == batch[len(batch) - 1] and len(batch[2:5]) == 3
+
+
+def test_scalar_nnls_is_the_array_nnls_bitwise():
+    """`_nnls3` / `_nnls2` (scalar, per offset) against `_nnls` (the active-set enumeration on
+    arrays), on random normal equations, well and badly conditioned: the same answer, bitwise."""
+    from schedlab.solvers.slaq import fitcore as F
+
+    rng = np.random.default_rng(8)
+    ws = F._work()
+    out = np.zeros(3)
+    checked = [0, 0]
+    for i in range(400):
+        a = rng.normal(size=(12, 3)) * (10.0 ** rng.integers(-4, 5, 3))
+        if i % 4 == 0:
+            a[:, 2] = a[:, 1] * (1 + 1e-9)  # nearly collinear
+        y = rng.normal(size=12) * 10.0 ** rng.integers(-3, 4)
+        ata, aty, yty = a.T @ a, a.T @ y, float(y @ y)
+        ok = F._nnls(ata, aty, yty, 3, out, ws)
+        ok3, *x3 = F._nnls3(
+            ata[0, 0], ata[0, 1], ata[0, 2], ata[1, 1], ata[1, 2], ata[2, 2], *aty, yty
+        )
+        assert ok == ok3 and (not ok or list(out) == x3)
+        ok = F._nnls(ata[:2, :2], aty[:2], yty, 2, out, ws)
+        ok2, *x2 = F._nnls2(ata[0, 0], ata[0, 1], ata[1, 1], aty[0], aty[1], yty)
+        assert ok == ok2 and (not ok or list(out[:2]) == x2)
+        checked[0] += ok3
+        checked[1] += sum(v == 0 for v in x3)  # active constraints occur
+    assert checked[0] > 300 and checked[1] > 100
+
+
+def test_batch_offsets_array_is_fit_offsets_and_a_warm_start():
+    hs = shipped_prefixes(13) + synthetic(20, 3)
+    for model in ("auto", "exponential", "naive"):
+        batch = P.fit_many(hs, model)
+        offs = batch.offsets()
+        for i, f in enumerate(batch):
+            want = [f.offsets.get(name, np.nan) for name in P.FAMILIES]
+            np.testing.assert_array_equal(offs[i], want)
+    prev = P.fit_many([h[: max(5, len(h) - 4)] for h in hs])
+    by_list = P.fit_many(hs, warm=list(prev))
+    by_array = P.fit_many(hs, warm=prev.offsets())
+    assert [f.params for f in by_list] == [f.params for f in by_array]
+
+
+def test_musl_log_is_within_one_ulp_of_numpy():
+    from schedlab.solvers.slaq import fitcore as F
+
+    rng = np.random.default_rng(4)
+    x = np.concatenate([np.exp(rng.uniform(-700, 700, 3000)), 1 + rng.normal(0, 1e-9, 300)])
+    m, k = np.frexp(x)  # x = m 2^k, m in [0.5, 1): move m into [sqrt(2)/2, sqrt(2))
+    low = m < np.sqrt(0.5)
+    m, k = np.where(low, 2 * m, m), np.where(low, k - 1, k).astype(float)
+    got = np.array([F._log_reduced(a, b) for a, b in zip(m, k, strict=True)])
+    ref = np.log(x)
+    assert np.all(np.abs(got - ref) <= np.spacing(np.abs(ref)))
+
+
+@pytest.mark.parametrize("scale", [1e-303, 1e-150, 1e-12, 1e12])  # losses are at most 1e12
+def test_compiled_matches_numpy_at_extreme_loss_scales(scale):
+    """Gaps in the subnormal range take the libm log, the others musl's: either way the
+    compiled fits are the numpy path's (1e-303: the smallest offsets' gaps are subnormal)."""
+    hs = [h * scale for h in shipped_prefixes(11)]
+    for model in ("auto", "exponential"):
+        assert_same(P.fit_many(hs, model), P.fit_many_numpy(hs, model))

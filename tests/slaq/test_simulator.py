@@ -61,3 +61,35 @@ def test_slaq_beats_fair_on_mean_normalized_loss():
 
 def test_policies_registered():
     assert set(POLICIES.names(scope="slaq")) == {"slaq", "fair", "maxmin"}
+
+
+def test_quality_arrays_are_each_jobs_own_fit_and_largest_drop():
+    """`qualities` (one batched refit, arrays, cached between epochs) gives every job the Q_j
+    of its own `fit` and `largest_drop` on the points observed so far."""
+    from schedlab.solvers.slaq.predict import fit
+    from schedlab.solvers.slaq.quality import JobQuality, largest_drop
+
+    cfg = SimConfig(jobs=12, cores=64, seed=2)
+    jobs = sim.make_jobs(cfg)
+    rng = np.random.default_rng(0)
+    for step in range(3):
+        for j in jobs:
+            j.progress = float(rng.integers(1, j.last)) if step == 0 else j.progress
+        stale = jobs[: 6 + 3 * step]  # some jobs unchanged between calls: cached fits
+        for j in stale[:4]:
+            j.progress = min(j.last, j.progress + 3)
+        batch = sim.qualities(jobs, cfg)
+        cores = np.arange(1.0, 40.0)
+        for i, j in enumerate(jobs):
+            h = j.curve[: j.points()]
+            own = JobQuality(fit(h), cfg.epoch_s / j.w, largest_drop(h))
+            np.testing.assert_array_equal(batch[i](cores), own(cores))
+            assert batch.norm[i] == own.norm
+
+
+def test_warm_fits_conserve_cores_and_stay_close_to_cold():
+    cold = summarize(simulate(SMALL, "slaq"))
+    warm = summarize(simulate(dataclasses.replace(SMALL, warm_fits=True), "slaq"))
+    assert warm["finished_jobs"] == cold["finished_jobs"] == SMALL.jobs
+    rel = abs(warm["mean_normalized_loss"] / cold["mean_normalized_loss"] - 1)
+    assert rel < 0.1  # warm starts change fits within their residual tolerance
