@@ -31,6 +31,7 @@ from schedlab.solvers.synergy.exact_common import (
     RunSet,
     build_structure,
     decode,
+    model_point,
     relaxation_bound,
 )
 from schedlab.solvers.synergy.model import Snapshot
@@ -47,37 +48,6 @@ def integer_scale(values: Iterable[float]) -> tuple[int, bool]:
         if all(abs(v * sc - round(v * sc)) <= 1e-9 * max(1.0, abs(v * sc)) for v in vals):
             return sc, True
     return SCALES[-1], False
-
-
-def _hint_from(
-    st: ExactStructure, alloc: Allocation
-) -> tuple[dict[tuple[int, int, int], int], dict[int, tuple[int, dict[int, int]]]]:
-    """Counts/choices of an allocation that lies in the exact model's set (else empty)."""
-    pos = {j.id: i for i, j in enumerate(st.snap.jobs)}
-    tindex = {k: ti for ti, (k, _p) in enumerate(st.types)}
-    counts: dict[tuple[int, int, int], int] = {}
-    multi: dict[int, tuple[int, dict[int, int]]] = {}
-    for a in alloc.jobs:
-        j = pos[a.job_id]
-        k = st.models[j]
-        cfgs = st.configs.get(k, [])
-        qi = next(
-            (
-                i
-                for i, (c, m, _t) in enumerate(cfgs)
-                if math.isclose(c, a.cpus_per_gpu, abs_tol=1e-9)
-                and math.isclose(m, a.mem_gb_per_gpu, abs_tol=1e-9)
-            ),
-            -1,
-        )
-        if qi < 0:
-            return {}, {}
-        if st.snap.jobs[j].gpus == 1:
-            key = (tindex[k], qi, a.parts[0].server)
-            counts[key] = counts.get(key, 0) + 1
-        else:
-            multi[j] = (qi, {p.server: p.gpus for p in a.parts})
-    return counts, multi
 
 
 @dataclass(frozen=True)
@@ -232,28 +202,16 @@ def _add_hint(st: ExactStructure, cm: CpsatModel) -> float | None:
     start = solve(st.snap, "opt")
     if start.solution is None:
         return None
-    counts_h, multi_h = _hint_from(st, start.solution)
-    if not (counts_h or multi_h):
+    point = model_point(st, start.solution)
+    if point is None or not any(point):
         return None
-    S = st.snap.cluster.servers
-    use = [0] * S
-    for (_ti, _qi, s), n in counts_h.items():
-        use[s] += n
-    for _j, (_qi, parts) in multi_h.items():
-        for s, n in parts.items():
-            use[s] += n
-    order = sorted(range(S), key=lambda s: -use[s])
-    ren = {old: new for new, old in enumerate(order)}
+    counts_h, multi_h = point
     for (ti, qi, s), v in cm.w.items():
-        cm.md.add_hint(
-            v, sum(n for (a, b, c), n in counts_h.items() if (a, b) == (ti, qi) and ren[c] == s)
-        )
+        cm.md.add_hint(v, counts_h.get((ti, qi, s), 0))
     for (j, qi), v in cm.y.items():
         cm.md.add_hint(v, int(j in multi_h and multi_h[j][0] == qi))
     for (j, qi, s), v in cm.z.items():
-        n = 0
-        if j in multi_h and multi_h[j][0] == qi:
-            n = sum(g for s0, g in multi_h[j][1].items() if ren[s0] == s)
+        n = multi_h[j][1].get(s, 0) if j in multi_h and multi_h[j][0] == qi else 0
         cm.md.add_hint(v, n)
     return start.value
 
