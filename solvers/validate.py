@@ -360,6 +360,12 @@ def time_left(t0: float, time_limit: float | None, floor: float = 0.01) -> float
     return max(floor, time_limit - (time.perf_counter() - t0))
 
 
+def deadline_passed(deadline: float | None = None) -> bool:
+    """Whether `deadline` (or the enclosing scope's) has passed."""
+    d = deadline if deadline is not None else _DEADLINE.get()
+    return d is not None and time.perf_counter() >= d
+
+
 def check_deadline(deadline: float | None = None) -> None:
     """Raise DeadlineExceeded when `deadline` (or the enclosing scope's) has passed."""
     d = deadline if deadline is not None else _DEADLINE.get()

@@ -10,9 +10,9 @@ limit covers building, hand-over and solving (PuLP's own row-by-row hand-over to
 2,000 servers and could not be interrupted). CBC reads the same columns from an MPS file that
 HiGHS writes, and is killed shortly after the limit (it overruns `-sec` in its root LP); only
 its "Optimal" status line is a proof. The bound is HiGHS's MIP dual bound or the relaxation
-over cluster-wide totals (always a valid upper bound), the tighter of the two. TUNE's
-allocation (`hint`) is the MIP start and the incumbent kept when the solver finds nothing
-better within the limit.
+over cluster-wide totals (always a valid upper bound), the tighter of the two. A heuristic
+allocation (`hint`, see `start_point`) is the MIP start and the incumbent kept when the solver
+finds nothing better within the limit.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import numpy as np
 from pulp.apis.coin_api import pulp_cbc_path
 
 from schedlab.solvers.result import SolveResult, Status
-from schedlab.solvers.solve import register_method, solve
+from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, total_tput
 from schedlab.solvers.synergy.exact_common import (
     EXACT_TOL,
@@ -39,8 +39,8 @@ from schedlab.solvers.synergy.exact_common import (
     RunSet,
     build_structure,
     decode,
-    model_point,
     relaxation_bound,
+    start_point,
 )
 from schedlab.solvers.synergy.highs import ColumnModel, empty_model, run_highs, write_mps
 from schedlab.solvers.synergy.model import Snapshot
@@ -65,7 +65,8 @@ class MilpOptions:
         default=True, metadata={"help": "cap the objective by the cluster-totals relaxation"}
     )
     hint: bool = field(
-        default=True, metadata={"help": "start from TUNE (MIP start, kept if nothing better)"}
+        default=True,
+        metadata={"help": "start from OPT, or TUNE under a time limit (kept if nothing better)"},
     )
 
 
@@ -159,8 +160,8 @@ def solve_milp(
 
     With `relaxation_cut`, the optimum over cluster-wide totals (`relaxation_bound`, a proven
     upper bound) caps the objective, and a solution reaching it is optimal by that proof. With
-    `hint`, TUNE's allocation (when it lies in the model's set) is the MIP start and the
-    incumbent returned if the solver finds nothing better in time."""
+    `hint`, a heuristic allocation (`start_point`) is the MIP start and the incumbent returned
+    if the solver finds nothing better in time."""
     o = options
     t0 = time.perf_counter()
     st = build_structure(snap, o.run_set)
@@ -171,7 +172,7 @@ def solve_milp(
         )
     rel = relaxation_bound(st) if o.relaxation_cut else None
     stats["relaxation_bound"] = rel
-    start = _incumbent(st) if o.hint else None
+    start = start_point(st, time_limit) if o.hint else None
     if start is not None:
         stats["hint_value"] = total_tput(snap, decode(st, *start))
     try:
@@ -191,17 +192,6 @@ def solve_milp(
         bound = None if status is Status.INFEASIBLE else bound
         return SolveResult(status, None, bound, None, "milp", runtime, stats)
     return certified_result(snap, alloc, "milp", runtime, bound, tol=EXACT_TOL, stats=stats)
-
-
-def _incumbent(st: ExactStructure) -> tuple[Counts, MultiChoice] | None:
-    """TUNE's allocation as a point of the model (None when outside its set or past the
-    deadline: TUNE is compiled and cannot be interrupted, so it is not started late)."""
-    try:
-        check_deadline()
-    except DeadlineExceeded:
-        return None
-    res = solve(st.snap, "tune")
-    return None if res.solution is None else model_point(st, res.solution)
 
 
 def _best(
