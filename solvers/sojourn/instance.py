@@ -421,10 +421,10 @@ def pair_mean_u(pi: np.ndarray) -> np.ndarray:
     B prefers a before b iff a's index line e/pi + m u lies below b's at u = M[a, b]
     (theory/sojourn_cycles.py). Exact with ceil(n/2)+1 Gauss-Legendre nodes (degree n-1).
     """
-    from schedlab.solvers.kernels.quadrature import gauss_legendre_01
+    from schedlab.solvers.kernels.quadrature import gauss_legendre_unit
 
     n = len(pi)
-    u, w = gauss_legendre_01((n + 1) // 2 + 1)
+    u, w = gauss_legendre_unit((n + 1) // 2 + 1)
     g = 1.0 - pi[None, :] + pi[None, :] * u[:, None]
     G = np.prod(g, axis=1)
     inv = 1.0 / g
