@@ -344,12 +344,22 @@ _DEADLINE: ContextVar[float | None] = ContextVar("schedlab_deadline", default=No
 @contextmanager
 def deadline_scope(deadline: float | None) -> Iterator[None]:
     """Within the block, `check_deadline()` raises DeadlineExceeded once `deadline` (a
-    `time.perf_counter()` value) has passed: model builders call it without a new argument."""
-    token = _DEADLINE.set(deadline)
+    `time.perf_counter()` value) has passed: model builders call it without a new argument.
+    A nested scope never extends the enclosing one (the earlier deadline holds)."""
+    token = _DEADLINE.set(earliest_deadline(deadline))
     try:
         yield
     finally:
         _DEADLINE.reset(token)
+
+
+def earliest_deadline(deadline: float | None) -> float | None:
+    """The earlier of `deadline` and the enclosing scope's: a method that starts its own clock
+    after some preparation (e.g. `solve_lop` inside `solve`) keeps the caller's limit."""
+    outer = _DEADLINE.get()
+    if outer is None:
+        return deadline
+    return outer if deadline is None else min(outer, deadline)
 
 
 def time_left(t0: float, time_limit: float | None, floor: float = 0.01) -> float | None:
@@ -358,6 +368,12 @@ def time_left(t0: float, time_limit: float | None, floor: float = 0.01) -> float
     if time_limit is None:
         return None
     return max(floor, time_limit - (time.perf_counter() - t0))
+
+
+def deadline_passed(deadline: float | None = None) -> bool:
+    """Whether `deadline` (or the enclosing scope's) has passed."""
+    d = deadline if deadline is not None else _DEADLINE.get()
+    return d is not None and time.perf_counter() >= d
 
 
 def check_deadline(deadline: float | None = None) -> None:

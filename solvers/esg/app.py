@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -324,7 +325,7 @@ def _parse(data: Any, source: str | None) -> App:
     fs = [_function(p, i, f) for i, f in enumerate(raw)]
     funcs = tuple(f for f in fs if f is not None)
     ids = [f.id for f in funcs]
-    for d in sorted({x for x in ids if ids.count(x) > 1}):
+    for d in sorted(x for x, k in Counter(ids).items() if k > 1):
         p.add(f"function {d!r}: duplicate id")
     edges = _edges(p, data, ids)
     name = data.get("name", "app")

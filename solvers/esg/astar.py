@@ -27,6 +27,7 @@ from schedlab.solvers.esg.pareto import pareto_indices
 from schedlab.solvers.esg.plan import result
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import check_deadline
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class ChainSearch:
     nodes_expanded: int
     nodes_generated: int
     raw_space: float
+    stopped: bool = False  # the deadline passed: `choice` is the best path generated, unproven
+    bound: float = -np.inf  # with `stopped`: a lower bound on the cheapest cost
 
 
 def dp_heuristic(
@@ -86,13 +89,23 @@ def _dominated(front_l: list[float], front_c: list[float], lat: float, cost: flo
     return False
 
 
+#: Heap pops between two looks at the clock.
+CLOCK_EVERY = 1024
+
+
 def astar_chain(
     lats: list[np.ndarray],
     costs: list[np.ndarray],
     budget: float,
     opts: AStarOptions | None = None,
+    deadline: float | None = None,
 ) -> ChainSearch:
-    """Cheapest configuration path through the stages whose summed latency fits `budget`."""
+    """Cheapest configuration path through the stages whose summed latency fits `budget`.
+
+    Past `deadline` (perf_counter), the best complete path generated so far is returned with
+    `stopped` and a lower bound (the least f in the open list: the heuristic is admissible,
+    and pruned nodes cannot beat the incumbent). Without `deadline`, an enclosing
+    `deadline_scope` stops the search with DeadlineExceeded (no partial answer)."""
     opts = opts or AStarOptions()
     k = len(lats)
     raw = float(np.prod([float(len(x)) for x in lats]))
@@ -114,16 +127,28 @@ def astar_chain(
     nb = opts.dp_buckets
     parent: list[tuple[int, int]] = [(-1, -1)]  # node id -> (parent id, candidate position)
     heap: list[tuple[float, float, int, int, float]] = [(h[0], 0.0, 0, 0, 0.0)]
-    best, expanded, generated = np.inf, 0, 1
+    best, expanded, generated, best_nid, pops = np.inf, 0, 1, -1, 0
     fronts: list[tuple[list[float], list[float]]] = [([], []) for _ in range(k)]
+
+    def path(nid: int) -> list[int]:
+        choice, node = [0] * k, nid
+        for s in range(k - 1, -1, -1):
+            node, pos = parent[node]
+            choice[s] = int(cand[s][pos])
+        return choice
+
     while heap:
+        pops += 1
+        if pops % CLOCK_EVERY == 0:
+            if deadline is None:
+                check_deadline()
+            elif time.perf_counter() >= deadline:
+                lb = min(heap[0][0], best)
+                got = path(best_nid) if best_nid >= 0 else None
+                return ChainSearch(got, best, expanded, generated, raw, True, lb)
         f, lat, nid, stage, cost = heapq.heappop(heap)
         if stage == k:
-            choice, node = [0] * k, nid
-            for s in range(k - 1, -1, -1):
-                node, pos = parent[node]
-                choice[s] = int(cand[s][pos])
-            return ChainSearch(choice, cost, expanded, generated, raw)
+            return ChainSearch(path(nid), cost, expanded, generated, raw)
         if opts.cost_blade and f >= best and best < np.inf:
             continue
         if opts.dominance and _dominated(*fronts[stage], lat, cost):
@@ -149,8 +174,8 @@ def astar_chain(
                 nf = nc + hs
             if opts.cost_blade and nf >= best:
                 continue  # cost blade
-            if last:
-                best = min(best, nc)
+            if last and nc < best:
+                best, best_nid = nc, len(parent)
             parent.append((nid, pos))
             heapq.heappush(heap, (nf, nl, len(parent) - 1, stage + 1, nc))
             generated += 1
@@ -177,9 +202,19 @@ def solve_astar(
         return result(app, choice, "astar", t0, exact=False, proven_infeasible=True, stats=stats)
     order = app.topo_order()
     lats, costs = app.stage_latency(), app.stage_cost()
-    s = astar_chain([lats[i] for i in order], [costs[i] for i in order], app.budget, options)
+    deadline = None if time_limit is None else t0 + time_limit
+    ol, oc = [lats[i] for i in order], [costs[i] for i in order]
+    s = astar_chain(ol, oc, app.budget, options, deadline=deadline)
     stats = {"nodes_expanded": s.nodes_expanded, "nodes_generated": s.nodes_generated}
     stats["raw_space"] = s.raw_space
+    if s.stopped:
+        stats["stopped_by_time_limit"] = True
+        if s.choice is None:
+            return result(app, None, "astar", t0, exact=True, bound=s.bound, stats=stats)
+        choice = [0] * len(order)
+        for pos, i in enumerate(order):
+            choice[i] = s.choice[pos]
+        return result(app, choice, "astar", t0, exact=True, bound=s.bound, stats=stats)
     if s.choice is None:
         return result(app, None, "astar", t0, exact=True, proven_infeasible=True, stats=stats)
     choice = [0] * len(order)

@@ -30,6 +30,7 @@ from schedlab.solvers.esg.dispatch import CAP_TOL
 from schedlab.solvers.esg.queues import Choice, QueuesProblem, StageTable, queues_result
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import check_deadline, time_left
 
 KINDS = ("queues",)
 
@@ -119,8 +120,14 @@ def solve_q_brute(
     """Proven optimum: every (path or miss) per queue by (misses, cost), first that packs."""
     t0 = time.perf_counter()
     tabs = problem.tables()
+    raw = sum(math.prod(len(t.lat) for t in rows) for rows in tabs)
+    if raw > options.max_combos:  # refused before enumerating (listing them alone would hang)
+        raise InvalidInput(
+            f"q_brute: {raw} configuration paths to list exceed max_combos={options.max_combos}"
+        )
     opts: list[list[tuple[float, tuple[int, ...] | None]]] = []
     for q, rows in zip(problem.queues, tabs, strict=True):
+        check_deadline()
         paths: list[tuple[float, tuple[int, ...] | None]] = [(0.0, None)]
         for ks in itertools.product(*(range(len(t.lat)) for t in rows)):
             lat = sum(float(t.lat[k]) for k, t in zip(ks, rows, strict=True))
@@ -136,7 +143,9 @@ def solve_q_brute(
         combos.append((misses, sum(c for c, _ in pick), pick))
     combos.sort(key=lambda x: (x[0], x[1]))
     caps = [[inv.vcpus, inv.gpu] for inv in problem.invokers]
-    for _, _, pick in combos:
+    for n_tried, (_, _, pick) in enumerate(combos):
+        if n_tried % 1024 == 0:
+            check_deadline()
         items = [
             (q, s, k) for q, (_, ks) in enumerate(pick) if ks is not None for s, k in enumerate(ks)
         ]
@@ -219,13 +228,21 @@ def solve_q_milp(
     prob = pulp.LpProblem("esg_queues", pulp.LpMaximize)
     w = {key: pulp.LpVariable("w_{}_{}_{}_{}".format(*key), cat=pulp.LpBinary) for key in idx}
     y = [pulp.LpVariable(f"y_{q}", cat=pulp.LpBinary) for q in range(nq)]
+    by_qs: dict[tuple[int, int], list[Any]] = {}
+    by_q: dict[int, list[tuple[tuple[int, int, int, int], Any]]] = {}
+    by_j: dict[int, list[tuple[tuple[int, int, int, int], Any]]] = {}
+    for key, v in w.items():  # one pass (grouping by scanning w per row was quadratic)
+        by_qs.setdefault(key[:2], []).append(v)
+        by_q.setdefault(key[0], []).append((key, v))
+        by_j.setdefault(key[3], []).append((key, v))
     for q, rows in enumerate(tabs):
+        check_deadline()  # building can outlast the time limit on many queues
         for s in range(len(rows)):
-            prob += pulp.lpSum(v for key, v in w.items() if key[:2] == (q, s)) == y[q]
-        lat = [float(tabs[q][s].lat[k]) * v for (qq, s, k, _), v in w.items() if qq == q]
+            prob += pulp.lpSum(by_qs.get((q, s), [])) == y[q]
+        lat = [float(tabs[q][s].lat[k]) * v for (_, s, k, _), v in by_q.get(q, [])]
         prob += pulp.lpSum(lat) <= problem.queues[q].budget_ms
     for j, inv in enumerate(problem.invokers):
-        on_j = [(key, v) for key, v in w.items() if key[3] == j]
+        on_j = by_j.get(j, [])
         prob += pulp.lpSum(float(tabs[q][s].vcpus[k]) * v for (q, s, k, _), v in on_j) <= inv.vcpus
         prob += pulp.lpSum(float(tabs[q][s].share[k]) * v for (q, s, k, _), v in on_j) <= inv.gpu
     prob += pulp.lpSum(y)
@@ -236,7 +253,7 @@ def solve_q_milp(
                               threads=options.threads))  # fmt: skip
         return int(prob.sol_status)
 
-    sol1 = run(time_limit)
+    sol1 = run(time_left(t0, time_limit))  # building counts against the limit
     stats["phase1"] = pulp.LpSolution[sol1]
     if sol1 not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
         return queues_result(problem, None, "q_milp", time.perf_counter() - t0, exact=True,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -219,7 +220,7 @@ class Instance:
             for i, r in enumerate(raw_jobs)
         ]
         ids = [i for i in ids if isinstance(i, str)]
-        for dup in sorted({i for i in ids if ids.count(i) > 1}):
+        for dup in sorted(i for i, k in Counter(ids).items() if k > 1):
             problems.add(f"job {dup!r}: field 'id' is duplicated; ids must be unique")
         problems.raise_if_any()
         return cls(tuple(j for j in jobs if j is not None), name=name, meta=dict(meta))
@@ -350,7 +351,7 @@ def check_order(order: Sequence[int], n: int) -> None:
     order = list(order)
     if len(order) != n or sorted(order) != list(range(n)):
         missing = sorted(set(range(n)) - set(order))
-        dups = sorted({i for i in order if order.count(i) > 1})
+        dups = sorted(i for i, k in Counter(order).items() if k > 1)
         raise InvalidInput(
             f"order: must list each of the {n} jobs exactly once "
             f"(got {len(order)} entries; missing positions {_few(missing)}, "
@@ -420,10 +421,10 @@ def pair_mean_u(pi: np.ndarray) -> np.ndarray:
     B prefers a before b iff a's index line e/pi + m u lies below b's at u = M[a, b]
     (theory/sojourn_cycles.py). Exact with ceil(n/2)+1 Gauss-Legendre nodes (degree n-1).
     """
-    from schedlab.solvers.kernels.quadrature import gauss_legendre_01
+    from schedlab.solvers.kernels.quadrature import gauss_legendre_unit
 
     n = len(pi)
-    u, w = gauss_legendre_01((n + 1) // 2 + 1)
+    u, w = gauss_legendre_unit((n + 1) // 2 + 1)
     g = 1.0 - pi[None, :] + pi[None, :] * u[:, None]
     G = np.prod(g, axis=1)
     inv = 1.0 / g

@@ -24,10 +24,15 @@ import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult, certify
-from schedlab.solvers.sojourn.batch import linear_ordering_weights
+from schedlab.solvers.sojourn.batch import evaluate_orders, linear_ordering_weights
 from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
-from schedlab.solvers.validate import DeadlineExceeded, check_alloc, deadline_scope
+from schedlab.solvers.validate import (
+    DeadlineExceeded,
+    check_alloc,
+    deadline_scope,
+    earliest_deadline,
+)
 
 OPT_REL_TOL = 1e-9  # "optimal" = value - proven bound <= OPT_REL_TOL * max(1, |value|)
 TIE_REL_TOL = 1e-9  # |W[a,b] - W[b,a]| below this times max|W| counts as a tie (rounding-safe)
@@ -313,7 +318,8 @@ def solve_lop(
     refuse_non_lop(objective, method)
     check_triangles(triangles, method)
     t0 = time.perf_counter()
-    deadline = None if time_limit is None else t0 + time_limit
+    # the caller's deadline holds too (work done before solve_lop counts against the limit)
+    deadline = earliest_deadline(None if time_limit is None else t0 + time_limit)
     check_alloc(
         PREP_BYTES_PER_PAIR * float(inst.n) ** 2,
         f"the pairwise tables of {inst.n} jobs",
@@ -336,7 +342,8 @@ def solve_lop(
     except DeadlineExceeded:  # data preparation outlasted the limit: a cheap order, no proof
         ratio = inst.mean / np.maximum(inst.pi, 1e-300)
         order = [int(i) for i in np.argsort(ratio, kind="stable")]
-        value = evaluate(inst, order, objective)
+        # the pruned node tables (certified to ~1e-14) value it ~8x faster than `evaluate`
+        value = float(evaluate_orders(inst, np.array([order]), objective, check=False)[0])
         stats = {"stopped_while_preparing": True, **(extra_stats or {})}
         return finish(inst, method, order, value, 0.0, False, time.perf_counter() - t0, stats)
 

@@ -27,11 +27,17 @@ from pulp.apis.coin_api import pulp_cbc_path
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.instance import Instance
-from schedlab.solvers.sojourn.lop import RoundResult, Triple, refuse_non_lop, solve_lop
+from schedlab.solvers.sojourn.lop import (
+    RoundResult,
+    Triple,
+    pairwise_min_bound,
+    refuse_non_lop,
+    solve_lop,
+)
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import check_deadline
+from schedlab.solvers.validate import DeadlineExceeded, check_deadline
 
 MILP_SOLVERS = ("highs", "cbc")
 GAP_REL = 1e-11  # relative MIP gap asked of the back end (our own OPTIMAL test is 1e-9)
@@ -209,12 +215,26 @@ def cbc_log_bound(log: str) -> float | None:
 
 
 def _gap_abs(inst: Instance, objective: Objective) -> float:
-    """Absolute gap asked of the back end: a tiny share of a lower bound on the optimum."""
+    """Absolute gap asked of the back end: a tiny share of a lower bound on the optimum.
+
+    Computing it builds the pairwise weights; when the time limit passes meanwhile, 0.0 (the
+    exact gap) is returned, since `solve_lop` then stops in its own preparation with an order.
+    """
     from schedlab.solvers.sojourn.batch import linear_ordering_weights
 
-    c, W = linear_ordering_weights(inst, objective)
+    try:
+        c, W = linear_ordering_weights(inst, objective)
+    except DeadlineExceeded:
+        return 0.0
     scale = float(c.sum() + np.triu(np.minimum(W, W.T), 1).sum())
     return 1e-11 * max(1.0, abs(scale))
+
+
+def block_gap_abs(Wb: np.ndarray) -> float:
+    """Absolute gap for one block's model: a tiny share of a lower bound on the block's pair
+    cost (its pairwise minimum), computed from the block alone, so nothing runs before
+    `solve_lop` (whose time limit covers data preparation and returns an order)."""
+    return 1e-11 * pairwise_min_bound(Wb)
 
 
 @dataclass(frozen=True)
@@ -259,12 +279,11 @@ def solve_milp(
             f"solver: method milp takes one of {', '.join(MILP_SOLVERS)} (got {solver!r})"
         )
     t0 = time.perf_counter()
-    gap_abs = _gap_abs(inst, objective)
     res = solve_lop(
         inst,
         objective,
         "milp",
-        lambda Wb: PulpBlockModel(Wb, solver, gap_abs, seed),
+        lambda Wb: PulpBlockModel(Wb, solver, block_gap_abs(Wb), seed),
         time_limit=time_limit,
         triangles=triangles,
         decompose=decompose,

@@ -19,16 +19,18 @@ index (symmetry breaking, valid because any solution can be permuted into that o
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import Status
+from schedlab.solvers.solve import solve
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation
 from schedlab.solvers.synergy.configs import Config, candidate_configs
 from schedlab.solvers.synergy.highs import empty_model, run_highs
 from schedlab.solvers.synergy.model import Snapshot
-from schedlab.solvers.validate import check_alloc
+from schedlab.solvers.validate import check_alloc, deadline_passed
 
 RUN_SETS = ("proportional", "any")
 RunSet = Literal["proportional", "any"]
@@ -113,6 +115,66 @@ def decode(
         c, m, _t = st.configs[st.models[j]][qi]
         out.append((j, JobAllocation.uniform(ids[j], c, m, sorted(parts.items()))))
     return Allocation(tuple(a for _j, a in sorted(out, key=lambda x: x[0])))
+
+
+Counts = dict[tuple[int, int, int], int]
+MultiChoice = dict[int, tuple[int, dict[int, int]]]
+
+
+def model_point(st: ExactStructure, alloc: Allocation) -> tuple[Counts, MultiChoice] | None:
+    """`alloc` as a point of the exact model (the `decode` inverse), servers renumbered by
+    non-increasing GPU use as the symmetry breaking requires; None when `alloc` lies outside
+    the model's set (a job outside the run set, a configuration not among the candidates, or
+    a job of a must-run set left out). Used as a MIP start / hint and as a fallback incumbent."""
+    pos = {j.id: i for i, j in enumerate(st.snap.jobs)}
+    scope = set(st.scope)
+    tindex = {k: ti for ti, (k, _p) in enumerate(st.types)}
+    counts: Counts = {}
+    multi: MultiChoice = {}
+    for a in alloc.jobs:
+        j = pos.get(a.job_id, -1)
+        if j not in scope:
+            return None
+        cfgs = st.configs[st.models[j]]
+        qi = next(
+            (
+                i
+                for i, (c, m, _t) in enumerate(cfgs)
+                if math.isclose(c, a.cpus_per_gpu, abs_tol=1e-9)
+                and math.isclose(m, a.mem_gb_per_gpu, abs_tol=1e-9)
+            ),
+            -1,
+        )
+        if qi < 0:
+            return None
+        if st.snap.jobs[j].gpus == 1:
+            key = (tindex[st.models[j]], qi, a.parts[0].server)
+            counts[key] = counts.get(key, 0) + 1
+        else:
+            multi[j] = (qi, {p.server: p.gpus for p in a.parts})
+    if st.must_run and len(alloc.jobs) != len(scope):
+        return None
+    use = [0] * st.snap.cluster.servers
+    for (_ti, _qi, s), n in counts.items():
+        use[s] += n
+    for _qi, parts in multi.values():
+        for s, n in parts.items():
+            use[s] += n
+    ren = {old: new for new, old in enumerate(sorted(range(len(use)), key=lambda s: -use[s]))}
+    counts = {(ti, qi, ren[s]): n for (ti, qi, s), n in counts.items()}
+    multi = {j: (qi, {ren[s]: g for s, g in parts.items()}) for j, (qi, parts) in multi.items()}
+    return counts, multi
+
+
+def start_point(st: ExactStructure, time_limit: float | None) -> tuple[Counts, MultiChoice] | None:
+    """A heuristic incumbent as a model point: rounded Synergy-OPT without a time limit, TUNE
+    (seconds faster at 2,000 servers) with one; None when it lies outside the model's set or
+    the deadline has passed (both heuristics are compiled or LP-based and cannot be
+    interrupted, so neither is started late)."""
+    if deadline_passed():
+        return None
+    res = solve(st.snap, "opt" if time_limit is None else "tune")
+    return None if res.solution is None else model_point(st, res.solution)
 
 
 def relaxation_bound(st: ExactStructure, time_limit: float | None = None) -> float | None:

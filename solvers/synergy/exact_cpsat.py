@@ -6,8 +6,9 @@ scale exactly (else the model would not be the true one, and InvalidInput says s
 throughput that does not scale exactly is rounded up, which keeps the reported bound an upper
 bound but then only a solution reaching that bound is called optimal. The reported value is
 always recomputed from the decoded allocation in true units; the bound is CP-SAT's
-`best_objective_bound` divided by the scale. A hint from rounded Synergy-OPT speeds up the
-search (it changes no result, only how fast it is found).
+`best_objective_bound` divided by the scale. A hint from rounded Synergy-OPT (TUNE under a
+time limit: it is seconds faster on large clusters) speeds up the search and is the incumbent
+returned when CP-SAT finds nothing better in time or the limit passes while building.
 """
 
 from __future__ import annotations
@@ -22,20 +23,23 @@ from ortools.sat.python import cp_model
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult, Status
-from schedlab.solvers.solve import register_method, solve
+from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, total_tput
 from schedlab.solvers.synergy.exact_common import (
     EXACT_TOL,
     RUN_SET_HELP,
+    Counts,
     ExactStructure,
+    MultiChoice,
     RunSet,
     build_structure,
     decode,
     relaxation_bound,
+    start_point,
 )
 from schedlab.solvers.synergy.model import Snapshot
 from schedlab.solvers.synergy.solution import certified_result
-from schedlab.solvers.validate import check_deadline, solver_seed, time_left
+from schedlab.solvers.validate import DeadlineExceeded, check_deadline, solver_seed, time_left
 
 SCALES = (1, 10, 100, 1000, 10_000, 100_000, 1_000_000)
 
@@ -49,37 +53,6 @@ def integer_scale(values: Iterable[float]) -> tuple[int, bool]:
     return SCALES[-1], False
 
 
-def _hint_from(
-    st: ExactStructure, alloc: Allocation
-) -> tuple[dict[tuple[int, int, int], int], dict[int, tuple[int, dict[int, int]]]]:
-    """Counts/choices of an allocation that lies in the exact model's set (else empty)."""
-    pos = {j.id: i for i, j in enumerate(st.snap.jobs)}
-    tindex = {k: ti for ti, (k, _p) in enumerate(st.types)}
-    counts: dict[tuple[int, int, int], int] = {}
-    multi: dict[int, tuple[int, dict[int, int]]] = {}
-    for a in alloc.jobs:
-        j = pos[a.job_id]
-        k = st.models[j]
-        cfgs = st.configs.get(k, [])
-        qi = next(
-            (
-                i
-                for i, (c, m, _t) in enumerate(cfgs)
-                if math.isclose(c, a.cpus_per_gpu, abs_tol=1e-9)
-                and math.isclose(m, a.mem_gb_per_gpu, abs_tol=1e-9)
-            ),
-            -1,
-        )
-        if qi < 0:
-            return {}, {}
-        if st.snap.jobs[j].gpus == 1:
-            key = (tindex[k], qi, a.parts[0].server)
-            counts[key] = counts.get(key, 0) + 1
-        else:
-            multi[j] = (qi, {p.server: p.gpus for p in a.parts})
-    return counts, multi
-
-
 @dataclass(frozen=True)
 class CpsatOptions:
     """Options of the exact CP-SAT model."""
@@ -89,7 +62,10 @@ class CpsatOptions:
     max_deterministic_time: float | None = field(
         default=None, metadata={"help": "CP-SAT deterministic time limit (reproducible)"}
     )
-    hint: bool = field(default=True, metadata={"help": "start from rounded Synergy-OPT"})
+    hint: bool = field(
+        default=True,
+        metadata={"help": "start from OPT, or TUNE under a time limit (kept if nothing better)"},
+    )
     relaxation_cut: bool = field(
         default=True, metadata={"help": "cap the objective by the cluster-totals relaxation"}
     )
@@ -171,6 +147,7 @@ def _run_constraints(st: ExactStructure, cm: CpsatModel, sc: Scales) -> None:
     S, G = st.snap.cluster.servers, st.snap.cluster.gpus_per_server
     for ti, (k, pos) in enumerate(st.types):
         cfgs = st.configs[k]
+        check_deadline()
         n_run = sum(w[ti, qi, s] for qi in range(len(cfgs)) for s in range(S))
         md.add(n_run == len(pos)) if st.must_run else md.add(n_run <= len(pos))
         cm.obj += [sc.t(cfgs[qi][2]) * w[ti, qi, s] for qi in range(len(cfgs)) for s in range(S)]
@@ -226,43 +203,31 @@ def build_cpsat(st: ExactStructure, sc: Scales, rel: float | None) -> CpsatModel
     return cm
 
 
-def _add_hint(st: ExactStructure, cm: CpsatModel) -> float | None:
-    """Hint CP-SAT with rounded Synergy-OPT (servers renumbered by GPU use, as the symmetry
-    breaking requires); returns the hint's value, None when OPT's allocation does not fit."""
-    start = solve(st.snap, "opt")
-    if start.solution is None:
-        return None
-    counts_h, multi_h = _hint_from(st, start.solution)
-    if not (counts_h or multi_h):
-        return None
-    S = st.snap.cluster.servers
-    use = [0] * S
-    for (_ti, _qi, s), n in counts_h.items():
-        use[s] += n
-    for _j, (_qi, parts) in multi_h.items():
-        for s, n in parts.items():
-            use[s] += n
-    order = sorted(range(S), key=lambda s: -use[s])
-    ren = {old: new for new, old in enumerate(order)}
+def _add_hint(cm: CpsatModel, counts: Counts, multi: MultiChoice) -> None:
+    """Hint CP-SAT with a model point (see `start_point`)."""
     for (ti, qi, s), v in cm.w.items():
-        cm.md.add_hint(
-            v, sum(n for (a, b, c), n in counts_h.items() if (a, b) == (ti, qi) and ren[c] == s)
-        )
+        cm.md.add_hint(v, counts.get((ti, qi, s), 0))
     for (j, qi), v in cm.y.items():
-        cm.md.add_hint(v, int(j in multi_h and multi_h[j][0] == qi))
+        cm.md.add_hint(v, int(j in multi and multi[j][0] == qi))
     for (j, qi, s), v in cm.z.items():
-        n = 0
-        if j in multi_h and multi_h[j][0] == qi:
-            n = sum(g for s0, g in multi_h[j][1].items() if ren[s0] == s)
-        cm.md.add_hint(v, n)
-    return start.value
+        cm.md.add_hint(v, multi[j][1].get(s, 0) if j in multi and multi[j][0] == qi else 0)
 
 
-def _solver(o: CpsatOptions, time_limit: float | None, seed: int | None) -> cp_model.CpSolver:
+#: Above this many variables, a time-limited solve skips CP-SAT's symmetry detection: its graph
+#: refinement does not watch the wall clock (0.9 s at 19,800 variables, 7.6 s at 66,000, where a
+#: 3 s limit ran 8 s); the model breaks the server symmetry itself.
+SYMMETRY_MAX_VARS = 20_000
+
+
+def _solver(
+    o: CpsatOptions, time_limit: float | None, seed: int | None, n_vars: int = 0
+) -> cp_model.CpSolver:
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = o.workers
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = float(time_limit)
+        if n_vars > SYMMETRY_MAX_VARS:
+            solver.parameters.symmetry_level = 0
     if o.max_deterministic_time is not None:
         solver.parameters.max_deterministic_time = float(o.max_deterministic_time)
     if seed is not None:
@@ -323,12 +288,18 @@ def solve_cpsat(
         )
     rel = relaxation_bound(st) if o.relaxation_cut else None
     stats["relaxation_bound"] = rel
-    cm = build_cpsat(st, sc, rel)
-    if o.hint and st.must_run:
-        hint_value = _add_hint(st, cm)
-        if hint_value is not None:
-            stats["hint_value"] = hint_value
-    solver = _solver(o, time_left(t0, time_limit), seed)
+    start = start_point(st, time_limit) if o.hint else None
+    hint = None if start is None else decode(st, *start)
+    if hint is not None:
+        stats["hint_value"] = total_tput(snap, hint)
+    try:
+        cm = build_cpsat(st, sc, rel)
+    except DeadlineExceeded:  # the limit passed while building: the hint, unproven
+        stats["stopped_while_building"] = True
+        return _incumbent_result(st, hint, rel, t0, stats)
+    if start is not None:
+        _add_hint(cm, *start)
+    solver = _solver(o, time_left(t0, time_limit), seed, len(cm.w) + len(cm.y) + len(cm.z))
     code = solver.solve(cm.md)
     stats.update(
         cpsat_status=solver.status_name(code),
@@ -336,13 +307,31 @@ def solve_cpsat(
         conflicts=solver.num_conflicts,
         wall_time_s=solver.wall_time,
     )
-    if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    if code == cp_model.INFEASIBLE:
         runtime = time.perf_counter() - t0
-        if code == cp_model.INFEASIBLE:
-            return SolveResult(Status.INFEASIBLE, None, None, None, "cpsat", runtime, stats)
-        bound = rel if rel is not None else relaxation_bound(st)
-        return SolveResult(Status.TIMEOUT, None, bound, None, "cpsat", runtime, stats)
+        return SolveResult(Status.INFEASIBLE, None, None, None, "cpsat", runtime, stats)
+    if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return _incumbent_result(st, hint, rel, t0, stats)
     alloc = _decode_cpsat(st, cm, solver)
     bound = cpsat_bound(code, total_tput(snap, alloc), solver.best_objective_bound, sc, rel)
+    if code == cp_model.FEASIBLE and hint is not None:
+        if total_tput(snap, hint) > total_tput(snap, alloc):  # CP-SAT may drop a hint
+            alloc = hint
     runtime = time.perf_counter() - t0
     return certified_result(snap, alloc, "cpsat", runtime, bound, tol=EXACT_TOL, stats=stats)
+
+
+def _incumbent_result(
+    st: ExactStructure,
+    hint: Allocation | None,
+    rel: float | None,
+    t0: float,
+    stats: dict[str, Any],
+) -> SolveResult[Allocation | None]:
+    """No CP-SAT solution in time: the hint (in the model's set) with the relaxation bound, or
+    status timeout with the bound alone."""
+    bound = rel if rel is not None else relaxation_bound(st)
+    runtime = time.perf_counter() - t0
+    if hint is None:
+        return SolveResult(Status.TIMEOUT, None, bound, None, "cpsat", runtime, stats)
+    return certified_result(st.snap, hint, "cpsat", runtime, bound, tol=EXACT_TOL, stats=stats)

@@ -1,22 +1,31 @@
-"""Exact allocation by one MILP (PuLP with HiGHS or CBC): configurations and placement together.
+"""Exact allocation by one MILP (HiGHS in process, or the CBC binary): configurations and placement.
 
 Variables (see exact_common for the run-set rules and the aggregation): w[t,q,s] = number of
 single-GPU jobs of type t at configuration q on server s (integer); for a multi-GPU job j,
 y[j,q] = 1 if it uses configuration q and z[j,q,s] = its GPUs on server s at q (integer,
 z <= min(gpus, gpus_per_server) y, sum_s z[j,q,s] = gpus_j y[j,q]). Per server: GPUs, CPUs
 (c_q per GPU) and memory (m_q per GPU) within capacity. Objective: max sum t_q (w + gpus y).
-PuLP reports "Optimal" after a time limit too, so the status comes from `sol_status`
-(1 proven optimal, 2 feasible); the bound comes from HiGHS's MIP dual bound, or, for CBC or
-when missing, from the relaxation over cluster-wide totals (always a valid upper bound).
+The model is built as sparse columns and handed to HiGHS in process (highspy), so the time
+limit covers building, hand-over and solving (PuLP's own row-by-row hand-over took seconds at
+2,000 servers and could not be interrupted). CBC reads the same columns from an MPS file that
+HiGHS writes, and is killed shortly after the limit (it overruns `-sec` in its root LP); only
+its "Optimal" status line is a proof. The bound is HiGHS's MIP dual bound or the relaxation
+over cluster-wide totals (always a valid upper bound), the tighter of the two. A heuristic
+allocation (`hint`, see `start_point`) is the MIP start and the incumbent kept when the solver
+finds nothing better within the limit.
 """
 
 from __future__ import annotations
 
+import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
-import pulp
+import numpy as np
+from pulp.apis.coin_api import pulp_cbc_path
 
 from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.solve import register_method
@@ -24,15 +33,21 @@ from schedlab.solvers.synergy.allocation import Allocation, total_tput
 from schedlab.solvers.synergy.exact_common import (
     EXACT_TOL,
     RUN_SET_HELP,
+    Counts,
     ExactStructure,
+    MultiChoice,
     RunSet,
     build_structure,
     decode,
     relaxation_bound,
+    start_point,
 )
+from schedlab.solvers.synergy.highs import ColumnModel, empty_model, run_highs, write_mps
 from schedlab.solvers.synergy.model import Snapshot
 from schedlab.solvers.synergy.solution import certified_result
-from schedlab.solvers.validate import check_deadline, time_left
+from schedlab.solvers.validate import DeadlineExceeded, check_deadline, time_left
+
+INF = float("inf")
 
 SOLVERS = ("highs", "cbc")
 
@@ -42,91 +57,89 @@ class MilpOptions:
     """Options of the exact MILP."""
 
     solver: Literal["highs", "cbc"] = field(
-        default="highs", metadata={"help": "MILP back end (PuLP)"}
+        default="highs", metadata={"help": "MILP back end (HiGHS in process, or the CBC binary)"}
     )
     run_set: RunSet = field(default="proportional", metadata={"help": RUN_SET_HELP})
     threads: int = field(default=1, metadata={"help": "solver threads"})
     relaxation_cut: bool = field(
         default=True, metadata={"help": "cap the objective by the cluster-totals relaxation"}
     )
+    hint: bool = field(
+        default=True,
+        metadata={"help": "start from OPT, or TUNE under a time limit (kept if nothing better)"},
+    )
 
 
-def build_milp(
-    snap: Snapshot, run_set: str = "proportional", *, cut: float | None = None
-) -> tuple[pulp.LpProblem, Any, Any]:
-    """The PuLP model and its variables: (problem, w-variables, (y, z)-variables); `cut`, when
-    given, is a proven upper bound added as a constraint on the objective."""
-    st = build_structure(snap, run_set)
-    cl = snap.cluster
+@dataclass
+class MilpColumns:
+    """The MILP as sparse columns (`ColumnModel`, maximized) and the column of each variable."""
+
+    model: ColumnModel
+    w: dict[tuple[int, int, int], int]
+    y: dict[tuple[int, int], int]
+    z: dict[tuple[int, int, int], int]
+
+
+def build_milp(st: ExactStructure, *, cut: float | None = None) -> MilpColumns:
+    """The model column by column (fast: no per-term Python objects, so building 10^6 columns
+    takes seconds, not minutes); `cut`, when given, is a proven upper bound on the objective."""
+    cl = st.snap.cluster
     S, G = cl.servers, cl.gpus_per_server
-    prob = pulp.LpProblem("synergy_exact", pulp.LpMaximize)
-    w: dict[tuple[int, int, int], pulp.LpVariable] = {}
+    model = empty_model([], [])
+
+    def row(a: float, b: float) -> int:
+        model.row_lower.append(a)
+        model.row_upper.append(b)
+        return len(model.row_lower) - 1
+
+    gpu = [row(-INF, G) for _ in range(S)]
+    cpu = [row(-INF, cl.cpus_per_server) for _ in range(S)]
+    mem = [row(-INF, cl.mem_gb_per_server) for _ in range(S)]
+    sym = [row(0.0, INF) for _ in range(S - 1)]  # gpu_use[s] - gpu_use[s + 1] >= 0
+    cut_row = None if cut is None else row(-INF, cut + 1e-7 * max(1.0, abs(cut)))
+
+    def col(
+        cost: float, ub: float, s: int, c: float, m: float, rows: list[int], vals: list[float]
+    ) -> int:
+        rows = [*rows, gpu[s], cpu[s], mem[s]]
+        vals = [*vals, 1.0, c, m]
+        if s > 0:
+            rows.append(sym[s - 1])
+            vals.append(-1.0)
+        if s < S - 1:
+            rows.append(sym[s])
+            vals.append(1.0)
+        if cut_row is not None and cost:
+            rows.append(cut_row)
+            vals.append(cost)
+        return model.add_col(cost, 0.0, ub, rows, vals)
+
+    out = MilpColumns(model, {}, {}, {})
     for ti, (k, pos) in enumerate(st.types):
-        for qi in range(len(st.configs[k])):
+        r = row(len(pos), len(pos)) if st.must_run else row(-INF, len(pos))
+        for qi, (c, m, t) in enumerate(st.configs[k]):
             check_deadline()  # building can outlast the time limit on large clusters
             for s in range(S):
-                w[ti, qi, s] = pulp.LpVariable(
-                    f"w_{ti}_{qi}_{s}", 0, min(len(pos), G), cat=pulp.LpInteger
-                )
-    y: dict[tuple[int, int], pulp.LpVariable] = {}
-    z: dict[tuple[int, int, int], pulp.LpVariable] = {}
+                out.w[ti, qi, s] = col(t, min(len(pos), G), s, c, m, [r], [1.0])
     for j in st.multi:
-        g = snap.jobs[j].gpus
-        for qi in range(len(st.configs[st.models[j]])):
+        g = st.snap.jobs[j].gpus
+        pick = row(1.0, 1.0) if st.must_run else row(-INF, 1.0)
+        for qi, (c, m, t) in enumerate(st.configs[st.models[j]]):
             check_deadline()
-            y[j, qi] = pulp.LpVariable(f"y_{j}_{qi}", cat=pulp.LpBinary)
+            whole = row(0.0, 0.0)  # sum_s z[j, q, s] - g y[j, q] = 0
+            links = [row(-INF, 0.0) for _ in range(S)]  # z[j, q, s] - min(g, G) y[j, q] <= 0
+            rows, vals = [pick, whole, *links], [1.0, -g, *[-min(g, G)] * S]
+            if cut_row is not None:
+                rows.append(cut_row)
+                vals.append(g * t)
+            out.y[j, qi] = model.add_col(g * t, 0.0, 1.0, rows, vals)
             for s in range(S):
-                z[j, qi, s] = pulp.LpVariable(f"z_{j}_{qi}_{s}", 0, min(g, G), cat=pulp.LpInteger)
-    obj = []
-    for ti, (k, pos) in enumerate(st.types):
-        cfgs = st.configs[k]
-        n_run = pulp.lpSum(w[ti, qi, s] for qi in range(len(cfgs)) for s in range(S))
-        if st.must_run:
-            prob += n_run == len(pos), f"run_type_{ti}"
-        else:
-            prob += n_run <= len(pos), f"run_type_{ti}"
-        obj += [cfgs[qi][2] * w[ti, qi, s] for qi in range(len(cfgs)) for s in range(S)]
-    for j in st.multi:
-        g = snap.jobs[j].gpus
-        cfgs = st.configs[st.models[j]]
-        pick = pulp.lpSum(y[j, qi] for qi in range(len(cfgs)))
-        prob += (pick == 1 if st.must_run else pick <= 1), f"run_job_{j}"
-        for qi in range(len(cfgs)):
-            prob += pulp.lpSum(z[j, qi, s] for s in range(S)) == g * y[j, qi], f"whole_{j}_{qi}"
-            for s in range(S):
-                prob += z[j, qi, s] <= min(g, G) * y[j, qi], f"link_{j}_{qi}_{s}"
-            obj.append(g * cfgs[qi][2] * y[j, qi])
-    prob += pulp.lpSum(obj)
-    if cut is not None:
-        prob += pulp.lpSum(obj) <= cut + 1e-7 * max(1.0, abs(cut)), "relaxation_cut"
-    gpu_use = []
-    for s in range(S):
-        check_deadline()
-        g_terms, c_terms, m_terms = [], [], []
-        for ti, (k, _pos) in enumerate(st.types):
-            for qi, (c, m, _t) in enumerate(st.configs[k]):
-                v = w[ti, qi, s]
-                g_terms.append(v)
-                c_terms.append(c * v)
-                m_terms.append(m * v)
-        for j in st.multi:
-            for qi, (c, m, _t) in enumerate(st.configs[st.models[j]]):
-                v = z[j, qi, s]
-                g_terms.append(v)
-                c_terms.append(c * v)
-                m_terms.append(m * v)
-        used = pulp.lpSum(g_terms)
-        gpu_use.append(used)
-        prob += used <= G, f"gpu_{s}"
-        prob += pulp.lpSum(c_terms) <= cl.cpus_per_server, f"cpu_{s}"
-        prob += pulp.lpSum(m_terms) <= cl.mem_gb_per_server, f"mem_{s}"
-    for s in range(S - 1):
-        prob += gpu_use[s] >= gpu_use[s + 1], f"symmetry_{s}"
-    return prob, (st, w), (y, z)
+                out.z[j, qi, s] = col(0.0, min(g, G), s, c, m, [whole, links[s]], [1.0, 1.0])
+    return out
 
 
-#: PuLP's hand-over (model to solver arrays) time per second of model building.
-HANDOVER_FACTOR = 1.5
+#: CBC can overrun `-sec` inside its root LP; it is killed this long after the limit.
+CBC_KILL_GRACE_S = 1.0
 
 
 @register_method(
@@ -134,7 +147,7 @@ HANDOVER_FACTOR = 1.5
     "milp",
     exact=True,
     options=MilpOptions,
-    summary="exact MILP (PuLP; HiGHS or CBC): configurations + placement",
+    summary="exact MILP (HiGHS or CBC): configurations + placement",
 )
 def solve_milp(
     snap: Snapshot,
@@ -146,94 +159,166 @@ def solve_milp(
     """Exact optimum of the round (status, value, and a proven upper bound).
 
     With `relaxation_cut`, the optimum over cluster-wide totals (`relaxation_bound`, a proven
-    upper bound) caps the objective, and a solution reaching it is optimal by that proof."""
+    upper bound) caps the objective, and a solution reaching it is optimal by that proof. With
+    `hint`, a heuristic allocation (`start_point`) is the MIP start and the incumbent returned
+    if the solver finds nothing better in time."""
     o = options
     t0 = time.perf_counter()
-    rel = relaxation_bound(build_structure(snap, o.run_set)) if o.relaxation_cut else None
-    prob, (st, w), (y, z) = build_milp(snap, o.run_set, cut=rel)
+    st = build_structure(snap, o.run_set)
     stats: dict[str, Any] = {"solver": o.solver, "run_set": o.run_set}
     if not st.scope:  # nothing can run: the empty allocation is optimal
         return certified_result(
             snap, decode(st, {}, {}), "milp", time.perf_counter() - t0, 0.0, stats=stats
         )
-    left = time_left(t0, time_limit)
-    if left is not None and left < HANDOVER_FACTOR * (time.perf_counter() - t0):
-        # PuLP's hand-over to the solver takes about as long as building, uninterruptibly:
-        # starting it now would overrun the limit. Stop with the proven bound.
-        stats["stopped_before_handover"] = True
-        bound = rel if rel is not None else relaxation_bound(st)
-        runtime = time.perf_counter() - t0
-        return SolveResult(Status.TIMEOUT, None, bound, None, "milp", runtime, stats)
-    prob.solve(_backend(o, left))
-    sol_status = prob.sol_status
-    stats.update(
-        pulp_status=pulp.LpStatus[prob.status],
-        sol_status=pulp.LpSolution[sol_status],
-        variables=len(prob.variables()),
-        constraints=len(prob.constraints),
-        relaxation_bound=rel,
-    )
-    if sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-        runtime = time.perf_counter() - t0
-        if sol_status == pulp.LpSolutionInfeasible:
-            return SolveResult(Status.INFEASIBLE, None, None, None, "milp", runtime, stats)
-        bound = rel if rel is not None else relaxation_bound(st)
-        return SolveResult(Status.TIMEOUT, None, bound, None, "milp", runtime, stats)
-    alloc = _decode_milp(prob, st, w, y, z)
-    value = total_tput(snap, alloc)
-    bound = _milp_bound(prob, st, o.solver, sol_status, value, rel, stats)
+    rel = relaxation_bound(st) if o.relaxation_cut else None
+    stats["relaxation_bound"] = rel
+    start = start_point(st, time_limit) if o.hint else None
+    if start is not None:
+        stats["hint_value"] = total_tput(snap, decode(st, *start))
+    try:
+        mc = build_milp(st, cut=rel)
+        if o.solver == "highs":
+            found, bound = _run_highs(st, mc, o, time_left(t0, time_limit), start, stats)
+        else:
+            found, bound = _run_cbc(st, mc, o, time_left(t0, time_limit), stats)
+    except DeadlineExceeded:  # the limit passed while building: the incumbent, unproven
+        stats["stopped_while_building"] = True
+        found, bound = None, None
+    bound = _tightest(bound, rel, st, stats)
+    alloc = _best(st, found, start)
     runtime = time.perf_counter() - t0
+    if alloc is None:
+        status = Status.INFEASIBLE if stats.get("infeasible") else Status.TIMEOUT
+        bound = None if status is Status.INFEASIBLE else bound
+        return SolveResult(status, None, bound, None, "milp", runtime, stats)
     return certified_result(snap, alloc, "milp", runtime, bound, tol=EXACT_TOL, stats=stats)
 
 
-def _backend(o: MilpOptions, time_limit: float | None) -> Any:
-    """The PuLP solver command: zero relative gap, so only a proven optimum stops it early."""
-    make = pulp.HiGHS if o.solver == "highs" else pulp.PULP_CBC_CMD
-    return make(msg=False, timeLimit=time_limit, gapRel=0.0, gapAbs=1e-9, threads=o.threads)
+def _best(
+    st: ExactStructure, found: Allocation | None, start: tuple[Counts, MultiChoice] | None
+) -> Allocation | None:
+    """The better of the solver's allocation and the start incumbent (None if neither)."""
+    cands = [a for a in (found, None if start is None else decode(st, *start)) if a is not None]
+    return max(cands, key=lambda a: total_tput(st.snap, a), default=None)
 
 
-def _decode_milp(prob: pulp.LpProblem, st: ExactStructure, w: Any, y: Any, z: Any) -> Allocation:
-    """The allocation of the solver's incumbent."""
-    counts = {key: int(round(v.value() or 0.0)) for key, v in w.items()}
+def _run_highs(
+    st: ExactStructure,
+    mc: MilpColumns,
+    o: MilpOptions,
+    time_limit: float | None,
+    start: tuple[Counts, MultiChoice] | None,
+    stats: dict[str, Any],
+) -> tuple[Allocation | None, float | None]:
+    """Solve in process with HiGHS: (its allocation or None, a proven bound or None)."""
+    x0 = None if start is None else _start_vector(mc, *start)
+    out = run_highs(
+        mc.model,
+        maximize=True,
+        integer=True,
+        time_limit=time_limit,
+        start=x0,
+        threads=o.threads,
+    )
+    stats.update(out.stats)
+    stats.update(variables=len(mc.model.cost), constraints=len(mc.model.row_lower))
+    if out.status is Status.INFEASIBLE:
+        stats["infeasible"] = True
+    if out.x is None:
+        return None, out.bound
+    alloc = _decode_columns(st, mc, out.x)
+    if out.status is Status.OPTIMAL:
+        return alloc, total_tput(st.snap, alloc)
+    if out.bound is not None:
+        stats["bound_source"] = "highs_mip_dual_bound"
+    return alloc, out.bound
+
+
+def _start_vector(mc: MilpColumns, counts: Counts, multi: MultiChoice) -> np.ndarray:
+    x = np.zeros(len(mc.model.cost))
+    for key, n in counts.items():
+        x[mc.w[key]] = n
+    for j, (qi, parts) in multi.items():
+        x[mc.y[j, qi]] = 1.0
+        for s, g in parts.items():
+            x[mc.z[j, qi, s]] = g
+    return x
+
+
+def _decode_columns(st: ExactStructure, mc: MilpColumns, x: np.ndarray) -> Allocation:
+    """The allocation of a solution vector."""
+    counts = {key: int(round(x[i])) for key, i in mc.w.items() if x[i] > 0.5}
     multi: dict[int, tuple[int, dict[int, int]]] = {}
-    for (j, qi), v in y.items():
-        if (v.value() or 0.0) > 0.5:
-            parts = {
-                s: int(round(z[j, qi, s].value() or 0.0))
-                for s in range(st.snap.cluster.servers)
-                if (z[j, qi, s].value() or 0.0) > 0.5
-            }
-            multi[j] = (qi, parts)
+    for (j, qi), i in mc.y.items():
+        if x[i] > 0.5:
+            S = st.snap.cluster.servers
+            parts = {s: int(round(x[mc.z[j, qi, s]])) for s in range(S)}
+            multi[j] = (qi, {s: g for s, g in parts.items() if g > 0})
     return decode(st, counts, multi)
 
 
-def _milp_bound(
-    prob: pulp.LpProblem,
+def _run_cbc(
     st: ExactStructure,
-    solver: str,
-    sol_status: int,
-    value: float,
-    rel: float | None,
+    mc: MilpColumns,
+    o: MilpOptions,
+    time_limit: float | None,
     stats: dict[str, Any],
+) -> tuple[Allocation | None, float | None]:
+    """Solve with the CBC binary on an MPS file written by HiGHS (fast, no PuLP rows); CBC is
+    killed CBC_KILL_GRACE_S after the limit (its root LP does not watch the clock)."""
+    with tempfile.TemporaryDirectory(prefix="schedlab-cbc-") as tmp:
+        mps, sol = Path(tmp) / "milp.mps", Path(tmp) / "milp.sol"
+        write_mps(mc.model, str(mps), integer=True, maximize=True)
+        args = [pulp_cbc_path, str(mps)]
+        hard = None
+        if time_limit is not None:
+            args += ["-sec", f"{time_limit:.3f}"]
+            hard = time_limit + CBC_KILL_GRACE_S
+        args += ["-ratio", "0", "-allow", "1e-9", "-threads", str(o.threads)]
+        args += ["-timeMode", "elapsed", "-solve", "-solution", str(sol)]
+        try:
+            subprocess.run(
+                args, capture_output=True, text=True, timeout=hard, stdin=subprocess.DEVNULL
+            )
+        except subprocess.TimeoutExpired:
+            stats["cbc_killed"] = True
+            return None, None
+        head, x = _read_cbc_solution(sol, len(mc.model.cost))
+    stats.update(cbc_status=head, variables=len(mc.model.cost), constraints=len(mc.model.row_lower))
+    if head.startswith("Infeasible"):
+        stats["infeasible"] = True
+    if x is None:
+        return None, None
+    alloc = _decode_columns(st, mc, x)
+    return alloc, (total_tput(st.snap, alloc) if head.startswith("Optimal") else None)
+
+
+def _read_cbc_solution(path: Path, n: int) -> tuple[str, np.ndarray | None]:
+    """CBC's status line and column values (None when it holds no integer solution)."""
+    if not path.exists():
+        return "no solution file", None
+    lines = path.read_text().splitlines()
+    head = lines[0].strip() if lines else ""
+    if not (head.startswith("Optimal") or (head.startswith("Stopped") and "objective" in head)):
+        return head, None
+    x = np.zeros(n)
+    for line in lines[1:]:
+        tok = line.split()
+        if tok and tok[0] == "**":  # CBC marks values outside tolerances; still its solution
+            tok = tok[1:]
+        if len(tok) >= 3:
+            x[int(tok[0])] = float(tok[2])
+    return head, x
+
+
+def _tightest(
+    bound: float | None, rel: float | None, st: ExactStructure, stats: dict[str, Any]
 ) -> float | None:
-    """A proven upper bound: the value itself when the solver proved it optimal (PuLP's
-    `sol_status` 1), else the tighter of HiGHS's MIP dual bound and the cluster-totals
-    relaxation (`certify` then decides; a solution reaching the relaxation is optimal)."""
-    if sol_status == pulp.LpSolutionOptimal:
-        return value
-    if rel is not None and value >= rel - EXACT_TOL * max(1.0, abs(rel)):
+    """The tighter of the solver's proven bound and the cluster-totals relaxation (computed
+    when neither is at hand): always a valid upper bound; `certify` then decides."""
+    if rel is None and bound is None:
+        rel = relaxation_bound(st)
+    if rel is not None and (bound is None or rel < bound):
         stats["bound_source"] = "cluster_totals_relaxation"
         return rel
-    bound = None
-    model = getattr(prob, "solverModel", None)
-    if solver == "highs" and model is not None:
-        b = float(model.getInfo().mip_dual_bound)
-        bound = -b if abs(b) < 1e30 else None  # PuLP hands HiGHS the negated objective
-        stats["bound_source"] = "highs_mip_dual_bound"
-    if rel is not None and (bound is None or rel < bound):
-        bound = rel
-        stats["bound_source"] = "cluster_totals_relaxation"
-    if bound is None:
-        bound = relaxation_bound(st)
-        stats["bound_source"] = "cluster_totals_relaxation"
     return bound

@@ -54,25 +54,8 @@ def empty_model(row_lower: list[float], row_upper: list[float]) -> ColumnModel:
     return ColumnModel([], [], [], [], [], list(row_lower), list(row_upper))
 
 
-def run_highs(
-    model: ColumnModel,
-    *,
-    maximize: bool,
-    integer: bool,
-    time_limit: float | None = None,
-    simplex: bool = True,
-) -> HighsOutcome:
-    """Solve with HiGHS (one thread, silent); MILPs to a zero relative gap."""
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
-    if integer:
-        h.setOptionValue("mip_rel_gap", 0.0)
-        h.setOptionValue("mip_abs_gap", 1e-9)
-    elif simplex:
-        h.setOptionValue("solver", "simplex")
+def highs_lp(model: ColumnModel, *, maximize: bool, integer: bool) -> Any:
+    """The model as a `highspy.HighsLp` (column-wise matrix; every column integer if asked)."""
     lp = highspy.HighsLp()
     n = len(model.cost)
     lp.num_col_ = n
@@ -93,7 +76,55 @@ def run_highs(
     lp.sense_ = highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize
     if integer:
         lp.integrality_ = [highspy.HighsVarType.kInteger] * n
-    h.passModel(lp)
+    return lp
+
+
+def write_mps(model: ColumnModel, path: str, *, integer: bool, maximize: bool) -> None:
+    """Write the model as an MPS file for CBC, which minimizes: a maximized objective is
+    negated (so CBC's objective value is minus the model's)."""
+    neg = ColumnModel(
+        [-c for c in model.cost] if maximize else model.cost,
+        model.lower,
+        model.upper,
+        model.col_rows,
+        model.col_vals,
+        model.row_lower,
+        model.row_upper,
+    )
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.passModel(highs_lp(neg, maximize=False, integer=integer))
+    h.writeModel(path)
+
+
+def run_highs(
+    model: ColumnModel,
+    *,
+    maximize: bool,
+    integer: bool,
+    time_limit: float | None = None,
+    simplex: bool = True,
+    start: np.ndarray | None = None,
+    threads: int = 1,
+) -> HighsOutcome:
+    """Solve with HiGHS (silent); MILPs to a zero relative gap; `start`: a MIP start (column
+    values; HiGHS checks it and ignores it when infeasible)."""
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", int(threads))
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    if integer:
+        h.setOptionValue("mip_rel_gap", 0.0)
+        h.setOptionValue("mip_abs_gap", 1e-9)
+    elif simplex:
+        h.setOptionValue("solver", "simplex")
+    h.passModel(highs_lp(model, maximize=maximize, integer=integer))
+    if start is not None:
+        sol = highspy.HighsSolution()
+        sol.col_value = np.asarray(start, dtype=float)
+        sol.value_valid = True
+        h.setSolution(sol)
     h.run()
     return _outcome(h, integer=integer, maximize=maximize)
 

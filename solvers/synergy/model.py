@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -296,7 +297,7 @@ class Snapshot:
             raw_jobs = []
         jobs = [_check_job(r, i, profiles, cluster, problems) for i, r in enumerate(raw_jobs)]
         ids = [j.id for j in jobs if j is not None]
-        for dup in sorted({i for i in ids if ids.count(i) > 1}):
+        for dup in sorted(i for i, k in Counter(ids).items() if k > 1):
             problems.add(f"job {dup!r}: field 'id' is duplicated; ids must be unique")
         name = data.get("name")
         if name is not None and not isinstance(name, str):
