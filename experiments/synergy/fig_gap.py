@@ -1,15 +1,15 @@
 """Figure `synergy-gap`: the allocation heuristics' gap to the exact per-round optimum.
 
-Seeded round snapshots (solvers.synergy.snapshots.generate_snapshot: default servers of
-8 GPUs, 24 CPUs, 500 GB; more runnable jobs than GPUs) for two model mixes. The optimum is the
-exact MILP (PuLP + HiGHS, run set "proportional": exactly the jobs GPU-proportional runs, none
-below its proportional throughput) with a time limit. Gap = (optimum - value) / optimum of the
-total throughput. Proportional, TUNE and rounded OPT lie in the exact problem's feasible set, so
-their gap is >= 0; GREEDY does not (it may skip some of those jobs and run others), so its gap
-is reported as is and may be negative; its share of snapshots inside the feasible set is
+Seeded round snapshots (solvers.synergy.snapshots.generate_snapshot: default servers of 8 GPUs,
+24 CPUs, 500 GB; more runnable jobs than GPUs) for two model mixes. The optimum is the exact
+MILP (HiGHS through highspy, run set "proportional": exactly the jobs GPU-proportional runs,
+none below its proportional throughput) with a time limit. Gap = (optimum - value) / optimum of
+the total throughput. Proportional, TUNE and rounded OPT lie in the exact problem's feasible
+set, so their gap is >= 0; GREEDY does not (it may skip some of those jobs and run others), so
+its gap is reported as is and may be negative; its share of snapshots inside the feasible set is
 listed. A snapshot whose exact solve was not proven optimal keeps its status in the journal; it
-is left out of the proven gap statistics and its gaps against the proven bound (upper bounds
-on the true gaps) are summarized separately. Rows are journaled, so a rerun resumes. Writes
+is left out of the proven gap statistics and its gaps against the proven bound (upper bounds on
+the true gaps) are summarized separately. Rows are journaled, so a rerun resumes. Writes
 results/synergy/synergy-gap.csv (summary), synergy-gap-snapshots.csv and synergy-gap.{png,pdf}.
 """
 
