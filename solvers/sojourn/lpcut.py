@@ -3,15 +3,22 @@
 Per block (see `solvers.sojourn.lop`): variables x_ab in [0, 1] (a < b), objective
 sum (W[a,b] - W[b,a]) x_ab / s + const with s = max |W[a,b] - W[b,a]| (so HiGHS's absolute
 tolerances act on numbers of order 1, not 1e-5), and triangle rows for chosen triples.
-1. LP rounds: solve the LP, add the triangle inequalities its solution violates most (up to
-   CUTS_PER_ROUND(n) triples), repeat until none is violated or half the time is spent. Every
-   row is a valid inequality of the ordering polytope, so no integer order is cut off.
+1. LP rounds (interior point without crossover, each LP from scratch): solve the LP, offer its
+   rounded order (jobs by LP 'before' mass, then insertion descent) as the incumbent, and add
+   violated triangle rows among those tight at the incumbent order (a before b before c), up to
+   PER_PAIR per pair the LP reverses. By complementary slackness only those rows can carry the
+   dual certificate of an optimal incumbent; when none is violated, every violated triangle is
+   separated. Rows slack at the LP optimum are deleted. Every row is a valid inequality of the
+   ordering polytope, so no integer order is cut off.
 2. A sound bound from the LP duals whatever HiGHS's tolerances: for y >= 0 on rows A x <= r
    and 0 <= x <= 1, d x >= sum_j min(0, (d + A^T y)_j) - y r (weak duality; theory/
-   sojourn_cycles.py has the pair structure, `lagrangian_bound` the arithmetic).
-3. The MIP on the cut model, started from the hint order (insertion descent on W), with an
-   absolute gap below the proof tolerance; lazy rounds as in `lop.solve_block` if the integer
-   solution still has a 3-cycle.
+   sojourn_cycles.py has the pair structure, `lagrangian_bound` the arithmetic). The block is
+   proven when this bound is within its share (by size) of half the proof tolerance of the
+   incumbent (`lop.OPT_REL_TOL`: the status rule of `certify`), with no MIP.
+3. Otherwise the MIP on the cut model, started from the best order, with an absolute gap below
+   the proof tolerance; lazy rounds as in `lop.solve_block` if the integer solution still has a
+   3-cycle. Every HiGHS run gets only the time left (its time limit and a wall-clock interrupt
+   callback); a MIP that its root LP alone would push past the limit is skipped.
 """
 
 from __future__ import annotations
