@@ -248,7 +248,8 @@ class HighsCutModel:
             if lb is not None:
                 self.best_lb = lb if self.best_lb is None else max(self.best_lb, lb)
             Y = self._tournament(x)
-            self._offer(insertion_descent(self.W, np.argsort(-Y.sum(axis=1), kind="stable")))
+            rank = [int(i) for i in np.argsort(-Y.sum(axis=1), kind="stable")]
+            self._offer(insertion_descent(self.W, rank))
             if self._closed():
                 self.closed_by_lp = True
                 break
