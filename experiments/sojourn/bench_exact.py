@@ -162,6 +162,6 @@ def run(quick: bool = False) -> None:
             status = "optimal" if r.best_n else "-"
             rows.append([family, r.label, r.best_n, r.largest_block, r.solver_calls, r.best_s,
                          status, r.failed_at or "-", r.reason])  # fmt: skip
-    headers = ["family", "method", "largest n proven", "largest block", "solver calls",
+    headers = ["family", "method", "largest n proven", "largest component", "solver calls",
                "worst s at that n", "status", "failed at n", "why"]  # fmt: skip
     print(format_table(headers, rows), flush=True)

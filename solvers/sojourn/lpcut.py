@@ -3,15 +3,22 @@
 Per block (see `solvers.sojourn.lop`): variables x_ab in [0, 1] (a < b), objective
 sum (W[a,b] - W[b,a]) x_ab / s + const with s = max |W[a,b] - W[b,a]| (so HiGHS's absolute
 tolerances act on numbers of order 1, not 1e-5), and triangle rows for chosen triples.
-1. LP rounds: solve the LP, add the triangle inequalities its solution violates most (up to
-   CUTS_PER_ROUND(n) triples), repeat until none is violated or half the time is spent. Every
-   row is a valid inequality of the ordering polytope, so no integer order is cut off.
+1. LP rounds (interior point without crossover, each LP from scratch): solve the LP, offer its
+   rounded order (jobs by LP 'before' mass, then insertion descent) as the incumbent, and add
+   violated triangle rows among those tight at the incumbent order (a before b before c), up to
+   PER_PAIR per pair the LP reverses. By complementary slackness only those rows can carry the
+   dual certificate of an optimal incumbent; when none is violated, every violated triangle is
+   separated. Rows slack at the LP optimum are deleted. Every row is a valid inequality of the
+   ordering polytope, so no integer order is cut off.
 2. A sound bound from the LP duals whatever HiGHS's tolerances: for y >= 0 on rows A x <= r
    and 0 <= x <= 1, d x >= sum_j min(0, (d + A^T y)_j) - y r (weak duality; theory/
-   sojourn_cycles.py has the pair structure, `lagrangian_bound` the arithmetic).
-3. The MIP on the cut model, started from the hint order (insertion descent on W), with an
-   absolute gap below the proof tolerance; lazy rounds as in `lop.solve_block` if the integer
-   solution still has a 3-cycle.
+   sojourn_cycles.py has the pair structure, `lagrangian_bound` the arithmetic). The block is
+   proven when this bound is within its share (by size) of half the proof tolerance of the
+   incumbent (`lop.OPT_REL_TOL`: the status rule of `certify`), with no MIP.
+3. Otherwise the MIP on the cut model, started from the best order, with an absolute gap below
+   the proof tolerance; lazy rounds as in `lop.solve_block` if the integer solution still has a
+   3-cycle. Every HiGHS run gets only the time left (its time limit and a wall-clock interrupt
+   callback); a MIP that its root LP alone would push past the limit is skipped.
 """
 
 from __future__ import annotations
@@ -25,10 +32,14 @@ from typing import Any
 import numpy as np
 
 from schedlab.solvers.result import SolveResult
+from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.lop import (
+    OPT_REL_TOL,
     RoundResult,
     Triple,
     insertion_descent,
+    lop_cost,
+    pairwise_min_bound,
     refuse_non_lop,
     solve_lop,
 )
@@ -38,9 +49,10 @@ from schedlab.solvers.solve import register_method
 
 VIOL_TOL = 1e-7  # an LP triangle counts as violated above this (scaled units)
 MAX_LP_ROUNDS = 200
-LP_TIME_SHARE = 0.5  # at most this share of the block's time goes to LP rounds
-PURGE_EVERY = 5  # LP rounds between deletions of clearly slack rows (deleting every round cycles)
-PURGE_SLACK = 0.1
+LP_TIME_SHARE = 0.95  # at most this share of the block's time goes to LP rounds
+PER_PAIR = 12  # cuts per pair that the LP reverses against the incumbent, per round (n = 200:
+# 2 -> 13 rounds, 12 -> 5; fewer, larger interior-point LPs are faster)
+PURGE_SLACK = 0.1  # rows slack by more at the LP optimum are deleted (re-added if violated)
 MIP_ROOT_FACTOR = 2.0  # a MIP needs at least this many LP-round times to be worth starting
 
 
@@ -66,10 +78,44 @@ def violated_cycles(Y: np.ndarray, limit: int) -> list[tuple[Triple, int]]:
     return sorted(found, key=lambda k: -found[k])[:limit]
 
 
+def incumbent_cycles(
+    Y: np.ndarray, order: Sequence[int], D: np.ndarray, per_pair: int = PER_PAIR
+) -> np.ndarray:
+    """Cycles (a, b, c) = a -> b -> c -> a violated by the fractional tournament Y among the
+    triangle rows tight at `order` (a before b before c there), at most `per_pair` per pair
+    (a, c) that Y reverses: the most violated, ties to the middle jobs whose pairs cost most
+    to reverse (D: scaled W - W.T). Only these rows can carry the dual certificate of an
+    optimal `order` (complementary slackness), so they are separated first."""
+    o = np.asarray(order, dtype=np.int64)
+    n = len(o)
+    Yp = Y[np.ix_(o, o)]
+    Dp = D[np.ix_(o, o)]  # Dp[p, q] < 0: p first is cheaper; reversing (p, q) costs -Dp[p, q]
+    out: list[np.ndarray] = []
+    for p in range(n - 2):
+        rs = np.nonzero(Yp[p + 2 :, p] > VIOL_TOL)[0] + p + 2  # r (partly) before p
+        if not len(rs):
+            continue
+        q = np.arange(p + 1, n)[:, None]
+        V = Yp[p, p + 1 :][:, None] + Yp[p + 1 :][:, rs] + Yp[rs, p][None, :]
+        score = V - 1e-4 * (Dp[p, p + 1 :][:, None] + Dp[p + 1 :][:, rs])
+        score = np.where((q < rs[None, :]) & (V > 2.0 + VIOL_TOL), score, -np.inf)
+        k = min(per_pair, score.shape[0])
+        top = np.argpartition(-score, k - 1, axis=0)[:k] if k < score.shape[0] else None
+        top = np.argsort(-score, axis=0)[:k] if top is None else top
+        cols = np.broadcast_to(np.arange(len(rs)), top.shape)
+        ok = np.isfinite(score[top, cols])
+        out.append(np.stack([np.full(ok.sum(), p), top[ok] + p + 1, rs[cols[ok]]], axis=1))
+    if not out:
+        return np.zeros((0, 3), dtype=np.int64)
+    return o[np.concatenate(out)]
+
+
 class HighsCutModel:
     """One block's triangle model in HiGHS (highspy): LP cut rounds, then the MIP."""
 
-    def __init__(self, Wb: np.ndarray, *, gap_abs: float, seed: int | None) -> None:
+    def __init__(
+        self, Wb: np.ndarray, *, gap_abs: float, close_abs: float = 0.0, seed: int | None
+    ) -> None:
         import highspy
 
         self.hs = highspy
@@ -81,14 +127,17 @@ class HighsCutModel:
         d = (Wb - Wb.T)[iu]
         self.s = float(np.max(np.abs(d))) if d.size and np.max(np.abs(d)) > 0 else 1.0
         self.d = d / self.s
+        self.D = (Wb - Wb.T) / self.s
         self.const = float(np.tril(Wb, -1).sum())
         self.gap_abs = gap_abs
+        self.close_abs = max(close_abs, gap_abs)  # LP bound this close to the incumbent: done
         self.rows_cols: list[np.ndarray] = []
         self.rows_coef: list[np.ndarray] = []
         self.rows_rhs: list[np.ndarray] = []
         self.lp_done = False
         self.closed_by_lp = False
-        self.lp_x: np.ndarray | None = None
+        self.order: list[int] | None = None  # the best order known to the LP phase
+        self.order_cost = math.inf
         self.last_before: np.ndarray | None = None  # the last MIP solution's tournament
         self.last_lp_s = 0.0  # seconds of the last LP run (predicts the MIP's root LP)
         self.best_lb: float | None = None  # best Lagrangian bound over the LP rounds
@@ -121,14 +170,22 @@ class HighsCutModel:
         if not cycles:
             return
         T = np.asarray([t for t, _ in cycles], dtype=np.int64).reshape(-1, 3)
-        kind = np.asarray([k for _, k in cycles])
-        cols = np.stack(
-            [self.col[T[:, 0], T[:, 1]], self.col[T[:, 1], T[:, 2]], self.col[T[:, 0], T[:, 2]]], 1
-        )
-        sign = np.where(kind == 1, 1.0, -1.0)[:, None]
-        coef = sign * np.array([1.0, 1.0, -1.0])[None, :]
-        rhs = np.where(kind == 1, 1.0, 0.0)
-        k = len(T)
+        kind2 = np.asarray([k for _, k in cycles]) == 2
+        T[kind2] = T[kind2][:, [0, 2, 1]]  # kind 2 is the cycle a -> c -> b -> a
+        self.add_cycle_rows(T)
+
+    def add_cycle_rows(self, C: np.ndarray) -> None:
+        """For each row (a, b, c) of C the 3-cycle inequality y_ab + y_bc + y_ca <= 2, with
+        y_uv = x_uv for u < v and 1 - x_vu otherwise."""
+        if not len(C):
+            return
+        U = C.astype(np.int64)
+        V = U[:, [1, 2, 0]]
+        fwd = U < V
+        cols = self.col[np.minimum(U, V), np.maximum(U, V)]
+        coef = np.where(fwd, 1.0, -1.0)
+        rhs = 2.0 - (~fwd).sum(axis=1)
+        k = len(U)
         self.h.addRows(
             k, np.full(k, -self.hs.kHighsInf), rhs, 3 * k,
             np.arange(0, 3 * k, 3, dtype=np.int32), cols.ravel().astype(np.int32), coef.ravel(),
@@ -158,38 +215,59 @@ class HighsCutModel:
         lb = float(np.minimum(red, 0.0).sum() - y @ np.concatenate(self.rows_rhs))
         return self.const + self.s * lb - 1e-12 * (abs(self.const) + self.s * len(self.d))
 
-    def _lp_rounds(self, deadline: float | None, target: float | None) -> dict[str, float]:
-        """Cut rounds until no violated triangle, the deadline, or a Lagrangian bound that
-        meets `target` (the incumbent's scaled cost within the MIP gap: proof without MIP)."""
-        rounds = cuts = purged = 0
-        self.h.setOptionValue("solver", "ipm")  # with crossover: a vertex and exact duals
+    def _offer(self, order: Sequence[int]) -> None:
+        cost = lop_cost(self.W, order)
+        if cost < self.order_cost:
+            self.order, self.order_cost = list(order), cost
+
+    def _closed(self) -> bool:
+        return self.best_lb is not None and self.best_lb >= self.order_cost - self.close_abs
+
+    def _lp_rounds(self, deadline: float | None) -> dict[str, float]:
+        """Cut rounds (interior point, no crossover: each LP from scratch, no basis to keep)
+        until the Lagrangian bound meets the best order (proof without MIP), no triangle is
+        violated, or the deadline. Each LP solution, rounded and improved by insertion
+        descent, is offered as an incumbent; rows slack at the LP optimum are deleted."""
+        rounds = cuts = purged = general = 0
+        self.h.setOptionValue("solver", "ipm")
+        self.h.setOptionValue("run_crossover", "off")
         for rounds in range(1, MAX_LP_ROUNDS + 1):  # noqa: B007
             if deadline is not None:
+                if time.perf_counter() >= deadline:
+                    break
                 self._time_limit(deadline - time.perf_counter())
             t_run = time.perf_counter()
             self.h.run()
             if self.h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
-                break  # stopped by time: keep the last optimal LP's solution and bound
+                break  # stopped by time: keep the last optimal LP's bound
             self.last_lp_s = time.perf_counter() - t_run
             x = np.asarray(self.h.getSolution().col_value, dtype=float)
-            self.lp_x = x if len(x) == len(self.d) else None
+            if len(x) != len(self.d):
+                break
             lb = self.lagrangian_bound()
             if lb is not None:
                 self.best_lb = lb if self.best_lb is None else max(self.best_lb, lb)
-                if target is not None and lb >= target:
-                    self.closed_by_lp = True
-                    break
-            if self.lp_x is None:
+            Y = self._tournament(x)
+            rank = [int(i) for i in np.argsort(-Y.sum(axis=1), kind="stable")]
+            self._offer(insertion_descent(self.W, rank))
+            if self._closed():
+                self.closed_by_lp = True
                 break
-            new = violated_cycles(self._tournament(x), cuts_per_round(self.n))
-            if not new or (deadline is not None and time.perf_counter() > deadline):
+            assert self.order is not None
+            new = incumbent_cycles(Y, self.order, self.D)
+            if not len(new):  # the restricted family holds: separate every triangle
+                cyc = violated_cycles(Y, cuts_per_round(self.n))
+                new = np.asarray([t if k == 1 else (t[0], t[2], t[1]) for t, k in cyc])
+                general += len(new)
+            if not len(new) or (deadline is not None and time.perf_counter() > deadline):
                 break
-            if rounds % PURGE_EVERY == 0:
-                purged += self._purge_slack_rows()
-            self.add_cycles(new)
+            purged += self._purge_slack_rows()
+            self.add_cycle_rows(new)
             cuts += len(new)
         self.h.setOptionValue("solver", "choose")
-        return {"lp_rounds": rounds, "lp_cuts": cuts, "lp_rows_purged": purged}
+        self.h.setOptionValue("run_crossover", "on")
+        return {"lp_rounds": rounds, "lp_cuts": cuts, "lp_general_cuts": general,
+                "lp_rows_purged": purged}  # fmt: skip
 
     def _start_before(self, x: np.ndarray | None) -> np.ndarray | None:
         if x is None:
@@ -210,29 +288,24 @@ class HighsCutModel:
         self.h.setOptionValue("time_limit", float(self.h.getRunTime()) + max(seconds, 0.01))
         self.wall_deadline = time.perf_counter() + max(seconds, 0.01)
 
-    def _lp_order_x(self) -> np.ndarray | None:
-        """0/1 vector of the order that ranks jobs by their LP 'before' mass, improved by
-        insertion descent (an incumbent; exact when the LP solution is integral)."""
-        if self.lp_x is None:
-            return None
-        Y = self._tournament(self.lp_x)
-        order = [int(i) for i in np.argsort(-Y.sum(axis=1), kind="stable")]
-        order = insertion_descent(self.W, order)
+    def _x_of(self, order: Sequence[int]) -> np.ndarray:
         pos = np.empty(self.n, dtype=np.int64)
         pos[np.asarray(order, dtype=np.int64)] = np.arange(self.n)
         return (pos[self.iu[0]] < pos[self.iu[1]]).astype(float)
 
     def _purge_slack_rows(self) -> int:
-        """Delete rows that are slack at the LP optimum with a zero dual: the current solution
-        stays optimal without them (KKT), so no bound is lost; separation re-adds them if
-        they are violated later. Keeps each LP small (HiGHS's iterations slow with rows)."""
+        """Delete rows slack by more than PURGE_SLACK at the LP optimum: the LP stays a
+        relaxation of the full model (the bound of every round is computed before), and
+        separation re-adds a row that is violated later. Keeps each LP small."""
         if not self.rows_cols:
             return 0
         sol = self.h.getSolution()
         rhs = np.concatenate(self.rows_rhs)
         slack = rhs - np.asarray(sol.row_value, dtype=float)
-        drop = (slack > PURGE_SLACK) & (np.abs(np.asarray(sol.row_dual, dtype=float)) < 1e-12)
-        if drop.sum() < max(1000, len(rhs) // 4):
+        if len(slack) != len(rhs):
+            return 0
+        drop = slack > PURGE_SLACK
+        if not drop.any():
             return 0
         self.h.deleteRows(int(drop.sum()), np.nonzero(drop)[0].astype(np.int32))
         keep = ~drop
@@ -241,39 +314,31 @@ class HighsCutModel:
         self.rows_rhs = [rhs[keep]]
         return int(drop.sum())
 
+    def _to_mip(self) -> None:
+        self.lp_done = True
+        P = len(self.d)
+        self.h.changeColsIntegrality(P, np.arange(P, dtype=np.int32), np.ones(P, dtype=np.uint8))
+        self.h.setOptionValue("mip_rel_gap", 0.0)
+        self.h.setOptionValue("mip_abs_gap", self.gap_abs / self.s)
+
     def solve(self, time_left: float | None, hint: Sequence[int] | None) -> RoundResult:
         t0 = time.perf_counter()
         stats: dict[str, float] = {}
-        lp_bound = None
-        start_x = None
         if hint is not None:
-            pos = np.empty(self.n, dtype=np.int64)
-            pos[np.asarray(hint, dtype=np.int64)] = np.arange(self.n)
-            start_x = (pos[self.iu[0]] < pos[self.iu[1]]).astype(float)
+            self._offer(hint)
         if not self.lp_done:
             lp_deadline = None if time_left is None else t0 + LP_TIME_SHARE * time_left
-            target = None
-            if start_x is not None:  # the hint's cost less the MIP's absolute gap
-                target = self.const + self.s * float(self.d @ start_x) - self.gap_abs
-            stats.update(self._lp_rounds(lp_deadline, target))
-            lp_bound = self.best_lb
-            lp_x = self._lp_order_x()
-            if lp_x is not None and (start_x is None or self.d @ lp_x < self.d @ start_x):
-                start_x = lp_x  # the rounded LP order is the better incumbent
+            stats.update(self._lp_rounds(lp_deadline))
+            if self.order is not None and hint is not None and list(hint) != self.order:
                 stats["lp_incumbent"] = 1
-            if lp_bound is not None and start_x is not None:
-                cost = self.const + self.s * float(self.d @ start_x)
-                self.closed_by_lp |= lp_bound >= cost - self.gap_abs
-            if self.closed_by_lp and start_x is not None:
+            if self.closed_by_lp and self.order is not None:
                 stats["closed_by_lp"] = 1
-                return RoundResult(self._start_before(start_x), True, lp_bound, stats)
-            self.lp_done = True
-            P = len(self.d)
-            self.h.changeColsIntegrality(
-                P, np.arange(P, dtype=np.int32), np.ones(P, dtype=np.uint8)
-            )
-            self.h.setOptionValue("mip_rel_gap", 0.0)
-            self.h.setOptionValue("mip_abs_gap", self.gap_abs / self.s)
+                return RoundResult(
+                    self._start_before(self._x_of(self.order)), True, self.best_lb, stats
+                )
+            self._to_mip()
+        start_x = None if self.order is None else self._x_of(self.order)
+        lp_bound = self.best_lb
         if start_x is not None:
             start = self.hs.HighsSolution()
             start.col_value = start_x.tolist()
@@ -339,11 +404,16 @@ def solve_lpcut(
     refuse_non_lop(objective, "lpcut")
     t0 = time.perf_counter()
     gap_abs = _gap_abs(inst, objective)
+    c, W = linear_ordering_weights(inst, objective)
+    # half the proof tolerance, shared among the blocks by size: the LP may close a block there
+    close_all = 0.5 * OPT_REL_TOL * max(1.0, float(c.sum()) + pairwise_min_bound(W))
     res = solve_lop(
         inst,
         objective,
         "lpcut",
-        lambda Wb: HighsCutModel(Wb, gap_abs=gap_abs, seed=seed),
+        lambda Wb: HighsCutModel(
+            Wb, gap_abs=gap_abs, close_abs=close_all * Wb.shape[0] / inst.n, seed=seed
+        ),
         time_limit=time_limit,
         triangles="separate",
         decompose=options.decompose,

@@ -110,3 +110,35 @@ def test_cli_reports_solver_calls_block_and_rounds(tmp_path):
     assert d["status"] == "optimal"
     assert d["stats"]["solver_calls"] >= 1 and d["stats"]["largest_block"] >= 12
     assert d["stats"]["lazy_rounds"] >= 1
+
+
+def test_incumbent_cycles_are_tight_at_the_order_and_violated():
+    # every returned cycle a -> b -> c -> a has a before b before c in the order (its row is
+    # tight there) and is a 3-cycle of the tournament Y; at most PER_PAIR per reversed pair
+    import numpy as np
+
+    from schedlab.solvers.sojourn.lpcut import PER_PAIR, HighsCutModel, incumbent_cycles
+
+    rng = np.random.default_rng(5)
+    n = 12
+    _, W = b_weights(generate(n, 3, family="cyclic"))
+    order = [int(i) for i in rng.permutation(n)]
+    Y = (rng.random((n, n)) < 0.5).astype(float)
+    Y = np.triu(Y, 1) + np.tril(1.0 - Y.T, -1)
+    np.fill_diagonal(Y, 0.0)
+    C = incumbent_cycles(Y, order, W - W.T)
+    assert len(C) > 0
+    pos = {j: k for k, j in enumerate(order)}
+    for a, b, c in C.tolist():
+        assert pos[a] < pos[b] < pos[c]
+        assert Y[a, b] + Y[b, c] + Y[c, a] == 3.0
+    _, counts = np.unique(C[:, [0, 2]], axis=0, return_counts=True)
+    assert counts.max() <= PER_PAIR
+    # the rows the model writes for these cycles are violated by Y's x and satisfied by order
+    m = HighsCutModel(W, gap_abs=0.0, seed=0)
+    m.add_cycle_rows(C)
+    cols, coef, rhs = m.rows_cols[0], m.rows_coef[0], m.rows_rhs[0]
+    x_y = Y[m.iu]
+    x_o = np.array([pos[i] < pos[j] for i, j in zip(*m.iu, strict=True)], dtype=float)
+    assert np.all((coef * x_y[cols]).sum(axis=1) > rhs)
+    assert np.allclose((coef * x_o[cols]).sum(axis=1), rhs)  # tight at the order
