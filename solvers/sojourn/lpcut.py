@@ -13,8 +13,8 @@ tolerances act on numbers of order 1, not 1e-5), and triangle rows for chosen tr
 2. A sound bound from the LP duals whatever HiGHS's tolerances: for y >= 0 on rows A x <= r
    and 0 <= x <= 1, d x >= sum_j min(0, (d + A^T y)_j) - y r (weak duality; theory/
    sojourn_cycles.py has the pair structure, `lagrangian_bound` the arithmetic). The block is
-   proven when this bound is within its share (by size) of half the proof tolerance of the
-   incumbent (`lop.OPT_REL_TOL`: the status rule of `certify`), with no MIP.
+   proven when this bound is within half the proof tolerance (`lop.OPT_REL_TOL`: the status
+   rule of `certify`) of the block's pairwise-minimum cost (`block_close_abs`), with no MIP.
 3. Otherwise the MIP on the cut model, started from the best order, with an absolute gap below
    the proof tolerance; lazy rounds as in `lop.solve_block` if the integer solution still has a
    3-cycle. Every HiGHS run gets only the time left (its time limit and a wall-clock interrupt
@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 
 from schedlab.solvers.result import SolveResult
-from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.lop import (
     OPT_REL_TOL,
     RoundResult,
@@ -382,6 +381,15 @@ class LpcutOptions:
     )
 
 
+def block_close_abs(Wb: np.ndarray) -> float:
+    """How close the LP bound must come to a block's incumbent to close it: half the proof
+    tolerance of the block's pairwise-minimum cost. Sound for the whole order: the blocks'
+    pairwise minima sum to at most the optimum (costs are non-negative), so the blocks' slacks
+    sum to at most half of `OPT_REL_TOL` of the value. Computed from the block alone, so
+    nothing runs before `solve_lop`, whose time limit covers the data preparation."""
+    return 0.5 * OPT_REL_TOL * pairwise_min_bound(Wb)
+
+
 @register_method(
     SUBJECT,
     "lpcut",
@@ -398,21 +406,17 @@ def solve_lpcut(
     options: LpcutOptions,
 ) -> SolveResult[list[str]]:
     """Exact A or B: LP triangle separation, a sound dual bound, then the MIP (lazy rounds)."""
-    from schedlab.solvers.sojourn.milp import _gap_abs
+    from schedlab.solvers.sojourn.milp import block_gap_abs
 
     inst, objective = problem.instance, problem.objective
     refuse_non_lop(objective, "lpcut")
     t0 = time.perf_counter()
-    gap_abs = _gap_abs(inst, objective)
-    c, W = linear_ordering_weights(inst, objective)
-    # half the proof tolerance, shared among the blocks by size: the LP may close a block there
-    close_all = 0.5 * OPT_REL_TOL * max(1.0, float(c.sum()) + pairwise_min_bound(W))
     res = solve_lop(
         inst,
         objective,
         "lpcut",
         lambda Wb: HighsCutModel(
-            Wb, gap_abs=gap_abs, close_abs=close_all * Wb.shape[0] / inst.n, seed=seed
+            Wb, gap_abs=block_gap_abs(Wb), close_abs=block_close_abs(Wb), seed=seed
         ),
         time_limit=time_limit,
         triangles="separate",
