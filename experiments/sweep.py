@@ -65,11 +65,18 @@ class Outcome:
 
 
 def call_cell(fn: CellFn, cell: dict[str, Any]) -> Outcome:
-    """Run one cell where it is executed (any engine); never raises, so no cell loses others."""
+    """Run one cell where it is executed (any engine); never raises, so no cell loses others.
+
+    BLAS runs on one thread inside a cell, whatever the engine: a multithreaded BLAS sums in
+    another order (last-bit differences), and Dask's workers pin it to one thread anyway, so
+    without this the rows would depend on the engine. Cells run side by side instead."""
+    from threadpoolctl import threadpool_limits
+
     from schedlab.experiments.codeversion import code_version
 
     try:
-        value = fn(cell)
+        with threadpool_limits(limits=1, user_api="blas"):
+            value = fn(cell)
     except Exception as exc:  # noqa: BLE001 - reported with the cell's config by the runner
         tb = traceback.format_exc(limit=-3).strip()
         return Outcome(False, f"{type(exc).__name__}: {exc}\n{tb}", code_version())

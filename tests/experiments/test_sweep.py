@@ -132,3 +132,18 @@ def test_cli_workers_and_failure_exit_code(tmp_path, monkeypatch):
     res = CliRunner().invoke(cli, ["verify", "5", "--out", str(tmp_path)])
     assert res.exit_code == 2
     assert "cannot reach a Dask scheduler" in res.output
+
+
+def _blas_threads(cell: dict) -> dict:
+    from threadpoolctl import threadpool_info
+
+    return {"threads": [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]}
+
+
+def test_cells_run_with_one_blas_thread_whatever_the_engine() -> None:
+    # a multithreaded BLAS sums in another order than Dask's one-thread workers: rows must not
+    # depend on the engine, so every cell runs with one BLAS thread
+    from schedlab.experiments.sweep import call_cell
+
+    out = call_cell(_blas_threads, {})
+    assert out.ok and out.value["threads"] and set(out.value["threads"]) == {1}
