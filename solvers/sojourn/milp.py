@@ -26,7 +26,6 @@ from pulp.apis.coin_api import pulp_cbc_path
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult
-from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.lop import (
     RoundResult,
     Triple,
@@ -34,10 +33,10 @@ from schedlab.solvers.sojourn.lop import (
     refuse_non_lop,
     solve_lop,
 )
-from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective
+from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import DeadlineExceeded, check_deadline
+from schedlab.solvers.validate import check_deadline
 
 MILP_SOLVERS = ("highs", "cbc")
 GAP_REL = 1e-11  # relative MIP gap asked of the back end (our own OPTIMAL test is 1e-9)
@@ -212,22 +211,6 @@ def cbc_log_bound(log: str) -> float | None:
         if m:
             return _floor_printed(m[-1])
     return None
-
-
-def _gap_abs(inst: Instance, objective: Objective) -> float:
-    """Absolute gap asked of the back end: a tiny share of a lower bound on the optimum.
-
-    Computing it builds the pairwise weights; when the time limit passes meanwhile, 0.0 (the
-    exact gap) is returned, since `solve_lop` then stops in its own preparation with an order.
-    """
-    from schedlab.solvers.sojourn.batch import linear_ordering_weights
-
-    try:
-        c, W = linear_ordering_weights(inst, objective)
-    except DeadlineExceeded:
-        return 0.0
-    scale = float(c.sum() + np.triu(np.minimum(W, W.T), 1).sum())
-    return 1e-11 * max(1.0, abs(scale))
 
 
 def block_gap_abs(Wb: np.ndarray) -> float:
