@@ -3,9 +3,11 @@
 Per block (see `schedlab.solvers.sojourn.lop`): binaries x_ab = 1 iff a precedes b (a < b; x_ba is
 1 - x_ab), objective sum_{a<b} (W[a,b] - W[b,a]) x_ab + sum_{a<b} W[b,a], and for a < b < c the
 triangle inequalities x_ab + x_bc - x_ac <= 1 and x_ac - x_ab - x_bc <= 0. The status comes
-from `prob.sol_status` (1 proven optimal, 2 feasible), never from PuLP's "Optimal" string. The
-bound is HiGHS's MIP dual bound, or for CBC the bound CBC prints in its log (rounded down to the
-printed digits); CBC runs as a subprocess that is killed shortly after its time limit.
+from HiGHS's model status and primal solution status, or from CBC's `sol_status` (1 proven
+optimal, 2 feasible), never from PuLP's "Optimal" string (which PuLP also reports after a time
+limit). The bound is HiGHS's MIP dual bound, or for CBC the bound CBC prints in its log (rounded
+down to the printed digits); CBC runs as a subprocess that is killed shortly after its time
+limit.
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ CBC_KILL_GRACE_S = 1.0  # CBC overruns -sec while in its root LP; we kill it aft
 # PuLP's hand-over to the back end takes about this multiple of the time spent building the
 # PuLP rows (measured at n = 80: HiGHS transfer 0.9x, MPS writing 0.45x; with margin).
 HANDOVER_FACTOR = {"highs": 1.2, "cbc": 0.7}
+# HiGHS overruns its time limit in phases that check neither it nor the interrupt callbacks
+# (presolve, probing on millions of triangle rows: 4.5 s at n = 200 after 20 s of building), and
+# freeing the PuLP rows takes another 0.06x the building time: reserve this multiple of it
+POST_FACTOR = 0.35
 
 
 class PulpBlockModel:
@@ -117,25 +123,39 @@ class PulpBlockModel:
         solver = pulp.HiGHS(msg=False, gapRel=GAP_REL, gapAbs=self.gap_abs, **params)
         solver.createAndConfigureSolver(self.prob)
         solver.buildSolverModel(self.prob)
+        h = self.prob.solverModel
         if deadline is not None:
-            left = deadline - time.perf_counter()
+            stop = deadline - POST_FACTOR * self.build_s
+            left = stop - time.perf_counter()
             if left <= 0.01:
                 return _skipped()
-            self.prob.solverModel.setOptionValue("time_limit", float(left))
+            h.setOptionValue("time_limit", float(left))
+            # the interrupt callbacks stop simplex, interior point and MIP search on the wall
+            # clock (HiGHS's own limit is checked between phases only)
+            for hook in (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt):
+                hook.subscribe(lambda event: event.interrupt(time.perf_counter() > stop))
         solver.callSolver(self.prob)
-        status, sol_status = solver.findSolutionValues(self.prob)
-        self.prob.assignStatus(status, sol_status)
-        info = self.prob.solverModel.getInfo()
-        sol_status = self.prob.sol_status
-        proven = sol_status == pulp.LpSolutionOptimal
+        return self._read_highs(h)
+
+    def _read_highs(self, h: Any) -> RoundResult:
+        """Status, bound and solution straight from HiGHS (PuLP's findSolutionValues also
+        copies every row's slack and dual, seconds on millions of triangle rows)."""
+        import highspy
+
+        info = h.getInfo()
+        proven = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
         dual = float(info.mip_dual_bound)
         if proven and not math.isfinite(dual):  # solved in presolve: bound is the optimum
             dual = float(info.objective_function_value) - self.gap_abs
         bound = self.const + dual if math.isfinite(dual) else None
-        has = sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
-        before = self._before() if has else None
-        stats = {"mip_nodes": int(info.mip_node_count)}
-        return RoundResult(before, proven, bound, stats)
+        before = None
+        if info.primal_solution_status == 2:  # kSolutionStatusFeasible
+            col = np.asarray(h.getSolution().col_value, dtype=float)
+            before = np.zeros((self.n, self.n), dtype=bool)
+            for (a, b), v in self.x.items():
+                before[a, b] = col[v.index] > 0.5
+                before[b, a] = not before[a, b]
+        return RoundResult(before, proven, bound, {"mip_nodes": int(info.mip_node_count)})
 
     def _solve_cbc(self, deadline: float | None) -> RoundResult:
         cbc = pulp.COIN_CMD(path=pulp_cbc_path, msg=False)

@@ -69,6 +69,51 @@ def test_b_weights_use_the_newton_nodes_above_256():
     assert math.isclose(by_w, by_tables, rel_tol=1e-11)
 
 
+def _cyclic_block(n: int) -> np.ndarray:
+    from schedlab.solvers.sojourn.batch import linear_ordering_weights
+    from schedlab.solvers.sojourn.instance import generate
+    from schedlab.solvers.sojourn.objectives import Objective
+
+    return linear_ordering_weights(generate(n, 1, family="cyclic"), Objective.parse("B"))[1]
+
+
+def test_sojourn_cpsat_skips_a_round_whose_handover_does_not_fit():
+    """CP-SAT copies and loads the model before its clock starts (11 s over a 60 s limit with
+    every triangle at n = 300): a round whose predicted hand-over exceeds the time left is
+    skipped, a round that fits runs."""
+    import itertools
+
+    from schedlab.solvers.sojourn.cpsat import HANDOVER_FACTOR, CpSatBlockModel
+
+    m = CpSatBlockModel(_cyclic_block(12), workers=1, seed=0, deterministic_time=None,
+                        scale_bits=None)  # fmt: skip
+    m.add_triangles(list(itertools.combinations(range(12), 3)))
+    assert m.build_s > 0.0
+    m.build_s = 10.0 / HANDOVER_FACTOR  # a predicted hand-over of 10 s
+    skipped = m.solve(10.0, None)
+    assert skipped.before is None and skipped.stats == {"rounds_skipped_for_time": 1}
+    m.build_s = 0.0
+    assert m.solve(10.0, None).before is not None
+
+
+def test_sojourn_milp_highs_reserves_time_and_stops_on_the_wall_clock():
+    """HiGHS gets the time left minus POST_FACTOR x the building time (it overran its limit
+    by 4.5 s in presolve and probing at n = 200 with every triangle, and freeing the rows
+    took another second)."""
+    import itertools
+
+    from schedlab.solvers.sojourn.milp import POST_FACTOR, PulpBlockModel, block_gap_abs
+
+    W = _cyclic_block(12)
+    m = PulpBlockModel(W, "highs", block_gap_abs(W), seed=0)
+    m.add_triangles(list(itertools.combinations(range(12), 3)))
+    m.build_s = 20.0  # hand-over predicted at 24 s: fits in 30 s, the reserve is 7 s
+    r = m.solve(30.0, None)
+    _, limit = m.prob.solverModel.getOptionValue("time_limit")
+    assert limit <= 30.0 - POST_FACTOR * 20.0 + 0.5
+    assert r.proven and r.before is not None
+
+
 # ---- synergy ----------------------------------------------------------------------------------
 def _snapshot():
     from schedlab.solvers.synergy.snapshots import generate_snapshot
