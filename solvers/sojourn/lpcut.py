@@ -222,7 +222,7 @@ class HighsCutModel:
     def _closed(self) -> bool:
         return self.best_lb is not None and self.best_lb >= self.order_cost - self.close_abs
 
-    def _lp_rounds(self, deadline: float | None) -> dict[str, float]:
+    def lp_rounds(self, deadline: float | None) -> dict[str, float]:
         """Cut rounds (interior point, no crossover: each LP from scratch, no basis to keep)
         until the Lagrangian bound meets the best order (proof without MIP), no triangle is
         violated, or the deadline. Each LP solution, rounded and improved by insertion
@@ -298,19 +298,22 @@ class HighsCutModel:
         separation re-adds a row that is violated later. Keeps each LP small."""
         if not self.rows_cols:
             return 0
-        sol = self.h.getSolution()
         rhs = np.concatenate(self.rows_rhs)
-        slack = rhs - np.asarray(sol.row_value, dtype=float)
+        slack = rhs - np.asarray(self.h.getSolution().row_value, dtype=float)
         if len(slack) != len(rhs):
             return 0
-        drop = slack > PURGE_SLACK
-        if not drop.any():
+        return self.keep_rows(slack <= PURGE_SLACK)
+
+    def keep_rows(self, keep: np.ndarray) -> int:
+        """Delete the cut rows where `keep` is False, in HiGHS and in the stored copies (the
+        LP stays a relaxation: every row is a valid inequality); returns how many."""
+        drop = ~np.asarray(keep, dtype=bool)
+        if not self.rows_cols or not drop.any():
             return 0
         self.h.deleteRows(int(drop.sum()), np.nonzero(drop)[0].astype(np.int32))
-        keep = ~drop
-        self.rows_cols = [np.concatenate(self.rows_cols)[keep]]
-        self.rows_coef = [np.concatenate(self.rows_coef)[keep]]
-        self.rows_rhs = [rhs[keep]]
+        self.rows_cols = [np.concatenate(self.rows_cols)[~drop]]
+        self.rows_coef = [np.concatenate(self.rows_coef)[~drop]]
+        self.rows_rhs = [np.concatenate(self.rows_rhs)[~drop]]
         return int(drop.sum())
 
     def _to_mip(self) -> None:
@@ -327,7 +330,7 @@ class HighsCutModel:
             self._offer(hint)
         if not self.lp_done:
             lp_deadline = None if time_left is None else t0 + LP_TIME_SHARE * time_left
-            stats.update(self._lp_rounds(lp_deadline))
+            stats.update(self.lp_rounds(lp_deadline))
             if self.order is not None and hint is not None and list(hint) != self.order:
                 stats["lp_incumbent"] = 1
             if self.closed_by_lp and self.order is not None:
