@@ -107,7 +107,7 @@ def test_sojourn_milp_highs_reserves_time_and_stops_on_the_wall_clock():
     W = _cyclic_block(12)
     m = PulpBlockModel(W, "highs", block_gap_abs(W), seed=0)
     m.add_triangles(list(itertools.combinations(range(12), 3)))
-    m.build_s = 20.0  # hand-over predicted at 24 s: fits in 30 s, the reserve is 7 s
+    m.build_s = 20.0  # hand-over predicted at 24 s: fits in 30 s, the reserve is 10 s
     r = m.solve(30.0, None)
     _, limit = m.prob.solverModel.getOptionValue("time_limit")
     assert limit <= 30.0 - POST_FACTOR * 20.0 + 0.5
