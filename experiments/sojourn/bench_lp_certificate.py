@@ -80,26 +80,14 @@ def _gap(model: HighsCutModel) -> float:
     return (model.order_cost - lb) / model.close_abs if lb is not None else float("inf")
 
 
-def _set_rhs(model: HighsCutModel, upper: np.ndarray) -> None:
-    """Replace HiGHS's cut rows by the same rows with right-hand sides `upper` (highspy 1.12
-    has no vectorized row-bound change); the stored rows keep the true ones."""
-    k = len(upper)
-    cols, coef = np.concatenate(model.rows_cols), np.concatenate(model.rows_coef)
-    model.h.deleteRows(k, np.arange(k, dtype=np.int32))
-    model.h.addRows(
-        k, np.full(k, -model.hs.kHighsInf), upper, 3 * k,
-        np.arange(0, 3 * k, 3, dtype=np.int32), cols.ravel().astype(np.int32), coef.ravel(),
-    )  # fmt: skip
-
-
 def _perturbed(model: HighsCutModel, seed: int) -> tuple[float, int, float]:
     """Step 2 on the current rows; restores the right-hand sides afterwards."""
     rhs = np.concatenate(model.rows_rhs)
-    _set_rhs(model, rhs + PERTURB * np.random.default_rng(seed).random(len(rhs)))
+    model.set_rhs(rhs + PERTURB * np.random.default_rng(seed).random(len(rhs)))
     took = _run(model, crossover=False)
     support = int((_duals(model) > SUPPORT_TOL).sum())
     gap = _gap(model)  # lagrangian_bound uses the stored, true right-hand sides
-    _set_rhs(model, rhs)
+    model.set_rhs(rhs)
     return took, support, gap
 
 

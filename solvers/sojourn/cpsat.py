@@ -22,7 +22,13 @@ from ortools.sat.python import cp_model
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult
-from schedlab.solvers.sojourn.lop import RoundResult, Triple, refuse_non_lop, solve_lop
+from schedlab.solvers.sojourn.lop import (
+    RoundResult,
+    Triple,
+    refuse_non_lop,
+    skipped_round,
+    solve_lop,
+)
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
@@ -99,7 +105,7 @@ class CpSatBlockModel:
             # (at n = 300 with every triangle it overran a 60 s limit by 11 s)
             handover = HANDOVER_FACTOR * self.build_s
             if handover > 0.9 * time_left:
-                return RoundResult(None, False, None, {"rounds_skipped_for_time": 1})
+                return skipped_round()
             time_left -= handover
         if hint is not None:
             pos = np.empty(self.n, dtype=np.int64)

@@ -148,6 +148,12 @@ class RoundResult:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
+def skipped_round() -> RoundResult:
+    """The result of a round not started: handing the model to the solver, which its time
+    limit does not cover, would not fit in the time left."""
+    return RoundResult(None, False, None, {"rounds_skipped_for_time": 1})
+
+
 class BlockModel(Protocol):
     """A block LOP model: triangles can be added; `solve` runs with a wall-clock budget."""
 

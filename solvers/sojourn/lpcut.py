@@ -27,10 +27,10 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 
+from schedlab.solvers.backends import interrupt_after
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.lop import (
     OPT_REL_TOL,
@@ -148,8 +148,7 @@ class HighsCutModel:
         if seed is not None:
             h.setOptionValue("random_seed", int(seed) % 2**31)
         self.wall_deadline: float | None = None  # HiGHS runs are interrupted after this
-        for hook in (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt):
-            hook.subscribe(self._interrupt)
+        interrupt_after(h, lambda: self.wall_deadline)
         P = len(self.d)
         h.addVars(P, np.zeros(P), np.ones(P))
         h.changeColsCost(P, np.arange(P, dtype=np.int32), self.d)
@@ -184,14 +183,26 @@ class HighsCutModel:
         cols = self.col[np.minimum(U, V), np.maximum(U, V)]
         coef = np.where(fwd, 1.0, -1.0)
         rhs = 2.0 - (~fwd).sum(axis=1)
-        k = len(U)
-        self.h.addRows(
-            k, np.full(k, -self.hs.kHighsInf), rhs, 3 * k,
-            np.arange(0, 3 * k, 3, dtype=np.int32), cols.ravel().astype(np.int32), coef.ravel(),
-        )  # fmt: skip
+        self._load_rows(cols, coef, rhs)
         self.rows_cols.append(cols)
         self.rows_coef.append(coef)
         self.rows_rhs.append(rhs)
+
+    def _load_rows(self, cols: np.ndarray, coef: np.ndarray, upper: np.ndarray) -> None:
+        """Append 3-term rows (k, 3 columns and coefficients) <= upper to HiGHS's LP."""
+        k = len(upper)
+        self.h.addRows(
+            k, np.full(k, -self.hs.kHighsInf), upper, 3 * k,
+            np.arange(0, 3 * k, 3, dtype=np.int32), cols.ravel().astype(np.int32), coef.ravel(),
+        )  # fmt: skip
+
+    def set_rhs(self, upper: np.ndarray) -> None:
+        """Give HiGHS's cut rows the right-hand sides `upper` (highspy 1.12 has no vectorized
+        row-bound change: delete and reload); the stored rows, and so `lagrangian_bound`, keep
+        their own."""
+        k = len(upper)
+        self.h.deleteRows(k, np.arange(k, dtype=np.int32))
+        self._load_rows(np.concatenate(self.rows_cols), np.concatenate(self.rows_coef), upper)
 
     def _tournament(self, x: np.ndarray) -> np.ndarray:
         Y = np.zeros((self.n, self.n))
@@ -274,12 +285,6 @@ class HighsCutModel:
         before = self._tournament(x) > 0.5
         np.fill_diagonal(before, False)
         return before
-
-    def _interrupt(self, event: Any) -> None:
-        """HiGHS callback: stop a run past the wall-clock deadline (its own time limit is
-        not checked inside a long root LP or presolve)."""
-        # the flag persists between runs: set it either way
-        event.interrupt(self.wall_deadline is not None and time.perf_counter() > self.wall_deadline)
 
     def _time_limit(self, seconds: float) -> None:
         """HiGHS's time limit counts the run time of every run of this object: add it; the

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import re
-import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
@@ -26,6 +25,7 @@ import numpy as np
 import pulp
 from pulp.apis.coin_api import pulp_cbc_path
 
+from schedlab.solvers.backends import interrupt_after, run_cbc
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.lop import (
@@ -33,6 +33,7 @@ from schedlab.solvers.sojourn.lop import (
     Triple,
     pairwise_min_bound,
     refuse_non_lop,
+    skipped_round,
     solve_lop,
 )
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
@@ -42,7 +43,6 @@ from schedlab.solvers.validate import check_deadline
 
 MILP_SOLVERS = ("highs", "cbc")
 GAP_REL = 1e-11  # relative MIP gap asked of the back end (our own OPTIMAL test is 1e-9)
-CBC_KILL_GRACE_S = 1.0  # CBC overruns -sec while in its root LP; we kill it after this grace
 # PuLP's hand-over to the back end takes about this multiple of the time spent building the
 # PuLP rows (measured at n = 80: HiGHS transfer 0.9x, MPS writing 0.45x; with margin).
 HANDOVER_FACTOR = {"highs": 1.2, "cbc": 0.7}
@@ -109,7 +109,7 @@ class PulpBlockModel:
             # (CBC) before the solver's clock starts, and that cannot be interrupted: skip a
             # round whose hand-over alone would not fit.
             if self.build_s * HANDOVER_FACTOR[self.solver] > 0.9 * time_left:
-                return _skipped()
+                return skipped_round()
             deadline = time.perf_counter() + time_left
         if self.solver == "highs":
             return self._solve_highs(deadline)
@@ -129,12 +129,11 @@ class PulpBlockModel:
             stop = deadline - POST_FACTOR * self.build_s
             left = stop - time.perf_counter()
             if left <= 0.01:
-                return _skipped()
+                return skipped_round()
             h.setOptionValue("time_limit", float(left))
             # the interrupt callbacks stop simplex, interior point and MIP search on the wall
             # clock (HiGHS's own limit is checked between phases only)
-            for hook in (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt):
-                hook.subscribe(lambda event: event.interrupt(time.perf_counter() > stop))
+            interrupt_after(h, lambda: stop)
         solver.callSolver(self.prob)
         return self._read_highs(h)
 
@@ -163,29 +162,15 @@ class PulpBlockModel:
         with tempfile.TemporaryDirectory(prefix="schedlab-cbc-") as tmp:
             mps, sol = Path(tmp) / "lop.mps", Path(tmp) / "lop.sol"
             vs, vnames, cnames, _ = self.prob.writeMPS(str(mps), rename=1)
-            args = [pulp_cbc_path, str(mps)]
-            hard = None
+            left = None
             if deadline is not None:
                 left = deadline - time.perf_counter()
                 if left <= 0.01:
-                    return _skipped()
-                args += ["-sec", f"{left:.3f}"]
-                hard = left + CBC_KILL_GRACE_S
-            if self.seed is not None:
-                args += ["-randomCbcSeed", str(int(self.seed) % 2**31 + 1)]
-            args += ["-ratio", repr(GAP_REL), "-allow", repr(self.gap_abs), "-threads", "1"]
-            args += ["-timeMode", "elapsed", "-solve", "-printingOptions", "all"]
-            args += ["-solution", str(sol)]
-            killed = False
-            try:
-                run = subprocess.run(
-                    args, capture_output=True, text=True, timeout=hard, stdin=subprocess.DEVNULL
-                )
-                log = run.stdout
-            except subprocess.TimeoutExpired as exc:
-                killed = True
-                out = exc.stdout or b""
-                log = out.decode(errors="replace") if isinstance(out, bytes) else out
+                    return skipped_round()
+            opts = [] if self.seed is None else ["-randomCbcSeed", str(int(self.seed) % 2**31 + 1)]
+            opts += ["-ratio", repr(GAP_REL), "-allow", repr(self.gap_abs), "-threads", "1"]
+            opts += ["-timeMode", "elapsed", "-solve", "-printingOptions", "all"]
+            log, killed = run_cbc(mps, [*opts, "-solution", str(sol)], left)
             sol_status = pulp.LpSolutionNoSolutionFound
             if not killed and sol.exists():
                 status, values, _, _, _, sol_status = cbc.readsol_MPS(
@@ -203,10 +188,6 @@ class PulpBlockModel:
             dual = cbc_log_bound(log)
         bound = None if dual is None else self.const + dual
         return RoundResult(before, proven, bound, {"cbc_killed": int(killed)})
-
-
-def _skipped() -> RoundResult:
-    return RoundResult(None, False, None, {"rounds_skipped_for_time": 1})
 
 
 _NUM = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"

@@ -17,7 +17,6 @@ finds nothing better within the limit.
 
 from __future__ import annotations
 
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -25,8 +24,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pulp.apis.coin_api import pulp_cbc_path
 
+from schedlab.solvers.backends import run_cbc
 from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, total_tput
@@ -136,10 +135,6 @@ def build_milp(st: ExactStructure, *, cut: float | None = None) -> MilpColumns:
             for s in range(S):
                 out.z[j, qi, s] = col(0.0, min(g, G), s, c, m, [whole, links[s]], [1.0, 1.0])
     return out
-
-
-#: CBC can overrun `-sec` inside its root LP; it is killed this long after the limit.
-CBC_KILL_GRACE_S = 1.0
 
 
 @register_method(
@@ -265,22 +260,13 @@ def _run_cbc(
     stats: dict[str, Any],
 ) -> tuple[Allocation | None, float | None]:
     """Solve with the CBC binary on an MPS file written by HiGHS (fast, no PuLP rows); CBC is
-    killed CBC_KILL_GRACE_S after the limit (its root LP does not watch the clock)."""
+    killed shortly after the limit (`backends.run_cbc`: its root LP does not watch the clock)."""
     with tempfile.TemporaryDirectory(prefix="schedlab-cbc-") as tmp:
         mps, sol = Path(tmp) / "milp.mps", Path(tmp) / "milp.sol"
         write_mps(mc.model, str(mps), integer=True, maximize=True)
-        args = [pulp_cbc_path, str(mps)]
-        hard = None
-        if time_limit is not None:
-            args += ["-sec", f"{time_limit:.3f}"]
-            hard = time_limit + CBC_KILL_GRACE_S
-        args += ["-ratio", "0", "-allow", "1e-9", "-threads", str(o.threads)]
-        args += ["-timeMode", "elapsed", "-solve", "-solution", str(sol)]
-        try:
-            subprocess.run(
-                args, capture_output=True, text=True, timeout=hard, stdin=subprocess.DEVNULL
-            )
-        except subprocess.TimeoutExpired:
+        opts = ["-ratio", "0", "-allow", "1e-9", "-threads", str(o.threads)]
+        opts += ["-timeMode", "elapsed", "-solve", "-solution", str(sol)]
+        if run_cbc(mps, opts, time_limit)[1]:
             stats["cbc_killed"] = True
             return None, None
         head, x = _read_cbc_solution(sol, len(mc.model.cost))

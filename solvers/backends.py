@@ -1,0 +1,48 @@
+"""Solver back-end plumbing shared by the subjects: the CBC binary under a hard time limit, and
+HiGHS runs stopped on the wall clock (neither solver's own limit is checked everywhere)."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+#: CBC overruns `-sec` inside its root LP; it is killed this long after the limit.
+CBC_KILL_GRACE_S = 1.0
+
+
+def run_cbc(mps: Path, options: list[str], time_limit: float | None) -> tuple[str, bool]:
+    """Run PuLP's CBC binary on `mps` with `-sec time_limit` (when given) and then `options`;
+    kill it CBC_KILL_GRACE_S after the limit. Returns (its output so far, whether killed)."""
+    from pulp.apis.coin_api import pulp_cbc_path
+
+    args = [pulp_cbc_path, str(mps)]
+    hard = None
+    if time_limit is not None:
+        args += ["-sec", f"{time_limit:.3f}"]
+        hard = time_limit + CBC_KILL_GRACE_S
+    try:
+        run = subprocess.run(
+            [*args, *options], capture_output=True, text=True, timeout=hard,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout or b""
+        return (out.decode(errors="replace") if isinstance(out, bytes) else out), True
+    return run.stdout, False
+
+
+def interrupt_after(h: Any, deadline_of: Callable[[], float | None]) -> None:
+    """Arm the simplex, interior-point and MIP interrupt callbacks of the highspy model `h`:
+    a run stops once `time.perf_counter()` passes `deadline_of()` (None: never). HiGHS checks
+    its own time limit between phases only; the flag persists between runs, so it is set
+    either way at every call."""
+
+    def check(event: Any) -> None:
+        d = deadline_of()
+        event.interrupt(d is not None and time.perf_counter() > d)
+
+    for hook in (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt):
+        hook.subscribe(check)
