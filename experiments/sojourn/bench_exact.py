@@ -5,7 +5,8 @@ seeded instance generate(n, 10_000 + 100 n + i) within the limit (60 s; 5 s with
 method stops there. "plain" is the textbook model (every triangle inequality, no blocks);
 "lazy" adds violated triangles round by round; "blocks" also splits the jobs into preference
 blocks (proof in theory/sojourn_lop.py) before the lazy model; "lpcut" separates triangle cuts on
-the scaled LP first (solvers/sojourn/lpcut.py). Both instance families run: "default" (B's
+the scaled LP first (solvers/sojourn/lpcut.py), by default after trying to prove each block by a
+packing of preference cycles (solvers/sojourn/cyclepack.py; "LP cuts only" skips it). Both instance families run: "default" (B's
 preferences almost always transitive: proofs by the pairwise-minimum argument, no solver call)
 and "cyclic" (one preference component of >= 80% of the jobs: every proof is a solver's). Each
 row reports the largest preference block and the solver calls of the hardest instance. Run:
@@ -40,7 +41,8 @@ METHODS: list[tuple[str, str, dict[str, Any]]] = [
     ("milp-cbc (blocks+lazy)", "milp", {"solver": "cbc", **BLOCKS}),
     ("milp-highs (blocks+lazy)", "milp", {"solver": "highs", **BLOCKS}),
     ("cpsat (blocks+lazy)", "cpsat", BLOCKS),
-    ("lpcut (blocks+LP cuts)", "lpcut", {}),
+    ("lpcut (LP cuts only)", "lpcut", {"packing": False}),
+    ("lpcut (packing, LP cuts)", "lpcut", {}),
 ]
 # on the cyclic family the plain and lazy variants are the blocks+lazy ones (one block)
 CYCLIC_METHODS = [m for m in METHODS if "plain" not in m[0] and "(lazy)" not in m[0]]

@@ -1,5 +1,10 @@
 """`lpcut`: exact A/B by HiGHS with triangle cuts separated on the LP relaxation first.
 
+0. (option `packing`, on by default) The same LP's dual as a packing of preference cycles, by
+   column generation from the incumbent (`solvers.sojourn.cyclepack`, theory/
+   sojourn_packing.py): a block whose packing bound meets the best order is proven without
+   triangle rows; otherwise its bound and best order carry over to step 1 with the time left.
+
 Per block (see `solvers.sojourn.lop`): variables x_ab in [0, 1] (a < b), objective
 sum (W[a,b] - W[b,a]) x_ab / s + const with s = max |W[a,b] - W[b,a]| (so HiGHS's absolute
 tolerances act on numbers of order 1, not 1e-5), and triangle rows for chosen triples.
@@ -32,6 +37,7 @@ import numpy as np
 
 from schedlab.solvers.backends import interrupt_after
 from schedlab.solvers.result import SolveResult
+from schedlab.solvers.sojourn.cyclepack import CyclePacker
 from schedlab.solvers.sojourn.lop import (
     OPT_REL_TOL,
     RoundResult,
@@ -113,9 +119,18 @@ class HighsCutModel:
     """One block's triangle model in HiGHS (highspy): LP cut rounds, then the MIP."""
 
     def __init__(
-        self, Wb: np.ndarray, *, gap_abs: float, close_abs: float = 0.0, seed: int | None
+        self,
+        Wb: np.ndarray,
+        *,
+        gap_abs: float,
+        close_abs: float = 0.0,
+        seed: int | None,
+        packing: bool = False,
     ) -> None:
         import highspy
+
+        self.packing = packing  # try the cycle-packing certificate before the triangle LP
+        self.seed = seed
 
         self.hs = highspy
         self.n = n = Wb.shape[0]
@@ -134,7 +149,8 @@ class HighsCutModel:
         self.rows_coef: list[np.ndarray] = []
         self.rows_rhs: list[np.ndarray] = []
         self.lp_done = False
-        self.closed_by_lp = False
+        self.closed_by_lp = False  # proven without a MIP (triangle LP or cycle packing)
+        self.closed_by_packing = False
         self.order: list[int] | None = None  # the best order known to the LP phase
         self.order_cost = math.inf
         self.last_before: np.ndarray | None = None  # the last MIP solution's tournament
@@ -232,6 +248,19 @@ class HighsCutModel:
 
     def _closed(self) -> bool:
         return self.best_lb is not None and self.best_lb >= self.order_cost - self.close_abs
+
+    def packing_certificate(self, deadline: float | None) -> dict[str, float]:
+        """Column generation of the cycle packing (`solvers.sojourn.cyclepack`) from the best
+        order: its bound and orders join the LP phase's; it closes the block when it meets the
+        best order within the closing slack."""
+        if self.order is None:
+            return {}
+        out = CyclePacker(self.W, seed=self.seed).certify(self.order, self.close_abs, deadline)
+        self._offer(out.order)
+        self.best_lb = out.bound if self.best_lb is None else max(self.best_lb, out.bound)
+        if self._closed():
+            self.closed_by_lp = self.closed_by_packing = True
+        return dict(out.stats)
 
     def lp_rounds(self, deadline: float | None) -> dict[str, float]:
         """Cut rounds (interior point, no crossover: each LP from scratch, no basis to keep)
@@ -335,11 +364,15 @@ class HighsCutModel:
             self._offer(hint)
         if not self.lp_done:
             lp_deadline = None if time_left is None else t0 + LP_TIME_SHARE * time_left
-            stats.update(self.lp_rounds(lp_deadline))
+            if self.packing:
+                stats.update(self.packing_certificate(lp_deadline))
+            if not self.closed_by_lp:
+                stats.update(self.lp_rounds(lp_deadline))
             if self.order is not None and hint is not None and list(hint) != self.order:
                 stats["lp_incumbent"] = 1
             if self.closed_by_lp and self.order is not None:
                 stats["closed_by_lp"] = 1
+                stats["closed_by_packing"] = int(self.closed_by_packing)
                 return RoundResult(
                     self._start_before(self._x_of(self.order)), True, self.best_lb, stats
                 )
@@ -387,6 +420,10 @@ class LpcutOptions:
         default=True,
         metadata={"help": "start each block from an insertion-descent order (MIP start)"},
     )
+    packing: bool = field(
+        default=True,
+        metadata={"help": "certify by a cycle packing (column generation) before the triangle LP"},
+    )
 
 
 def block_close_abs(Wb: np.ndarray) -> float:
@@ -424,12 +461,20 @@ def solve_lpcut(
         objective,
         "lpcut",
         lambda Wb: HighsCutModel(
-            Wb, gap_abs=block_gap_abs(Wb), close_abs=block_close_abs(Wb), seed=seed
+            Wb,
+            gap_abs=block_gap_abs(Wb),
+            close_abs=block_close_abs(Wb),
+            seed=seed,
+            packing=options.packing,
         ),
         time_limit=time_limit,
         triangles="separate",
         decompose=options.decompose,
         warm_start=options.warm_start,
-        extra_stats={"decompose": options.decompose, "warm_start": options.warm_start},
+        extra_stats={
+            "decompose": options.decompose,
+            "warm_start": options.warm_start,
+            "packing": options.packing,
+        },
     )
     return replace(res, runtime_s=time.perf_counter() - t0)
