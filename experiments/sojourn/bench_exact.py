@@ -6,8 +6,9 @@ method stops there. "plain" is the textbook model (every triangle inequality, no
 "lazy" adds violated triangles round by round; "blocks" also splits the jobs into preference
 blocks (proof in theory/sojourn_lop.py) before the lazy model; "lpcut" separates triangle cuts on
 the scaled LP first (solvers/sojourn/lpcut.py), by default after trying to prove each block by a
-packing of preference cycles (solvers/sojourn/cyclepack.py; "LP cuts only" skips it). Both instance families run: "default" (B's
-preferences almost always transitive: proofs by the pairwise-minimum argument, no solver call)
+packing of preference cycles (solvers/sojourn/cyclepack.py; "LP cuts only" skips it). Both
+instance families run: "default" (B's preferences almost always transitive: proofs by the
+pairwise-minimum argument, no solver call)
 and "cyclic" (one preference component of >= 80% of the jobs: every proof is a solver's). Each
 row reports the largest preference block and the solver calls of the hardest instance. Run:
 `python -m schedlab.experiments.bench bench_exact [--quick]`.
