@@ -66,6 +66,7 @@ class PackingOutcome:
     bound: float
     closed: bool
     stats: dict[str, Any] = field(default_factory=dict)
+    master_s: float = 0.0  # seconds of the longest master LP (predicts an LP at this size)
 
 
 def _past(deadline: float | None) -> bool:
@@ -214,6 +215,7 @@ class CyclePacker:
         stats: dict[str, Any] = {"packing_rounds": 0, "packing_columns": 0}
         history: list[float] = []
         general = exact = False
+        master_s = 0.0
         for _ in range(MAX_ROUNDS):
             if bound >= cost - close_abs or _past(deadline):
                 break
@@ -232,7 +234,9 @@ class CyclePacker:
                 break
             cols += new
             stats["packing_columns"] += len(new)
+            t_master = time.perf_counter()
             solved = self._master(cols, deadline, tol)
+            master_s = max(master_s, time.perf_counter() - t_master)
             if solved is None:
                 break
             mu, ell = solved
@@ -245,4 +249,4 @@ class CyclePacker:
             keep = mu > PURGE_REL * float(mu.max())
             if keep.any():
                 cols = [col for col, kp in zip(cols, keep, strict=True) if kp]
-        return PackingOutcome(best, cost, bound, bound >= cost - close_abs, stats)
+        return PackingOutcome(best, cost, bound, bound >= cost - close_abs, stats, master_s)

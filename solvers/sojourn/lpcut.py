@@ -256,6 +256,7 @@ class HighsCutModel:
         if self.order is None:
             return {}
         out = CyclePacker(self.W, seed=self.seed).certify(self.order, self.close_abs, deadline)
+        self.last_lp_s = max(self.last_lp_s, out.master_s)  # the MIP's root, if no LP runs
         self._offer(out.order)
         self.best_lb = out.bound if self.best_lb is None else max(self.best_lb, out.bound)
         if self._closed():

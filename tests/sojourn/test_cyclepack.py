@@ -97,3 +97,15 @@ def test_lpcut_closes_a_60_job_block_by_the_packing():
     assert r.status is Status.OPTIMAL and ref.status is Status.OPTIMAL
     assert r.stats["closed_by_packing"] == 1 and r.stats["largest_block"] >= 48
     assert abs(r.value - ref.value) <= 1e-9 * ref.value
+
+
+def test_a_stopped_packing_leaves_no_mip_to_overrun_the_limit():
+    # the packing is cut short by the limit and no LP round runs after it: its master times
+    # predict the MIP's root, which does not fit in the time left (it once overran by 0.9 s)
+    inst = generate(200, 30_001, family="cyclic")
+    t0 = time.perf_counter()
+    r = solve(inst, B, "lpcut", time_limit=3.0, seed=0)
+    took = time.perf_counter() - t0
+    assert r.status is Status.FEASIBLE and r.bound is not None and r.bound <= r.value
+    assert r.stats["packing_rounds"] >= 1 and r.stats["mip_skipped_for_time"] == 1
+    assert took <= 3.0 + 1.0
