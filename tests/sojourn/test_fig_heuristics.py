@@ -72,5 +72,5 @@ def test_bench_exact_quick_runs(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "largest n proven" in out and "cpsat (blocks+lazy)" in out and "lpcut" in out
     both = len(bench_exact.METHODS) + len(bench_exact.CYCLIC_METHODS)
-    assert out.count("ladder exhausted") == both
+    assert out.count("ladder exhausted") == both, out  # which ladder stopped, and why
     assert "cyclic" in out and "jobs in 1-job blocks" in out
