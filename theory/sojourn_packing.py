@@ -12,13 +12,16 @@ pair cost is sum m + sum_{e in R} cap_e, R its reversed arcs. An order is acycli
 at least one arc of every directed cycle: sum_{e in R} cap_e >= sum_{e in R} sum_{C containing
 e} mu_C = sum_C mu_C |C cap R| >= sum_C mu_C. QED.
 
-Duality (why nothing is lost against the triangle LP). The LP relaxation with every 3-cycle
-inequality equals sum m + max_mu sum_C mu_C (a fractional packing of all directed cycles):
-in y_e = 1 - x_e (the reversed share of arc e), the 3-cycle rows over a complete digraph imply
-every longer cycle row (split the cycle by a chord: one of the two halves with the chord gives a
-shorter violated cycle), and the packing LP is the dual of min sum cap_e y_e subject to every
-cycle row. `check_duality` compares the two LP values on small instances, the packing LP over
-every enumerated cycle of T (networkx) and the triangle LP in HiGHS.
+Duality (why nothing is lost against the triangle LP; sketched, and checked numerically). The
+LP relaxation with every 3-cycle inequality equals sum m + max_mu sum_C mu_C (a fractional
+packing of all directed cycles of T). In y_e = 1 - x_e (the reversed share of arc e of T) the
+packing LP is the dual of min sum cap_e y_e subject to sum_{e in C} y_e >= 1 for every cycle C
+of T. The 3-cycle rows imply every longer cycle row: adding the row of a triangle
+v1 -> v2 -> v3 -> v1 to that of the shorter cycle through the chord v1 -> v3, with
+x_13 + x_31 = 1, gives the row of the cycle through v2. Rows of cycles that use arcs against
+T do not raise the bound (their duals compose into cycles of T at no gain); this last step is
+the one `check_packing` confirms numerically, comparing the packing LP over every enumerated
+cycle of T (networkx) with the triangle LP in HiGHS on small instances.
 
 Complementary slackness (what the column generation in `solvers.sojourn.cyclepack` prices):
 if an optimal order has cost equal to the LP bound, every cycle with mu_C > 0 contains exactly
