@@ -71,22 +71,12 @@ def tournament_cycles(W: np.ndarray) -> list[np.ndarray]:
 
 
 def max_packing(W: np.ndarray, cycles: Sequence[np.ndarray], cap_scale: float = 1.0) -> float:
-    """sum m + the largest packing of `cycles` (HiGHS simplex), capacities scaled by
-    `cap_scale` (1: the lemma; anything above 1 packs more than the lemma allows)."""
-    import highspy
-
+    """sum m + the largest packing of `cycles` (lpcut's master LP, by simplex), capacities
+    scaled by `cap_scale` (1: the lemma; anything above 1 packs more than the lemma allows)."""
     cp = CyclePacker(W)
     if not cycles:
         return cp.pair_min
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    m, k = len(cp.cap), len(cycles)
-    h.addRows(m, np.full(m, -highspy.kHighsInf), cp.cap * cap_scale, 0,
-              np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))  # fmt: skip
-    flat = np.concatenate(cycles).astype(np.int32)
-    starts = np.cumsum([0] + [len(c) for c in cycles[:-1]]).astype(np.int32)
-    h.addCols(k, np.full(k, -1.0), np.zeros(k), np.full(k, highspy.kHighsInf), len(flat), starts,
-              flat, np.ones(len(flat)))  # fmt: skip
+    h, _ = cp.packing_lp(cycles, cap_scale)
     h.run()
     return cp.pair_min - cp.s * float(h.getInfo().objective_function_value)
 

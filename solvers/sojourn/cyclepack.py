@@ -38,7 +38,12 @@ import numpy as np
 
 from schedlab.solvers.backends import interrupt_after
 from schedlab.solvers.kernels.shortest_paths import dag_all_pairs, floyd_warshall, path
-from schedlab.solvers.sojourn.lop import insertion_descent, lop_cost, preference_tournament
+from schedlab.solvers.sojourn.lop import (
+    deadline_passed,
+    lop_cost,
+    preference_tournament,
+    rounded_order,
+)
 
 HOP = 1e-4  # pricing length added per arc (scaled units): among equal duals, shorter cycles
 PER_ARC = 3  # columns priced per reversed arc per round (best first hops)
@@ -69,8 +74,9 @@ class PackingOutcome:
     master_s: float = 0.0  # seconds of the longest master LP (predicts an LP at this size)
 
 
-def _past(deadline: float | None) -> bool:
-    return deadline is not None and time.perf_counter() >= deadline
+def _starts(cols: Sequence[np.ndarray]) -> np.ndarray:
+    """Where each column starts in np.concatenate(cols)."""
+    return np.cumsum([0] + [len(c) for c in cols[:-1]])
 
 
 def _stalled(history: list[float], close_abs: float) -> bool:
@@ -102,7 +108,7 @@ class CyclePacker:
             return self.pair_min
         mu = np.maximum(mu, 0.0)
         flat = np.concatenate(cols)
-        starts = np.cumsum([0] + [len(c) for c in cols[:-1]])
+        starts = _starts(cols)
         load = np.zeros(len(self.cap))
         np.add.at(load, flat, np.repeat(mu, [len(c) for c in cols]))
         over = np.where(load > self.cap, self.cap / np.maximum(load, 1e-300), 1.0)
@@ -157,15 +163,31 @@ class CyclePacker:
                 cols.append(ids)
         return cols
 
-    def _master(
-        self, cols: list[np.ndarray], deadline: float | None, tol: float
-    ) -> tuple[np.ndarray, np.ndarray] | None:
-        """Solve max sum mu over the columns (arc capacities); (mu, arc duals) or None."""
+    def packing_lp(
+        self, cols: Sequence[np.ndarray], cap_scale: float = 1.0
+    ) -> tuple[Any, np.ndarray]:
+        """The master LP in HiGHS: max sum mu over the columns (rows: the capacities of the arcs
+        they use, times cap_scale); returns the model and those arcs' pair ids (row order)."""
         import highspy
 
         h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        flat = np.concatenate(cols)
+        used, rows = np.unique(flat, return_inverse=True)
+        m, k = len(used), len(cols)
+        h.addRows(m, np.full(m, -highspy.kHighsInf), cap_scale * self.cap[used], 0,
+                  np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))  # fmt: skip
+        starts = _starts(cols).astype(np.int32)
+        h.addCols(k, np.full(k, -1.0), np.zeros(k), np.full(k, highspy.kHighsInf), len(flat),
+                  starts, rows.astype(np.int32), np.ones(len(flat)))  # fmt: skip
+        return h, used
+
+    def _master(
+        self, cols: list[np.ndarray], deadline: float | None, tol: float
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Solve the master by interior point at `tol`; (mu, arc duals) or None."""
+        h, used = self.packing_lp(cols)
         options: dict[str, Any] = {
-            "output_flag": False,
             "threads": 1,
             "solver": "ipm",
             "run_crossover": "off",
@@ -178,17 +200,9 @@ class CyclePacker:
         if deadline is not None:
             h.setOptionValue("time_limit", max(deadline - time.perf_counter(), 0.01))
             interrupt_after(h, lambda: deadline)
-        flat = np.concatenate(cols)
-        used, rows = np.unique(flat, return_inverse=True)
-        m, k = len(used), len(cols)
-        h.addRows(m, np.full(m, -highspy.kHighsInf), self.cap[used], 0,
-                  np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))  # fmt: skip
-        starts = np.cumsum([0] + [len(c) for c in cols[:-1]]).astype(np.int32)
-        h.addCols(k, np.full(k, -1.0), np.zeros(k), np.full(k, highspy.kHighsInf), len(flat),
-                  starts, rows.astype(np.int32), np.ones(len(flat)))  # fmt: skip
         h.run()
         sol = h.getSolution()  # at a loose tolerance IPX may end 'unknown' with valid values
-        if not (sol.value_valid and sol.dual_valid) or _past(deadline):
+        if not (sol.value_valid and sol.dual_valid) or deadline_passed(deadline):
             return None
         ell = np.zeros(len(self.cap))
         ell[used] = np.maximum(0.0, -np.asarray(sol.row_dual, dtype=float))
@@ -199,8 +213,7 @@ class CyclePacker:
         y = np.minimum(ell[self.pid], 1.0)
         Y = np.where(self.pref, 1.0 - y, y)
         np.fill_diagonal(Y, 0.0)
-        rank = [int(i) for i in np.argsort(-Y.sum(axis=1), kind="stable")]
-        return insertion_descent(self.W, rank)
+        return rounded_order(self.W, Y)
 
     def certify(
         self, order: Sequence[int], close_abs: float, deadline: float | None
@@ -217,7 +230,7 @@ class CyclePacker:
         general = exact = False
         master_s = 0.0
         for _ in range(MAX_ROUNDS):
-            if bound >= cost - close_abs or _past(deadline):
+            if bound >= cost - close_abs or deadline_passed(deadline):
                 break
             history.append(bound)
             general = general or _stalled(history, close_abs)

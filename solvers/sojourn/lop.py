@@ -181,7 +181,8 @@ PREP_BYTES_PER_PAIR = 64
 MODEL_BYTES_PER_PAIR = 400
 
 
-def _past(deadline: float | None) -> bool:
+def deadline_passed(deadline: float | None) -> bool:
+    """True when a deadline (perf_counter seconds; None: none) has passed."""
     return deadline is not None and time.perf_counter() >= deadline
 
 
@@ -192,6 +193,13 @@ def preference_tournament(W: np.ndarray) -> np.ndarray:
     pref = (D < 0) | ((D == 0) & (idx[:, None] < idx[None, :]))
     np.fill_diagonal(pref, False)
     return pref
+
+
+def rounded_order(W: np.ndarray, Y: np.ndarray) -> list[int]:
+    """An order from a fractional tournament Y (Y[a, b]: share of a before b): jobs by their
+    'before' mass, then insertion descent on the pair costs W (lpcut's LP and packing duals)."""
+    rank = [int(i) for i in np.argsort(-Y.sum(axis=1), kind="stable")]
+    return insertion_descent(W, rank)
 
 
 def insertion_descent(W: np.ndarray, order: Sequence[int], max_sweeps: int = 50) -> list[int]:
@@ -252,7 +260,7 @@ def solve_block(
         best_order = insertion_descent(Wb, best_order)
         best_cost = lop_cost(Wb, best_order)
     proven = False
-    if _past(deadline):
+    if deadline_passed(deadline):
         return BlockOutcome(best_order, best_cost, bound, proven, stats)
     check_alloc(
         MODEL_BYTES_PER_PAIR * nb * (nb - 1) / 2,
@@ -272,7 +280,7 @@ def solve_block(
         else iter(three_cycles(pref))
     )
     while chunk := list(itertools.islice(first, _ADD_CHUNK)):  # building is slow: watch time
-        if _past(deadline):
+        if deadline_passed(deadline):
             return BlockOutcome(best_order, best_cost, bound, proven, stats)
         model.add_triangles(chunk)
         stats["triangles"] += len(chunk)

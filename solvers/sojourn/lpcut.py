@@ -42,10 +42,10 @@ from schedlab.solvers.sojourn.lop import (
     OPT_REL_TOL,
     RoundResult,
     Triple,
-    insertion_descent,
     lop_cost,
     pairwise_min_bound,
     refuse_non_lop,
+    rounded_order,
     solve_lop,
 )
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
@@ -288,8 +288,7 @@ class HighsCutModel:
             if lb is not None:
                 self.best_lb = lb if self.best_lb is None else max(self.best_lb, lb)
             Y = self._tournament(x)
-            rank = [int(i) for i in np.argsort(-Y.sum(axis=1), kind="stable")]
-            self._offer(insertion_descent(self.W, rank))
+            self._offer(rounded_order(self.W, Y))
             if self._closed():
                 self.closed_by_lp = True
                 break
