@@ -155,6 +155,7 @@ class HighsCutModel:
         self.order_cost = math.inf
         self.last_before: np.ndarray | None = None  # the last MIP solution's tournament
         self.last_lp_s = 0.0  # seconds of the last LP run (predicts the MIP's root LP)
+        self.packing_stopped = False  # the cycle packing ran out of time without closing
         self.best_lb: float | None = None  # best Lagrangian bound over the LP rounds
         self.W = Wb
         h = self.h = highspy.Highs()
@@ -256,7 +257,7 @@ class HighsCutModel:
         if self.order is None:
             return {}
         out = CyclePacker(self.W, seed=self.seed).certify(self.order, self.close_abs, deadline)
-        self.last_lp_s = max(self.last_lp_s, out.master_s)  # the MIP's root, if no LP runs
+        self.packing_stopped = out.stopped  # no LP ran after it: its MIP would start blind
         self._offer(out.order)
         self.best_lb = out.bound if self.best_lb is None else max(self.best_lb, out.bound)
         if self._closed():
@@ -385,8 +386,9 @@ class HighsCutModel:
             self.h.setSolution(start)
         if time_left is not None:
             left = time_left - (time.perf_counter() - t0)
-            # a MIP's presolve and root are not always interruptible: skip one that would overrun
-            if left <= max(0.01, MIP_ROOT_FACTOR * self.last_lp_s):
+            # a MIP's presolve and root are not always interruptible: skip one that would overrun,
+            # and one after a packing stopped by time (no LP round ran to size its root)
+            if self.packing_stopped or left <= max(0.01, MIP_ROOT_FACTOR * self.last_lp_s):
                 stats["mip_skipped_for_time"] = 1
                 return RoundResult(self._start_before(start_x), False, lp_bound, stats)
             self._time_limit(left)

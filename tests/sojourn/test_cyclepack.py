@@ -61,9 +61,9 @@ def test_certificate_closes_at_the_dp_optimum_from_insertion_descent(n, seed):
 
 @pytest.mark.parametrize(("n", "seed", "start"), [(16, 1, "worst"), (16, 10, "preference")])
 def test_stalled_restricted_pricing_gives_way_to_every_cycle_then_exact_masters(n, seed, start):
-    # from these orders the incumbent's own cycles stall short of the optimum (measured: 1.5
-    # and 3.9 closing slacks below it with the loose master); pricing over every cycle of T and
-    # a tight master close the block
+    # from these orders the loose (PDLP) masters stall short of the optimum (measured: 37.9 and
+    # 3.7 closing slacks below it); pricing over every cycle of T finds nothing at their duals,
+    # and the tight (interior point) master, priced without the tie-break, closes the block
     inst = generate(n, seed, family="cyclic")
     const, W = _weights(n, seed)
     ref = solve(inst, B, "dp").value - const
@@ -100,8 +100,8 @@ def test_lpcut_closes_a_60_job_block_by_the_packing():
 
 
 def test_a_stopped_packing_leaves_no_mip_to_overrun_the_limit():
-    # the packing is cut short by the limit and no LP round runs after it: its master times
-    # predict the MIP's root, which does not fit in the time left (it once overran by 0.9 s)
+    # the packing is cut short by the limit and no LP round runs after it, so nothing sizes the
+    # MIP's root: it is skipped (a MIP started in the time left once overran by 0.9 s)
     inst = generate(200, 30_001, family="cyclic")
     t0 = time.perf_counter()
     r = solve(inst, B, "lpcut", time_limit=3.0, seed=0)
