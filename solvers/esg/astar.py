@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schedlab.solvers.esg.app import APP_KINDS, LAT_TOL, App
-from schedlab.solvers.esg.pareto import pareto_indices
+from schedlab.solvers.esg.pareto import pareto_indices, path_count
 from schedlab.solvers.esg.plan import result
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
@@ -108,7 +108,7 @@ def astar_chain(
     `deadline_scope` stops the search with DeadlineExceeded (no partial answer)."""
     opts = opts or AStarOptions()
     k = len(lats)
-    raw = float(np.prod([float(len(x)) for x in lats]))
+    raw = path_count(len(x) for x in lats)
     cand = [
         pareto_indices(lats[i], costs[i]) if opts.pareto else np.arange(len(lats[i]))
         for i in range(k)

@@ -10,7 +10,7 @@ import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.app import APP_KINDS, LAT_TOL, App
-from schedlab.solvers.esg.pareto import pareto_indices
+from schedlab.solvers.esg.pareto import pareto_indices, path_count
 from schedlab.solvers.esg.plan import result
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
@@ -81,7 +81,7 @@ def solve_brute(
         pareto_indices(a, c) if options.pareto else np.arange(len(a))
         for a, c in zip(lats, costs, strict=True)
     ]
-    space = float(np.prod([float(len(c)) for c in cand]))
+    space = path_count(len(c) for c in cand)
     if space > options.max_paths:
         raise InvalidInput(f"brute: {space:.3g} paths exceed max_paths={options.max_paths}")
     stats = {"paths": space, "backend": options.backend}

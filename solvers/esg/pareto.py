@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
+
 import numpy as np
 
 
@@ -19,3 +22,10 @@ def pareto_indices(lat: np.ndarray, cost: np.ndarray) -> np.ndarray:
             keep.append(int(k))
             best = cost[k]
     return np.array(keep, dtype=np.int64)
+
+
+def path_count(sizes: Iterable[int]) -> float:
+    """How many configuration paths the per-stage choice counts `sizes` give: the exact product,
+    as a float (inf past its range, without numpy's overflow warning)."""
+    count = math.prod(int(s) for s in sizes)
+    return float(count) if count.bit_length() < 1024 else math.inf

@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from schedlab.solvers.esg.pareto import path_count
 from schedlab.solvers.esg.profiles import generate
 from schedlab.solvers.result import Status
 from schedlab.solvers.solve import solve
@@ -113,3 +114,9 @@ def test_astar_equals_the_path_kernel_on_1e8_paths():
         brute = solve(app, "brute", options={"backend": "cpu"})
         assert brute.stats["paths"] == 1e8
         assert _same(solve(app, "astar"), brute)
+
+
+def test_path_count_is_the_exact_product_and_inf_past_float_range():
+    assert path_count([3, 5, 7]) == 105.0
+    assert path_count([10] * 300) == 1e300
+    assert path_count([10] * 400) == math.inf  # np.prod of floats warned of an overflow here
