@@ -35,7 +35,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -63,6 +63,7 @@ STALL_ROUNDS = 2  # restricted pricing that gained less than the closing slack i
 GENERAL_LIMIT = 20_000  # columns per round of the general pricing
 EXACT_TOL = 1e-9  # the master's tolerance once the loose rounds price nothing (pricing then
 # without HOP): a block is left to the triangle LP only when exact pricing finds no column
+MasterLp = Literal["pdlp", "ipm"]  # OR-Tools' PDLP, or HiGHS's interior point (no crossover)
 SOUND_MARGIN = 1e-12  # relative slack for float rounding in the packing's value
 
 
@@ -92,8 +93,11 @@ def _stalled(history: list[float], close_abs: float) -> bool:
 class CyclePacker:
     """One block's pair costs Wb as a preference tournament with arc capacities."""
 
-    def __init__(self, Wb: np.ndarray, *, seed: int | None = None) -> None:
+    def __init__(
+        self, Wb: np.ndarray, *, seed: int | None = None, master: MasterLp = "pdlp"
+    ) -> None:
         self.W = Wb
+        self.master = master  # the LP solver of the loose rounds
         self.n = n = Wb.shape[0]
         iu = np.triu_indices(n, 1)
         self.pid = np.zeros((n, n), dtype=np.int64)
@@ -190,9 +194,10 @@ class CyclePacker:
     def _master(
         self, cols: list[np.ndarray], deadline: float | None, tol: float
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """Solve the master at `tol` (PDLP when loose, HiGHS's interior point when tight);
+        """Solve the master at `tol` (loose: by `self.master`; tight: HiGHS's interior point);
         (mu, arc duals) or None when stopped by the deadline or without values."""
-        solved = (self._master_pdlp if tol >= LOOSE_TOL else self._master_ipm)(cols, deadline, tol)
+        pdlp = self.master == "pdlp" and tol >= LOOSE_TOL
+        solved = (self._master_pdlp if pdlp else self._master_ipm)(cols, deadline, tol)
         if solved is None or deadline_passed(deadline):
             return None
         mu, used, row_dual = solved

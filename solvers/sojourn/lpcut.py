@@ -37,7 +37,7 @@ import numpy as np
 
 from schedlab.solvers.backends import interrupt_after
 from schedlab.solvers.result import SolveResult
-from schedlab.solvers.sojourn.cyclepack import CyclePacker
+from schedlab.solvers.sojourn.cyclepack import CyclePacker, MasterLp
 from schedlab.solvers.sojourn.lop import (
     OPT_REL_TOL,
     RoundResult,
@@ -126,10 +126,12 @@ class HighsCutModel:
         close_abs: float = 0.0,
         seed: int | None,
         packing: bool = False,
+        packing_master: MasterLp = "pdlp",
     ) -> None:
         import highspy
 
         self.packing = packing  # try the cycle-packing certificate before the triangle LP
+        self.packing_master = packing_master
         self.seed = seed
 
         self.hs = highspy
@@ -256,7 +258,8 @@ class HighsCutModel:
         best order within the closing slack."""
         if self.order is None:
             return {}
-        out = CyclePacker(self.W, seed=self.seed).certify(self.order, self.close_abs, deadline)
+        packer = CyclePacker(self.W, seed=self.seed, master=self.packing_master)
+        out = packer.certify(self.order, self.close_abs, deadline)
         self.packing_stopped = out.stopped  # no LP ran after it: its MIP would start blind
         self._offer(out.order)
         self.best_lb = out.bound if self.best_lb is None else max(self.best_lb, out.bound)
@@ -426,6 +429,10 @@ class LpcutOptions:
         default=True,
         metadata={"help": "certify by a cycle packing (column generation) before the triangle LP"},
     )
+    packing_master: MasterLp = field(
+        default="pdlp",
+        metadata={"help": "the packing LP solver of loose rounds: pdlp (OR-Tools), ipm (HiGHS)"},
+    )
 
 
 def block_close_abs(Wb: np.ndarray) -> float:
@@ -468,6 +475,7 @@ def solve_lpcut(
             close_abs=block_close_abs(Wb),
             seed=seed,
             packing=options.packing,
+            packing_master=options.packing_master,
         ),
         time_limit=time_limit,
         triangles="separate",
@@ -477,6 +485,7 @@ def solve_lpcut(
             "decompose": options.decompose,
             "warm_start": options.warm_start,
             "packing": options.packing,
+            "packing_master": options.packing_master,
         },
     )
     return replace(res, runtime_s=time.perf_counter() - t0)

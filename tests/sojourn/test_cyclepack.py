@@ -81,13 +81,13 @@ def test_an_expired_deadline_runs_nothing_and_keeps_a_sound_bound():
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_lpcut_with_and_without_packing_equal_brute_force(seed):
+def test_lpcut_with_and_without_packing_and_with_either_master_equal_brute_force(seed):
     inst = generate(8, seed, family="cyclic")
     ref = solve(inst, B, "brute").value
-    for packing in (True, False):
-        r = solve(inst, B, "lpcut", seed=0, packing=packing)
+    for packing, master in ((True, "pdlp"), (True, "ipm"), (False, "pdlp")):
+        r = solve(inst, B, "lpcut", seed=0, packing=packing, packing_master=master)
         assert r.status is Status.OPTIMAL and abs(r.value - ref) <= 1e-9 * ref
-        assert r.stats["packing"] is packing
+        assert r.stats["packing"] is packing and r.stats["packing_master"] == master
 
 
 def test_lpcut_closes_a_60_job_block_by_the_packing():
@@ -109,3 +109,13 @@ def test_a_stopped_packing_leaves_no_mip_to_overrun_the_limit():
     assert r.status is Status.FEASIBLE and r.bound is not None and r.bound <= r.value
     assert r.stats["packing_rounds"] >= 1 and r.stats["mip_skipped_for_time"] == 1
     assert took <= 3.0 + 1.0
+
+
+def test_both_master_solvers_close_the_same_block_at_the_dp_optimum():
+    # the loose rounds by PDLP (default) and by HiGHS's interior point reach the same proof
+    const, W = _weights(20, 2)
+    ref = solve(generate(20, 2, family="cyclic"), B, "dp").value - const
+    start = insertion_descent(W, _orders(W)["preference"])
+    for master in ("pdlp", "ipm"):
+        out = CyclePacker(W, seed=0, master=master).certify(start, block_close_abs(W), None)
+        assert out.closed and abs(out.cost - ref) <= 1e-9 * ref and out.bound <= ref
