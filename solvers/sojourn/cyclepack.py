@@ -49,9 +49,11 @@ from schedlab.solvers.sojourn.lop import (
 )
 
 HOP = 1e-4  # pricing length added per arc (scaled units): among equal duals, shorter cycles
-PER_ARC = 8  # columns priced per reversed arc per round (best first hops); with PDLP masters
-# (cyclic n = 300, seeds 40000/40001, from the optimal order) 3 took 15.5/39.2 s, 5 14.6/25.0 s,
-# 8 13.6/20.4 s, 12 -/21.4 s, 16 -/26.9 s
+PER_ARC = {"pdlp": 8, "ipm": 3}  # columns priced per reversed arc per round (best first hops),
+# by the master's LP solver. PDLP (cyclic n = 300, seeds 40000/40001, from the optimal order):
+# 3 took 15.5/39.2 s, 5 14.6/25.0 s, 8 13.6/20.4 s, 12 -/21.4 s, 16 -/26.9 s. Interior point: 3
+# took -/98.1 s, 8 -/102.9 s (masters twice as large), and from lpcut's starting order 8 did not
+# prove 40001 in 500 s where 3 takes 119 s.
 RED_TOL = 1e-9  # a column enters when its reduced cost exceeds this
 LOOSE_TOL = 1e-4  # the master's relative optimality tolerance while pricing with HOP: the
 # packing's value needs ~1e-4 relative (PDLP at 3e-5: 35.4 s instead of 20.4 s; 3e-4: 18.1 s)
@@ -127,7 +129,8 @@ class CyclePacker:
 
     def _price(self, order: Sequence[int], ell: np.ndarray, hop: float) -> list[np.ndarray]:
         """Cycles (as pair ids) with positive reduced cost: for each arc the order reverses,
-        its PER_ARC shortest closing paths (by first hop) in the DAG of the arcs it keeps."""
+        its PER_ARC[master] shortest closing paths (by first hop) in the DAG of the arcs it
+        keeps."""
         P = np.asarray(order, dtype=np.int64)
         pid = self.pid[np.ix_(P, P)]
         keep = np.triu(self.pref[np.ix_(P, P)], 1)
@@ -141,7 +144,7 @@ class CyclePacker:
         cand = L[rp] + dist[:, rq].T  # [r, k]: first hop k, then a shortest path to q
         ok = keep[rp] & (k[None, :] > rp[:, None]) & (k[None, :] <= rq[:, None])
         cand = np.where(ok, cand, np.inf)
-        top = np.argsort(cand, axis=1)[:, :PER_ARC]
+        top = np.argsort(cand, axis=1)[:, : PER_ARC[self.master]]
         cols: list[np.ndarray] = []
         for r, hops in enumerate(top):
             p, q = int(rp[r]), int(rq[r])
