@@ -87,6 +87,18 @@ def _starts(cols: Sequence[np.ndarray]) -> np.ndarray:
     return np.cumsum([0] + [len(c) for c in cols[:-1]])
 
 
+def _incidence(cols: Sequence[np.ndarray]) -> tuple[np.ndarray, Any]:
+    """The arcs the columns use (sorted pair ids: the master's rows) and the 0/1 arc-by-column
+    matrix over them (scipy CSC), the one form both master solvers read."""
+    import scipy.sparse as sp
+
+    flat = np.concatenate(cols)
+    used, rows = np.unique(flat, return_inverse=True)
+    owner = np.repeat(np.arange(len(cols)), [len(c) for c in cols])
+    shape = (len(used), len(cols))
+    return used, sp.csc_matrix((np.ones(len(flat)), (rows, owner)), shape=shape)
+
+
 def _stalled(history: list[float], close_abs: float) -> bool:
     """The bound gained less than the closing slack over the last STALL_ROUNDS rounds."""
     return len(history) > STALL_ROUNDS and history[-1] - history[-1 - STALL_ROUNDS] < close_abs
@@ -184,14 +196,12 @@ class CyclePacker:
 
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
-        flat = np.concatenate(cols)
-        used, rows = np.unique(flat, return_inverse=True)
-        m, k = len(used), len(cols)
+        used, A = _incidence(cols)
+        m, k = A.shape
         h.addRows(m, np.full(m, -highspy.kHighsInf), cap_scale * self.cap[used], 0,
                   np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))  # fmt: skip
-        starts = _starts(cols).astype(np.int32)
-        h.addCols(k, np.full(k, -1.0), np.zeros(k), np.full(k, highspy.kHighsInf), len(flat),
-                  starts, rows.astype(np.int32), np.ones(len(flat)))  # fmt: skip
+        h.addCols(k, np.full(k, -1.0), np.zeros(k), np.full(k, highspy.kHighsInf), A.nnz,
+                  A.indptr[:-1].astype(np.int32), A.indices.astype(np.int32), A.data)  # fmt: skip
         return h, used
 
     def _master(
@@ -214,17 +224,14 @@ class CyclePacker:
         self, cols: list[np.ndarray], deadline: float | None, tol: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """The master by OR-Tools' PDLP (one thread, from scratch): mu, row arcs, row duals."""
-        import scipy.sparse as sp
         from ortools.pdlp import solvers_pb2
         from ortools.pdlp.python import pdlp
 
-        flat = np.concatenate(cols)
-        used, rows = np.unique(flat, return_inverse=True)
-        m, k = len(used), len(cols)
-        owner = np.repeat(np.arange(k), [len(c) for c in cols])
+        used, A = _incidence(cols)
+        m, k = A.shape
         qp = pdlp.QuadraticProgram()
         qp.objective_vector = np.full(k, -1.0)
-        qp.constraint_matrix = sp.csc_matrix((np.ones(len(flat)), (rows, owner)), shape=(m, k))
+        qp.constraint_matrix = A
         qp.constraint_lower_bounds = np.full(m, -np.inf)
         qp.constraint_upper_bounds = self.cap[used]
         qp.variable_lower_bounds = np.zeros(k)

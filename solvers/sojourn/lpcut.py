@@ -249,6 +249,10 @@ class HighsCutModel:
         if cost < self.order_cost:
             self.order, self.order_cost = list(order), cost
 
+    def _raise_bound(self, lb: float) -> None:
+        """Keep the best sound lower bound met (LP rounds and packing alike)."""
+        self.best_lb = lb if self.best_lb is None else max(self.best_lb, lb)
+
     def _closed(self) -> bool:
         return self.best_lb is not None and self.best_lb >= self.order_cost - self.close_abs
 
@@ -262,7 +266,7 @@ class HighsCutModel:
         out = packer.certify(self.order, self.close_abs, deadline)
         self.packing_stopped = out.stopped  # no LP ran after it: its MIP would start blind
         self._offer(out.order)
-        self.best_lb = out.bound if self.best_lb is None else max(self.best_lb, out.bound)
+        self._raise_bound(out.bound)
         if self._closed():
             self.closed_by_lp = self.closed_by_packing = True
         return dict(out.stats)
@@ -290,7 +294,7 @@ class HighsCutModel:
                 break
             lb = self.lagrangian_bound()
             if lb is not None:
-                self.best_lb = lb if self.best_lb is None else max(self.best_lb, lb)
+                self._raise_bound(lb)
             Y = self._tournament(x)
             self._offer(rounded_order(self.W, Y))
             if self._closed():
