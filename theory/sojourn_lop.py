@@ -73,7 +73,7 @@ class RuleEvidence:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def _all_orders_costs(W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def all_orders_costs(W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every permutation of W's indices and its pair cost sum_{a before b} W[a, b]."""
     n = W.shape[0]
     perms = np.array(list(itertools.permutations(range(n))), dtype=np.int64).reshape(-1, n)
@@ -88,7 +88,7 @@ def _block_rule_value(c: np.ndarray, W: np.ndarray, blocks: Sequence[np.ndarray]
     """sum c + fixed cross-block cost + each block's brute-force optimum."""
     total = float(c.sum())
     for p, bp in enumerate(blocks):
-        total += float(_all_orders_costs(W[np.ix_(bp, bp)])[1].min())
+        total += float(all_orders_costs(W[np.ix_(bp, bp)])[1].min())
         for bq in blocks[p + 1 :]:
             total += float(W[np.ix_(bp, bq)].sum())
     return total
@@ -103,7 +103,7 @@ def _rule_value(c: np.ndarray, W: np.ndarray, rule: str) -> float:
         order = np.argsort(-pref.sum(axis=1), kind="stable")
         return _block_rule_value(c, W, [np.array([i]) for i in order])
     if rule == "pairwise":  # wrong: each strict pairwise preference, alone, is a precedence
-        perms, cost = _all_orders_costs(W)
+        perms, cost = all_orders_costs(W)
         n = W.shape[0]
         pos = np.empty_like(perms)
         pos[np.arange(len(perms))[:, None], perms] = np.arange(n)[None, :]
