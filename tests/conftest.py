@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.generate import generate
+from schedlab.solvers.sojourn.problem import Instance
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.sojourn.instance import Instance
 
 VERDICTS = ("holds", "fails", "inconclusive")
 SIZES = ("small", "full")
@@ -50,22 +49,22 @@ class Verdict:
             "title": self.title,
             "verdict": self.verdict,
             "instances": self.instances,
-            "worst": _jsonable(self.worst),
+            "worst": jsonable(self.worst),
             "tolerances": self.tolerances,
             "runtime_s": self.runtime_s,
             "summary": self.summary,
             "size": self.size,
             "seed": self.seed,
             "files": self.files,
-            "evidence": _jsonable(self.evidence),
+            "evidence": jsonable(self.evidence),
         }
 
 
-def _jsonable(x: Any) -> Any:
+def jsonable(x: Any) -> Any:
     if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
+        return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, list | tuple):
-        return [_jsonable(v) for v in x]
+        return [jsonable(v) for v in x]
     if hasattr(x, "item") and callable(x.item):
         x = x.item()
     if isinstance(x, float) and not math.isfinite(x):
@@ -156,15 +155,6 @@ def theory_dir(outdir: Path) -> Path:
     from schedlab.solvers.util import ensure_output_dir
 
     return ensure_output_dir(Path(outdir) / "theory")
-
-
-def save_instance(inst: Instance, outdir: Path, stem: str, **meta: Any) -> str:
-    """Save `inst` (with `meta` describing why) as results/theory/STEM.json, atomically."""
-    merged = {**dict(inst.meta), **_jsonable(meta)}
-    out = Instance(inst.jobs, name=inst.name or stem, meta=merged)
-    path = theory_dir(outdir) / f"{stem}.json"
-    out.save(path)
-    return str(path)
 
 
 def rel_gap(value: float, ref: float) -> float:

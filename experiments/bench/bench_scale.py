@@ -58,8 +58,8 @@ def sojourn_run(n: int, seed: int = 0) -> dict[str, Any]:
     """`sojourn simulate --workload synthetic --servers 10000 --policy gittins --load 0.8
     --jobs n --replications 1`."""
     from schedlab.experiments.registry import WORKLOADS
-    from schedlab.experiments.sojourn.online.policies import get_policy
-    from schedlab.experiments.sojourn.online.runner import evaluate_policy
+    from schedlab.experiments.sojourn.policies import get_policy
+    from schedlab.experiments.sojourn.runner import evaluate_policy
     from schedlab.solvers.options import NoOptions, parse_options
 
     servers = 8 * SERVERS

@@ -24,7 +24,7 @@ SHARED_TRACE = Path("..") / "shared" / "data" / "azure_llm" / "AzureLLMInference
 
 
 def decision_table(quick: bool) -> list[list[Any]]:
-    from schedlab.solvers.esg.profiles import generate
+    from schedlab.solvers.esg.generate import generate
     from schedlab.solvers.solve import solve
 
     sizes = [(3, 100), (5, 300), (10, 500)] if quick else [
@@ -60,7 +60,7 @@ def decision_table(quick: bool) -> list[list[Any]]:
 
 def sim_rate(quick: bool) -> tuple[int, float, str]:
     from schedlab.experiments.esg.simulator import SimConfig, simulate, trace_offsets
-    from schedlab.solvers.esg.profiles import generate
+    from schedlab.solvers.esg.generate import generate
 
     apps = [generate(3, 50, 1), generate(5, 50, 2, shape="dag")]
     path = os.environ.get("SCHEDLAB_AZURE_TRACE", str(SHARED_TRACE))

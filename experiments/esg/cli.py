@@ -52,7 +52,7 @@ def generate_cmd(stages: int, configs: int, seed: int, shape: str, out: Path | N
       schedlab esg generate --stages 5 --configs 100 --seed 3 -o app.json
       schedlab esg generate --stages 6 --configs 20 --shape dag > dag.json
     """
-    from schedlab.solvers.esg.profiles import generate
+    from schedlab.solvers.esg.generate import generate
     from schedlab.solvers.util import atomic_write_text
 
     app = generate(stages, configs, seed, shape=shape)  # type: ignore[arg-type]
@@ -109,7 +109,7 @@ def plan_cmd(
       schedlab esg plan app.json --method brute --backend cpu
     """
     from schedlab.solvers.errors import InvalidInput
-    from schedlab.solvers.esg.app import App
+    from schedlab.solvers.esg.problem import App
     from schedlab.solvers.solve import solve
 
     app = App.from_json(app_file).with_budget(budget_ms)

@@ -43,7 +43,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
 
 def workload(seed: int, configs: int) -> list[Any]:
     """Two applications: a 3-stage chain and a 5-function DAG (seeded random profiles)."""
-    from schedlab.solvers.esg.profiles import generate
+    from schedlab.solvers.esg.generate import generate
 
     return [generate(3, configs, seed), generate(5, configs, seed + 1, shape="dag")]
 
@@ -64,8 +64,8 @@ def _same_value(x: float | None, y: float | None) -> bool:
 
 
 def exact_row(key: dict[str, Any], cfg: dict[str, Any], seed: int) -> dict[str, Any]:
-    from schedlab.solvers.esg.exact_brute import BruteOptions
-    from schedlab.solvers.esg.profiles import generate
+    from schedlab.solvers.esg.exact_enum import BruteOptions
+    from schedlab.solvers.esg.generate import generate
     from schedlab.solvers.solve import solve
 
     i = key["i"]

@@ -6,7 +6,7 @@ request, given the request's remaining latency budget. Planning latency of a con
 stages are the function's critical path to the sink (longest at fastest configurations).
 - esg: ESG_1Q: A* with both blades over the remaining stages; commit the first stage;
 - greedy: cheapest configuration that leaves room for the fastest rest;
-- batch / infless / static: the baselines of `solvers.esg.greedy` (configuration masks);
+- batch / infless / static: the baselines of `solvers.esg.heuristics` (configuration masks);
   infless takes the cheapest configuration within its share of the remaining budget.
 When nothing fits (the head is already late), every policy takes its cheapest configuration,
 which drains the backlog fastest per unit of resource (the request misses anyway).
@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schedlab.experiments.registry import POLICIES
-from schedlab.solvers.esg.app import LAT_TOL, App
-from schedlab.solvers.esg.astar import astar_chain
-from schedlab.solvers.esg.greedy import MASKS
+from schedlab.solvers.esg.exact_astar import astar_chain
+from schedlab.solvers.esg.heuristics import MASKS
+from schedlab.solvers.esg.problem import LAT_TOL, App
 
 
 @dataclass

@@ -33,8 +33,8 @@ import numpy as np
 
 from schedlab.experiments.esg.policies import AppState, PathPolicy, make_policy
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.esg.app import App
 from schedlab.solvers.esg.dispatch import Container, Invoker, Placement, expire, place
+from schedlab.solvers.esg.problem import App
 from schedlab.solvers.validate import load_json_file, read_text_file
 
 

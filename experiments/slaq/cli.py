@@ -60,7 +60,7 @@ def snapshot_cmd(jobs: int, cores: int, seed: int, objective: str) -> None:
     """
     import json
 
-    from schedlab.solvers.slaq.snapshots import generate_snapshot
+    from schedlab.solvers.slaq.generate import generate_snapshot
 
     snap = generate_snapshot(jobs, cores, seed, objective=objective)
     click.echo(json.dumps(snap.to_dict(), indent=1))

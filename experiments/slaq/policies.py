@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from schedlab.experiments.registry import POLICIES
-from schedlab.solvers.slaq.greedy import fair_extra, greedy_extra, maxmin_extra
+from schedlab.solvers.slaq.heuristics import fair_extra, greedy_extra, maxmin_extra
 
 
 @POLICIES.register(

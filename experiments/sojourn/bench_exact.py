@@ -4,9 +4,9 @@ For each method, n grows along a fixed ladder; at every n it must prove optimali
 seeded instance generate(n, 10_000 + 100 n + i) within the limit (60 s; 5 s with quick), else the
 method stops there. "plain" is the textbook model (every triangle inequality, no blocks);
 "lazy" adds violated triangles round by round; "blocks" also splits the jobs into preference
-blocks (proof in theory/sojourn_lop.py) before the lazy model; "lpcut" separates triangle cuts on
-the scaled LP first (solvers/sojourn/lpcut.py), by default after trying to prove each block by a
-packing of preference cycles (solvers/sojourn/cyclepack.py; "LP cuts only" skips it). Both
+blocks (proof in theory/sojourn/lop.py) before the lazy model; "lpcut" separates triangle cuts on
+the scaled LP first (solvers/sojourn/exact_lpcut.py), by default after trying to prove each block
+by a packing of preference cycles (solvers/sojourn/cyclepack.py; "LP cuts only" skips it). Both
 instance families run: "default" (B's preferences almost always transitive: proofs by the
 pairwise-minimum argument, no solver call)
 and "cyclic" (one preference component of >= 80% of the jobs: every proof is a solver's). Each
@@ -25,7 +25,7 @@ from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import BENCHMARKS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import Status
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
 

@@ -86,7 +86,7 @@ def run_steps(count: int, rounds: int) -> list[dict[str, Any]]:
     from schedlab.experiments.sojourn.bench_kernels import B, random_orders
     from schedlab.solvers.kernels import arith
     from schedlab.solvers.kernels.cpu import SLP_WIDE, CpuBackend, aligned, has_avx512
-    from schedlab.solvers.sojourn.instance import generate
+    from schedlab.solvers.sojourn.generate import generate
     from schedlab.solvers.sojourn.tables import lop_tables
 
     slp_flag = "SLP_VECTORIZE"  # a numba.core.config attribute its stubs do not declare

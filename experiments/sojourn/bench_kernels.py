@@ -41,7 +41,7 @@ from schedlab.experiments.store import RowStore, results_dir
 from schedlab.solvers.kernels import cuda_available
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.batch import evaluate_orders, linear_ordering_weights
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.lop import preference_blocks
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective

@@ -28,10 +28,10 @@ import numpy as np
 from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import BENCHMARKS
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel, block_close_abs
+from schedlab.solvers.sojourn.exact_milp import block_gap_abs
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.lop import preference_blocks
-from schedlab.solvers.sojourn.lpcut import HighsCutModel, block_close_abs
-from schedlab.solvers.sojourn.milp import block_gap_abs
 from schedlab.solvers.sojourn.objectives import Objective
 
 PERTURB = 1e-3  # right-hand-side relaxation of step 2, scaled units (costs scaled to max |d| = 1)

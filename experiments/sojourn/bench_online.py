@@ -13,9 +13,9 @@ from pathlib import Path
 
 from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import BENCHMARKS
-from schedlab.experiments.sojourn.online.philly import philly_workload, read_trace, sample_path
-from schedlab.experiments.sojourn.online.policies import get_policy, policy_names
-from schedlab.experiments.sojourn.online.runner import evaluate_policy
+from schedlab.experiments.sojourn.policies import get_policy, policy_names
+from schedlab.experiments.sojourn.runner import evaluate_policy
+from schedlab.experiments.sojourn.workload_philly import philly_workload, read_trace, sample_path
 
 SERVERS = 256
 LOAD = 0.8

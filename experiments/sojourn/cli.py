@@ -17,13 +17,13 @@ from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, ch
 from schedlab.experiments.cliflags import SEED, TIME_LIMIT, bounded_int
 from schedlab.experiments.output import emit_json, format_table
 from schedlab.experiments.registry import COMMANDS
-from schedlab.experiments.sojourn.simulate_cli import simulate
+from schedlab.experiments.sojourn.cli_simulate import simulate
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.solve import METHODS
 
 if TYPE_CHECKING:
-    from schedlab.solvers.sojourn.instance import Instance
     from schedlab.solvers.sojourn.objectives import Objective
+    from schedlab.solvers.sojourn.problem import Instance
 
 SUBJECT = "sojourn"
 OBJECTIVE_CHOICE = click.Choice(("A", "B", "TK", "DK"), case_sensitive=False)  # OBJECTIVES
@@ -37,7 +37,7 @@ def _objective(kind: str, k: int | None) -> Objective:
 
 def load_instance(path: Path) -> Instance:
     """Load and validate an instance file ('-' reads standard input)."""
-    from schedlab.solvers.sojourn.instance import Instance
+    from schedlab.solvers.sojourn.problem import Instance
 
     if str(path) == "-":
         return Instance.load_stdin(sys.stdin)
@@ -87,7 +87,7 @@ def generate_cmd(n: int, seed: int, max_checkpoints: int, family: str) -> None:
       schedlab sojourn generate --n 8 --seed 3 --max-checkpoints 2 > inst.json
       schedlab sojourn generate --n 100 --seed 1 --family cyclic > hard.json
     """
-    from schedlab.solvers.sojourn.instance import generate
+    from schedlab.solvers.sojourn.generate import generate
 
     click.echo(generate(n, seed, max_checkpoints=max_checkpoints, family=family).to_json())
 

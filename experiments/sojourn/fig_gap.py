@@ -1,6 +1,6 @@
 """Figure `sojourn-gap`: gap of Smith's rule and the u*-index to the exact B optimum vs n.
 
-The numbers come from theory.gap_study (the computation behind claim 7, one implementation):
+The numbers come from theory.sojourn.gap_study (the computation behind claim 7, one implementation):
 random instances per n, exact optimum by subset DP (n <= 20) or CP-SAT, rows journaled under
 results/theory/journal/ so a rerun resumes and claim 7 at the same size reuses them. Writes
 results/sojourn/sojourn-gap.{png,pdf,csv,json} and sojourn-gap-instances.csv; with the option
@@ -21,7 +21,7 @@ from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import results_dir, write_csv, write_json
 from schedlab.experiments.theory_cli import journal_runner
 from schedlab.solvers.errors import InvalidInput
-from schedlab.theory.gap_study import GAP_CONFIGS, HEURISTICS, ZERO_TOL, gap_rows, summarize
+from schedlab.theory.sojourn.gap_study import GAP_CONFIGS, HEURISTICS, ZERO_TOL, gap_rows, summarize
 from schedlab.theory.verdict import RunnerFactory
 
 NAME = "sojourn-gap"
@@ -110,12 +110,12 @@ def make(
     how = ", ".join(f"{v} by {k}" for k, v in proofs.items() if v)
     if config.get("family", "default") == "cyclic":
         workload = (
-            "solvers.sojourn.instance.generate(family='cyclic') (one checkpoint/job, "
+            "solvers.sojourn.generate.generate(family='cyclic') (one checkpoint/job, "
             "index lines through one point: one preference component of >= 80% of n)"
         )
     else:
         workload = (
-            f"solvers.sojourn.instance.generate (<= {config['max_checkpoints']} "
+            f"solvers.sojourn.generate.generate (<= {config['max_checkpoints']} "
             "checkpoints/job, success sizes log-uniform on [1, 100])"
         )
     caption = (

@@ -1,6 +1,6 @@
 """Figure `sojourn-heuristics`: each baseline heuristic's relative gap to the optimum (B and A).
 
-Per n, seeded random instances (solvers.sojourn.instance.generate); the optimum comes from the
+Per n, seeded random instances (solvers.sojourn.generate.generate); the optimum comes from the
 subset DP for n <= 14 and from CP-SAT (with its time limit) above. An instance whose exact run
 did not prove optimality is kept in the journal with its status but left out of every gap
 statistic (counted as `not_proven`). Rows are journaled, so a rerun resumes. Writes
@@ -21,7 +21,7 @@ from schedlab.experiments.plotting import new_figure, save_figure
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
 from schedlab.solvers.result import Status
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.solve import METHODS
@@ -172,7 +172,7 @@ def make(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[Pat
     ]
     not_proven = sum(1 for r in rows if r["exact_status"] != Status.OPTIMAL.value)
     caption = (
-        f"workload: solvers.sojourn.instance.generate (<= {config['max_checkpoints']} "
+        f"workload: solvers.sojourn.generate.generate (<= {config['max_checkpoints']} "
         f"checkpoints/job, success sizes log-uniform on [1, 100]); n in {config['ns']}, "
         f"{config['count']} instances per n and objective; size {size}; seed {seed}; optimum by "
         f"subset DP (n <= {DP_MAX_N}) or CP-SAT ({config['time_limit_s']:g} s limit); "

@@ -5,8 +5,8 @@ distributions, every policy on the same jobs and outcomes per replication (commo
 numbers), 95% Student-t bands over replications. Philly part: replay of the trace (the shipped
 2,000-job subsample at size small; the full trace at size full, from $SCHEDLAB_PHILLY_TRACE or
 ../shared/data/philly/philly_jobs.csv) with inter-arrival times scaled to each load, under
-the outcome model of `schedlab.experiments.sojourn.online.philly`. Rows are journaled (RowStore), so
-an interrupted run resumes.
+the outcome model of `schedlab.experiments.sojourn.workload_philly`. Rows are journaled
+(RowStore), so an interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from matplotlib.ticker import ScalarFormatter
 
 from schedlab.experiments.plotting import plt, save_figure
 from schedlab.experiments.registry import register_figure
-from schedlab.experiments.sojourn.online.metrics import mean_ci
-from schedlab.experiments.sojourn.online.philly import OUTCOME_MODEL
-from schedlab.experiments.sojourn.online.policies import get_policy, policy_names
-from schedlab.experiments.sojourn.online.runner import evaluate_policy
-from schedlab.experiments.sojourn.online.workloads import philly_source, synthetic_source
+from schedlab.experiments.sojourn.metrics import mean_ci
+from schedlab.experiments.sojourn.policies import get_policy, policy_names
+from schedlab.experiments.sojourn.runner import evaluate_policy
+from schedlab.experiments.sojourn.workload_philly import OUTCOME_MODEL
+from schedlab.experiments.sojourn.workloads import philly_source, synthetic_source
 from schedlab.experiments.store import RowStore, results_dir, write_csv, write_json
 from schedlab.solvers.errors import InvalidInput
 

@@ -20,10 +20,10 @@ def synergy() -> None:
 
 
 # Verbs live in their own modules and are attached below.
-from schedlab.experiments.synergy.simulate_cli import simulate  # noqa: E402
+from schedlab.experiments.synergy.cli_simulate import simulate  # noqa: E402
 
 synergy.add_command(simulate)
-from schedlab.experiments.synergy.allocate_cli import allocate, snapshot_cmd  # noqa: E402
+from schedlab.experiments.synergy.cli_allocate import allocate, snapshot_cmd  # noqa: E402
 
 synergy.add_command(allocate)
 synergy.add_command(snapshot_cmd)

@@ -1,6 +1,6 @@
 """Figure `synergy-gap`: the allocation heuristics' gap to the exact per-round optimum.
 
-Seeded round snapshots (solvers.synergy.snapshots.generate_snapshot: default servers of 8 GPUs,
+Seeded round snapshots (solvers.synergy.generate.generate_snapshot: default servers of 8 GPUs,
 24 CPUs, 500 GB; more runnable jobs than GPUs) for two model mixes. The optimum is the exact
 MILP (HiGHS through highspy, run set "proportional": exactly the jobs GPU-proportional runs,
 none below its proportional throughput) with a time limit. Gap = (optimum - value) / optimum of
@@ -28,7 +28,7 @@ from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
 from schedlab.solvers.result import Status
 from schedlab.solvers.solve import METHODS, solve
-from schedlab.solvers.synergy.snapshots import generate_snapshot
+from schedlab.solvers.synergy.generate import generate_snapshot
 
 NAME = "synergy-gap"
 STEM = "synergy-gap"

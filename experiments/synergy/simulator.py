@@ -42,9 +42,9 @@ from schedlab.experiments.synergy.workloads import JobSpec, Workload
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.solve import METHODS, solve
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, check_allocation
-from schedlab.solvers.synergy.engine import FAST_TAG, SUBJECT, RoundAllocator
-from schedlab.solvers.synergy.model import Cluster, Job, Snapshot
+from schedlab.solvers.synergy.allocators import FAST_TAG, SUBJECT, RoundAllocator
 from schedlab.solvers.synergy.packing import RoundArrays
+from schedlab.solvers.synergy.problem import Cluster, Job, Snapshot
 from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
 from schedlab.solvers.validate import check_work
 

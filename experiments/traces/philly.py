@@ -15,7 +15,7 @@ dropped; other encodings are refused naming the file. Durations and numeric time
 most 1e12 s, GPU counts at most 10^6. Every bad row is reported at once (up to
 `MAX_REPORTED`) in one
 `InvalidInput` naming the file, the row (its line in the file) and the field. Subjects adapt
-the parsed `PhillyTrace` to their workloads (`experiments/sojourn/online/philly.py`,
+the parsed `PhillyTrace` to their workloads (`experiments/sojourn/workload_philly.py`,
 `experiments/synergy/traces.py`). The shipped 2,000-job sample and its attribution are in
 `experiments/traces/data/`.
 """

@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from schedlab.solvers.esg.app import APP_KINDS, App
 from schedlab.solvers.esg.exact_milp import candidates, check_model_size
 from schedlab.solvers.esg.plan import result
+from schedlab.solvers.esg.problem import APP_KINDS, App
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.validate import check_deadline, solver_seed, time_left

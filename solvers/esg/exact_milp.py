@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.solvers.esg.app import APP_KINDS, App
 from schedlab.solvers.esg.pareto import pareto_indices
 from schedlab.solvers.esg.plan import result
+from schedlab.solvers.esg.problem import APP_KINDS, App
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.validate import check_alloc, check_deadline, time_left

@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.esg.app import LAT_TOL
 from schedlab.solvers.esg.dispatch import CAP_TOL
-from schedlab.solvers.esg.queues import Choice, QueuesProblem, StageTable, queues_result
+from schedlab.solvers.esg.problem import LAT_TOL
+from schedlab.solvers.esg.problem_queues import Choice, QueuesProblem, StageTable, queues_result
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.validate import check_deadline, time_left

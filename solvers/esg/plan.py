@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.solvers.esg.app import LAT_TOL, App
+from schedlab.solvers.esg.problem import LAT_TOL, App
 from schedlab.solvers.result import Certificate, SolveResult, Status, certify
 
 

@@ -25,9 +25,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from schedlab.solvers.esg.app import APP_KINDS, LAT_TOL, App
-from schedlab.solvers.esg.astar import AStarOptions, astar_chain
+from schedlab.solvers.esg.exact_astar import AStarOptions, astar_chain
 from schedlab.solvers.esg.plan import longest_path, result
+from schedlab.solvers.esg.problem import APP_KINDS, LAT_TOL, App
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
 

@@ -19,7 +19,7 @@ import numpy as np
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.options import NoOptions
 from schedlab.solvers.result import SolveResult, certify
-from schedlab.solvers.slaq.greedy import allocation_of
+from schedlab.solvers.slaq.heuristics import allocation_of
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
 from schedlab.solvers.slaq.quality import quality_model
 from schedlab.solvers.solve import register_method

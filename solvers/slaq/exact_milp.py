@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from schedlab.solvers.result import SolveResult, Status, certify
-from schedlab.solvers.slaq.greedy import allocation_of
+from schedlab.solvers.slaq.heuristics import allocation_of
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
 from schedlab.solvers.slaq.quality import quality_model
 from schedlab.solvers.solve import register_method

@@ -16,8 +16,8 @@ import numpy as np
 from schedlab.solvers.kernels.evaluate import evaluate_tables, iter_table_values
 from schedlab.solvers.kernels.orders import DEFAULT_CHUNK, OrderSource
 from schedlab.solvers.kernels.tables import LopTables, TruncTables
-from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, b_weights
+from schedlab.solvers.sojourn.problem import Instance
 from schedlab.solvers.sojourn.tables import lop_tables, trunc_tables
 
 CHUNK = DEFAULT_CHUNK  # 65,536 orders per kernel call

@@ -32,9 +32,8 @@ from schedlab.solvers.kernels.tables import LopTables, compress
 from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key, u_index, u_star
-from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
-from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
+from schedlab.solvers.sojourn.problem import SUBJECT, Instance, SojournProblem
 from schedlab.solvers.sojourn.tables import a_tables, b_node_tables
 from schedlab.solvers.solve import register_method
 

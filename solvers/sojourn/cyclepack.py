@@ -1,6 +1,6 @@
 """A dual certificate for the linear ordering problem: a fractional packing of preference cycles.
 
-Theory (theory/sojourn_packing.py): write cap_ab = |W[a,b] - W[b,a]| and orient each pair the
+Theory (theory/sojourn/packing.py): write cap_ab = |W[a,b] - W[b,a]| and orient each pair the
 cheap way (the preference tournament T). Every order costs sum_pairs min(W[a,b], W[b,a]) plus
 cap of each arc of T it reverses, and reverses at least one arc of every directed cycle of T. So
 for any weights mu_C >= 0 on directed cycles with sum_{C containing a} mu_C <= cap_a for every

@@ -15,9 +15,8 @@ import numpy as np
 from schedlab.solvers.options import NoOptions
 from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.sojourn.batch import evaluate_orders
-from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
-from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
+from schedlab.solvers.sojourn.problem import SUBJECT, Instance, SojournProblem
 from schedlab.solvers.solve import register_method
 
 KeyFn = Callable[[Instance], np.ndarray]

@@ -4,7 +4,7 @@ value(order) = sum_i c_i + sum_{a before b} W[a, b]. The exact models work block
 `preference_blocks` splits the jobs into blocks B_1, ..., B_r such that every job of an earlier
 block is strictly better placed before every job of a later block; then every optimal order is
 the concatenation of optimal orders of the blocks (proof and numerical cross-check in
-`theory/sojourn_lop.py`). Inside a block a back end (MILP or CP-SAT) solves the classic model
+`theory/sojourn/lop.py`). Inside a block a back end (MILP or CP-SAT) solves the classic model
 with precedence binaries x_ab (a < b) and triangle inequalities, either all of them up front
 ("all") or added lazily: solve, find the 3-cycles of the returned tournament, add their
 triangles, repeat until the tournament is transitive (exact: every round solves a relaxation,
@@ -25,8 +25,8 @@ import numpy as np
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult, certify
 from schedlab.solvers.sojourn.batch import evaluate_orders, linear_ordering_weights
-from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
+from schedlab.solvers.sojourn.problem import Instance
 from schedlab.solvers.validate import (
     DeadlineExceeded,
     check_alloc,

@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from schedlab.solvers.result import SolveResult
-from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.objectives import Objective
-from schedlab.solvers.sojourn.problem import SojournProblem
+from schedlab.solvers.sojourn.problem import Instance, SojournProblem
 from schedlab.solvers.solve import solve as solve_problem
 
 

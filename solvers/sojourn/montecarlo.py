@@ -15,9 +15,9 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.arith import KIND_CODES
 from schedlab.solvers.kernels.montecarlo import BatchEstimate, monte_carlo_scenarios
 from schedlab.solvers.kernels.orders import DEFAULT_CHUNK, OrderSource
-from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.outcomes import sample_outcomes
+from schedlab.solvers.sojourn.problem import Instance
 
 SCENARIO_CHUNK = 1 << 15
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.quadrature import gauss_legendre_unit
-from schedlab.solvers.sojourn.instance import Instance, check_order
+from schedlab.solvers.sojourn.problem import Instance, check_order
 from schedlab.solvers.validate import check_deadline
 
 _NODE_CHUNK = 64

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.sojourn.instance import Instance, check_order
 from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.problem import Instance, check_order
 from schedlab.solvers.validate import check_alloc, check_seed
 
 MAX_OUTCOMES = 2_000_000

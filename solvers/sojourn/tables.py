@@ -17,8 +17,8 @@ import numpy as np
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.quadrature import gauss_legendre_unit
 from schedlab.solvers.kernels.tables import LopTables, TruncTables, compress
-from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.objectives import Objective, quadrature_nodes
+from schedlab.solvers.sojourn.problem import Instance
 
 NODE_TOL = 1e-14  # relative mass of dropped quadrature nodes
 TABLE_KINDS = ("nodes", "lowrank")

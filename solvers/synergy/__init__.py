@@ -51,16 +51,16 @@ from schedlab.solvers.synergy.allocation import (
     total_tput,
     validate_allocation,
 )
-from schedlab.solvers.synergy.engine import (
+from schedlab.solvers.synergy.allocators import (
     Allocator,
     RoundAllocator,
     fast_methods,
     register_allocator,
 )
-from schedlab.solvers.synergy.model import Cluster, Job, Snapshot
+from schedlab.solvers.synergy.generate import generate_snapshot
 from schedlab.solvers.synergy.placement import PlacementState, Placer, RoundResult
+from schedlab.solvers.synergy.problem import Cluster, Job, Snapshot
 from schedlab.solvers.synergy.profiles import ModelProfile, ProfileSet, default_profiles
-from schedlab.solvers.synergy.snapshots import generate_snapshot
 
 __all__ = [
     "Allocation",

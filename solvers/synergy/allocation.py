@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.synergy.model import Job, Snapshot
+from schedlab.solvers.synergy.problem import Job, Snapshot
 from schedlab.solvers.synergy.profiles import TPUT_TOL
 
 CAP_RTOL = 1e-9  # relative tolerance of capacity checks (floating sums of 20.83 GB ...)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from schedlab.solvers.synergy.model import Cluster
+from schedlab.solvers.synergy.problem import Cluster
 from schedlab.solvers.synergy.profiles import TPUT_TOL, ProfileSet
 
 Config = tuple[float, float, float]  # (cpus_per_gpu, mem_gb_per_gpu, tput_per_gpu)

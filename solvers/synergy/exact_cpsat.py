@@ -25,7 +25,7 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, total_tput
-from schedlab.solvers.synergy.exact_common import (
+from schedlab.solvers.synergy.exact_model import (
     EXACT_TOL,
     RUN_SET_HELP,
     Counts,
@@ -37,7 +37,7 @@ from schedlab.solvers.synergy.exact_common import (
     relaxation_bound,
     start_point,
 )
-from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.solution import certified_result
 from schedlab.solvers.validate import DeadlineExceeded, check_deadline, solver_seed, time_left
 

@@ -20,14 +20,14 @@ from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, total_tput
 from schedlab.solvers.synergy.configs import all_configs
-from schedlab.solvers.synergy.exact_common import (
+from schedlab.solvers.synergy.exact_model import (
     EXACT_TOL,
     RUN_SET_HELP,
     ExactStructure,
     RunSet,
     build_structure,
 )
-from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.solution import certified_result
 
 MAX_JOBS = 10

@@ -26,10 +26,11 @@ from typing import Any, Literal
 import numpy as np
 
 from schedlab.solvers.backends import run_cbc
+from schedlab.solvers.highs import ColumnModel, empty_model, run_highs, write_mps
 from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, total_tput
-from schedlab.solvers.synergy.exact_common import (
+from schedlab.solvers.synergy.exact_model import (
     EXACT_TOL,
     RUN_SET_HELP,
     Counts,
@@ -41,8 +42,7 @@ from schedlab.solvers.synergy.exact_common import (
     relaxation_bound,
     start_point,
 )
-from schedlab.solvers.synergy.highs import ColumnModel, empty_model, run_highs, write_mps
-from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.solution import certified_result
 from schedlab.solvers.validate import DeadlineExceeded, check_deadline, time_left
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.solvers.synergy.engine import Allocator, register_allocator
+from schedlab.solvers.synergy.allocators import Allocator, register_allocator
 from schedlab.solvers.synergy.packing import GREEDY, PROPORTIONAL, TUNE, RoundArrays
 from schedlab.solvers.synergy.placement import Placer, RoundResult
 

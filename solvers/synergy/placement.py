@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation
-from schedlab.solvers.synergy.model import Cluster
 from schedlab.solvers.synergy.packing import COUNTERS, RoundArrays, pack_round
+from schedlab.solvers.synergy.problem import Cluster
 from schedlab.solvers.synergy.profiles import GRID_TOL, ProfileSet, default_profiles
 
 

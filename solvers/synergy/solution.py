@@ -12,7 +12,7 @@ from schedlab.solvers.synergy.allocation import (
     proportional_tput,
     total_tput,
 )
-from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.profiles import TPUT_TOL
 
 

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.objectives import Objective
-from schedlab.solvers.sojourn.problem import SojournProblem
+from schedlab.solvers.sojourn.problem import Instance, SojournProblem
 from schedlab.solvers.solve import solve
-from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.profiles import default_profiles
 from schedlab.solvers.validate import MAX_SEED, parse_json
 from tests.door.contract import check
@@ -47,7 +47,7 @@ def test_synergy_time_limit_covers_model_building(method):
 
 @pytest.mark.parametrize("method", ["milp", "cpsat"])
 def test_esg_time_limit_covers_model_building(method):
-    from schedlab.solvers.esg.app import App
+    from schedlab.solvers.esg.problem import App
 
     res = solve(App.from_dict(APP), method, time_limit=1e-6)
     assert res.status.value in ("timeout", "feasible", "optimal")
@@ -218,7 +218,7 @@ def test_ids_that_a_comma_list_cannot_name_are_refused(bad):
     snap["jobs"][0]["id"] = bad
     with pytest.raises(InvalidInput, match="comma"):
         Snapshot.from_dict(snap)
-    from schedlab.solvers.esg.app import App
+    from schedlab.solvers.esg.problem import App
 
     app = json.loads(json.dumps(APP))
     app["functions"][0]["id"] = bad
@@ -229,9 +229,9 @@ def test_ids_that_a_comma_list_cannot_name_are_refused(bad):
 def test_python_constructors_apply_the_same_rules():
     from dataclasses import replace
 
-    from schedlab.solvers.esg.app import App
-    from schedlab.solvers.sojourn.instance import Job
-    from schedlab.solvers.synergy.model import Cluster
+    from schedlab.solvers.esg.problem import App
+    from schedlab.solvers.sojourn.problem import Job
+    from schedlab.solvers.synergy.problem import Cluster
 
     with pytest.raises(InvalidInput, match="sizes"):
         Instance((Job("a", (1e308,), (1.0,)),))

@@ -8,11 +8,10 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.objectives import Objective
-from schedlab.solvers.sojourn.problem import SojournProblem
+from schedlab.solvers.sojourn.problem import Instance, SojournProblem
 from schedlab.solvers.solve import solve
-from schedlab.solvers.synergy.model import Snapshot
+from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.profiles import default_profiles
 from schedlab.solvers.validate import MAX_MAGNITUDE
 from tests.door.conftest import CASES

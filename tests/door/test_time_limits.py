@@ -37,7 +37,7 @@ def test_a_nested_scope_never_extends_the_enclosing_deadline():
 def test_sojourn_stopped_while_preparing_returns_an_order(method):
     """The limit passes while the pairwise tables are built (milp used to compute its gap
     tolerance before that and lose the order): a full order, a sound bound, never optimal."""
-    from schedlab.solvers.sojourn.instance import generate
+    from schedlab.solvers.sojourn.generate import generate
     from schedlab.solvers.sojourn.objectives import Objective, evaluate
     from schedlab.solvers.sojourn.problem import SojournProblem
 
@@ -55,7 +55,7 @@ def test_b_weights_use_the_newton_nodes_above_256():
     """b_node_terms takes `gauss_legendre_unit` (O(q^2) Newton for q >= 256; leggauss is O(q^3)
     and less accurate there): B by the weights equals B by the pruned node tables."""
     from schedlab.solvers.sojourn.batch import evaluate_orders
-    from schedlab.solvers.sojourn.instance import generate
+    from schedlab.solvers.sojourn.generate import generate
     from schedlab.solvers.sojourn.objectives import Objective, b_weights, quadrature_nodes
 
     inst = generate(600, 3)
@@ -71,7 +71,7 @@ def test_b_weights_use_the_newton_nodes_above_256():
 
 def _cyclic_block(n: int) -> np.ndarray:
     from schedlab.solvers.sojourn.batch import linear_ordering_weights
-    from schedlab.solvers.sojourn.instance import generate
+    from schedlab.solvers.sojourn.generate import generate
     from schedlab.solvers.sojourn.objectives import Objective
 
     return linear_ordering_weights(generate(n, 1, family="cyclic"), Objective.parse("B"))[1]
@@ -83,7 +83,7 @@ def test_sojourn_cpsat_skips_a_round_whose_handover_does_not_fit():
     skipped, a round that fits runs."""
     import itertools
 
-    from schedlab.solvers.sojourn.cpsat import HANDOVER_FACTOR, CpSatBlockModel
+    from schedlab.solvers.sojourn.exact_cpsat import HANDOVER_FACTOR, CpSatBlockModel
 
     m = CpSatBlockModel(_cyclic_block(12), workers=1, seed=0, deterministic_time=None,
                         scale_bits=None)  # fmt: skip
@@ -102,7 +102,7 @@ def test_sojourn_milp_highs_reserves_time_and_stops_on_the_wall_clock():
     took another second)."""
     import itertools
 
-    from schedlab.solvers.sojourn.milp import POST_FACTOR, PulpBlockModel, block_gap_abs
+    from schedlab.solvers.sojourn.exact_milp import POST_FACTOR, PulpBlockModel, block_gap_abs
 
     W = _cyclic_block(12)
     m = PulpBlockModel(W, "highs", block_gap_abs(W), seed=0)
@@ -116,7 +116,7 @@ def test_sojourn_milp_highs_reserves_time_and_stops_on_the_wall_clock():
 
 # ---- synergy ----------------------------------------------------------------------------------
 def _snapshot():
-    from schedlab.solvers.synergy.snapshots import generate_snapshot
+    from schedlab.solvers.synergy.generate import generate_snapshot
 
     return generate_snapshot(12, 90, 3)
 
@@ -162,7 +162,7 @@ def test_synergy_milp_gives_highs_only_the_time_left(monkeypatch):
 def test_synergy_milp_an_expired_limit_starts_nothing():
     """An already expired deadline: no heuristic, no model, status timeout with a bound."""
     from schedlab.solvers.synergy import exact_milp
-    from schedlab.solvers.synergy.exact_common import build_structure
+    from schedlab.solvers.synergy.exact_model import build_structure
 
     snap = _snapshot()
     with deadline_scope(time.perf_counter() - 1.0):
@@ -200,8 +200,8 @@ def test_cpsat_skips_symmetry_detection_on_large_time_limited_models():
 def test_esg_astar_stops_with_its_best_path_and_a_sound_bound():
     """A* past its deadline: the best complete path generated (feasible) and the least f of
     the open list as the bound; without a deadline the same search is proven optimal."""
-    from schedlab.solvers.esg.astar import CLOCK_EVERY, astar_chain
-    from schedlab.solvers.esg.profiles import generate
+    from schedlab.solvers.esg.exact_astar import CLOCK_EVERY, astar_chain
+    from schedlab.solvers.esg.generate import generate
 
     app = generate(40, 80, 2)  # about 1,200 expansions: past the first clock check
     order = app.topo_order()
@@ -220,7 +220,7 @@ def test_esg_astar_stops_with_its_best_path_and_a_sound_bound():
 
 def test_esg_q_brute_refuses_before_listing():
     from schedlab.solvers.errors import InvalidInput
-    from schedlab.solvers.esg.queues import random_queues
+    from schedlab.solvers.esg.problem_queues import random_queues
 
     with pytest.raises(InvalidInput, match="max_combos"):
         solve(random_queues(20, 4, 40, 4, 1), "q_brute")
@@ -228,13 +228,13 @@ def test_esg_q_brute_refuses_before_listing():
 
 # ---- the sweep ------------------------------------------------------------------------------
 def _sweep_problems() -> dict[str, list[object]]:
-    from schedlab.solvers.esg.profiles import generate as esg_app
-    from schedlab.solvers.esg.queues import random_queues
-    from schedlab.solvers.slaq.snapshots import generate_snapshot as slaq_snap
-    from schedlab.solvers.sojourn.instance import generate
+    from schedlab.solvers.esg.generate import generate as esg_app
+    from schedlab.solvers.esg.problem_queues import random_queues
+    from schedlab.solvers.slaq.generate import generate_snapshot as slaq_snap
+    from schedlab.solvers.sojourn.generate import generate
     from schedlab.solvers.sojourn.objectives import Objective
     from schedlab.solvers.sojourn.problem import SojournProblem
-    from schedlab.solvers.synergy.snapshots import generate_snapshot as syn_snap
+    from schedlab.solvers.synergy.generate import generate_snapshot as syn_snap
 
     return {
         "sojourn": [SojournProblem(generate(1500, 1), Objective.parse("B"))],

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.esg.app import App, Config, Prices
-from schedlab.solvers.esg.profiles import family_configs, generate
+from schedlab.solvers.esg.generate import family_configs, generate
+from schedlab.solvers.esg.problem import App, Config, Prices
 
 
 def test_round_trip_and_kind():

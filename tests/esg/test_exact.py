@@ -7,8 +7,8 @@ import math
 
 import pytest
 
+from schedlab.solvers.esg.generate import generate
 from schedlab.solvers.esg.pareto import path_count
-from schedlab.solvers.esg.profiles import generate
 from schedlab.solvers.result import Status
 from schedlab.solvers.solve import solve
 

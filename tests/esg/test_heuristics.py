@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from schedlab.solvers.esg.app import LAT_TOL
-from schedlab.solvers.esg.profiles import generate
+from schedlab.solvers.esg.generate import generate
+from schedlab.solvers.esg.problem import LAT_TOL
 from schedlab.solvers.esg.slo_split import merged_segments, segments
 from schedlab.solvers.result import Status
 from schedlab.solvers.solve import solve
@@ -66,7 +66,7 @@ def test_dominator_segments_partition_the_dag():
 
 
 def test_segments_of_a_diamond():
-    from schedlab.solvers.esg.app import App
+    from schedlab.solvers.esg.problem import App
 
     cfg = [{"batch": 1, "vcpus": 1, "gpu_share": 1.0, "latency_ms": 1.0}]
     app = App.from_dict(

@@ -10,8 +10,8 @@ import math
 import pytest
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.esg.profiles import generate
-from schedlab.solvers.esg.queues import QueuesProblem, evaluate, random_queues
+from schedlab.solvers.esg.generate import generate
+from schedlab.solvers.esg.problem_queues import QueuesProblem, evaluate, random_queues
 from schedlab.solvers.result import Status
 from schedlab.solvers.solve import solve
 

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from schedlab.experiments.cli import cli
 from schedlab.experiments.esg.simulator import SimConfig, Simulation, arrival_times, simulate
-from schedlab.solvers.esg.profiles import generate
+from schedlab.solvers.esg.generate import generate
 
 POLICIES = ("esg", "greedy", "batch", "infless", "static")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from schedlab.experiments.sojourn.online.philly import read_trace
+from schedlab.experiments.sojourn.workload_philly import read_trace
 from schedlab.experiments.synergy.traces import load_philly
 from schedlab.experiments.traces.philly import (
     MAX_REPORTED,

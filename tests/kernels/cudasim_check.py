@@ -12,7 +12,7 @@ import numpy as np
 
 from schedlab.solvers.kernels import best_insertion_moves, insertion_sweeps, resolve_backend
 from schedlab.solvers.sojourn.batch import evaluate_orders
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.montecarlo import monte_carlo_orders
 from schedlab.solvers.sojourn.objectives import Objective, evaluate

@@ -13,7 +13,7 @@ from schedlab.experiments.cli import cli
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.batchlocal import kick, start_orders
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 

@@ -15,7 +15,7 @@ import pytest
 
 from schedlab.solvers.kernels import cuda_available
 from schedlab.solvers.sojourn.batch import evaluate_orders
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.montecarlo import monte_carlo_orders
 from schedlab.solvers.sojourn.objectives import Objective

@@ -11,7 +11,7 @@ from schedlab.solvers.kernels.cpu import CpuBackend, aligned
 from schedlab.solvers.kernels.evaluate import evaluate_tables
 from schedlab.solvers.kernels.numpy_ref import NumpyBackend
 from schedlab.solvers.sojourn.batch import evaluate_orders
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 from schedlab.solvers.sojourn.tables import b_node_tables, lop_tables, trunc_tables
 

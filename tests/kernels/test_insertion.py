@@ -13,8 +13,8 @@ from schedlab.solvers.kernels import (
     insertion_sweeps,
 )
 from schedlab.solvers.sojourn.batch import evaluate_orders
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.heuristics import neighbourhood
-from schedlab.solvers.sojourn.instance import generate
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.tables import lop_tables
 

@@ -9,7 +9,7 @@ import pytest
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels import montecarlo as kernel_mc
 from schedlab.solvers.sojourn import montecarlo as mc
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.montecarlo import monte_carlo_orders
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 from schedlab.solvers.sojourn.outcomes import realized_values

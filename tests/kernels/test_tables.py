@@ -10,7 +10,7 @@ import pytest
 from schedlab.solvers.kernels.linalg import HouseholderQR
 from schedlab.solvers.kernels.quadrature import _legendre_newton, gauss_legendre_unit
 from schedlab.solvers.kernels.tables import compress
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.objectives import Objective, evaluate, value_B
 from schedlab.solvers.sojourn.tables import a_tables, b_node_tables, lop_tables
 from tests.conftest import random_instances

@@ -9,7 +9,7 @@ import pytest
 
 from schedlab.solvers.slaq.alloc_core import heap_arrays, threshold_extra
 from schedlab.solvers.slaq.generate import random_concave_tables, random_snapshot
-from schedlab.solvers.slaq.greedy import (
+from schedlab.solvers.slaq.heuristics import (
     greedy_extra,
     heap_extra,
     quality_arrays,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.solvers.slaq.generate import random_snapshot
-from schedlab.theory.claim_slaq import family_concavity, greedy_gap
 from schedlab.theory.claims import claims, run_claim
+from schedlab.theory.slaq.claim_greedy import family_concavity, greedy_gap
 
 
 def round_robin(qs, base, free):

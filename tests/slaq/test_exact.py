@@ -9,7 +9,7 @@ import pytest
 from schedlab.solvers.result import Status
 from schedlab.solvers.slaq.exact_enum import best_by_dp, best_by_enumeration, compositions
 from schedlab.solvers.slaq.generate import random_concave_tables, random_snapshot
-from schedlab.solvers.slaq.greedy import greedy_extra
+from schedlab.solvers.slaq.heuristics import greedy_extra
 from schedlab.solvers.slaq.quality import quality_model
 from schedlab.solvers.solve import solve
 

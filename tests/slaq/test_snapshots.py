@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from schedlab.experiments.cli import cli
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.slaq.generate import generate_snapshot
 from schedlab.solvers.slaq.problem import Snapshot
-from schedlab.solvers.slaq.snapshots import generate_snapshot
 from schedlab.solvers.solve import solve
 
 

@@ -13,8 +13,9 @@ from click.testing import CliRunner
 
 from schedlab.experiments.cli import cli
 from schedlab.experiments.sojourn.cli import sojourn
-from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.sojourn.problem import Instance
 
 SOLVE_KEYS = {"status", "objective", "value", "bound", "order", "method", "runtime_s"}
 

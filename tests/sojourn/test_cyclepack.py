@@ -12,9 +12,9 @@ import pytest
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.cyclepack import CyclePacker
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.exact_lpcut import block_close_abs
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.lop import insertion_descent, lop_cost, preference_tournament
-from schedlab.solvers.sojourn.lpcut import block_close_abs
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
 

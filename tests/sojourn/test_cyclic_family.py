@@ -6,7 +6,7 @@ import pytest
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.lop import preference_blocks
 from schedlab.solvers.sojourn.objectives import Objective
 

@@ -21,10 +21,11 @@ from numba import njit
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import Status
-from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.outcomes import realized_values
+from schedlab.solvers.sojourn.problem import Instance
 from schedlab.solvers.solve import METHODS
 from tests.conftest import random_instances
 
@@ -32,7 +33,7 @@ REL = 1e-9
 INSTANCES = random_instances(200, max_n=6, max_checkpoints=4)
 LOP_SUBSET = INSTANCES[:60]
 # generate(n, seed, max_checkpoints=C) with a cyclic B preference tournament (found by
-# theory.sojourn_lop.cyclic_instances); their preference blocks have 3 or 4 jobs.
+# theory.sojourn.lop.cyclic_instances); their preference blocks have 3 or 4 jobs.
 CYCLIC = [(8, 757, 4), (8, 1863, 2), (8, 12633, 4), (8, 14360, 2), (8, 14858, 4), (8, 21629, 4)]
 LOP_CONFIGS = [
     ("milp", {"solver": "highs", "triangles": "all", "decompose": False}),

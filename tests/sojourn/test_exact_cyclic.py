@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from schedlab.experiments.cli import cli
 from schedlab.solvers.result import Status
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.lop import insertion_descent, lop_cost
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective, b_weights
@@ -117,7 +117,7 @@ def test_incumbent_cycles_are_tight_at_the_order_and_violated():
     # tight there) and is a 3-cycle of the tournament Y; at most PER_PAIR per reversed pair
     import numpy as np
 
-    from schedlab.solvers.sojourn.lpcut import PER_PAIR, HighsCutModel, incumbent_cycles
+    from schedlab.solvers.sojourn.exact_lpcut import PER_PAIR, HighsCutModel, incumbent_cycles
 
     rng = np.random.default_rng(5)
     n = 12

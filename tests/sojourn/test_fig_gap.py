@@ -7,12 +7,12 @@ import math
 
 import pytest
 
-import schedlab.theory.gap_study as gap_study
+import schedlab.theory.sojourn.gap_study as gap_study
 from schedlab.experiments.registry import figures
 from schedlab.experiments.sojourn import fig_gap
 from schedlab.experiments.sojourn.fig_gap import NAME, make
 from schedlab.experiments.sweep import SweepError
-from schedlab.theory.gap_study import GAP_CONFIGS, gap_rows, summarize
+from schedlab.theory.sojourn.gap_study import GAP_CONFIGS, gap_rows, summarize
 
 
 def test_registered_for_reproduce():

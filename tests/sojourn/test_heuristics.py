@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from schedlab.solvers.result import Status
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.heuristics import (
     local_search,
     neighbourhood,
@@ -16,9 +17,9 @@ from schedlab.solvers.sojourn.heuristics import (
     u_index,
     u_star,
 )
-from schedlab.solvers.sojourn.instance import Instance, generate
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.sojourn.problem import Instance
 from schedlab.solvers.solve import METHODS
 from tests.conftest import random_instances
 

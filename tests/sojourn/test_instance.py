@@ -8,7 +8,8 @@ import math
 import pytest
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.generate import generate
+from schedlab.solvers.sojourn.problem import Instance
 
 
 def problems_of(data) -> list[str]:

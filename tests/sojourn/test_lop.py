@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from schedlab.solvers.result import Status
-from schedlab.solvers.sojourn.cpsat import CpSatBlockModel, scale_costs
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.exact_cpsat import CpSatBlockModel, scale_costs
+from schedlab.solvers.sojourn.exact_milp import PulpBlockModel, cbc_log_bound
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.lop import (
     RoundResult,
     before_matrix,
@@ -23,7 +24,6 @@ from schedlab.solvers.sojourn.lop import (
     triangles_all,
 )
 from schedlab.solvers.sojourn.methods import solve
-from schedlab.solvers.sojourn.milp import PulpBlockModel, cbc_log_bound
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 
 
@@ -151,7 +151,7 @@ class CrossingModel:
 
 @pytest.mark.parametrize("triangles", ["lazy", "all"])
 def test_a_bound_crossing_the_value_within_tolerance_is_clamped_not_raised(triangles):
-    # generate(8, 1863, max_checkpoints=2) has a cyclic B tournament (theory.sojourn_lop)
+    # generate(8, 1863, max_checkpoints=2) has a cyclic B tournament (theory.sojourn.lop)
     inst = generate(8, 1863, max_checkpoints=2)
     obj = Objective("B")
     ref = solve(inst, obj, "dp")

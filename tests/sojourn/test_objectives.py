@@ -9,7 +9,7 @@ import pytest
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.sojourn.batch import evaluate_orders
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.objectives import (
     Objective,
     b_weights,

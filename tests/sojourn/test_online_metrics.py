@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from schedlab.experiments.sojourn.online.metrics import mean_ci, t_quantile
-from schedlab.experiments.sojourn.online.policies import get_policy, policy_names
-from schedlab.experiments.sojourn.online.workload import Workload
+from schedlab.experiments.sojourn.metrics import mean_ci, t_quantile
+from schedlab.experiments.sojourn.policies import get_policy, policy_names
+from schedlab.experiments.sojourn.workload_model import Workload
 from schedlab.solvers.errors import InvalidInput
 
 

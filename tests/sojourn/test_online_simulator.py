@@ -9,16 +9,16 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from schedlab.experiments.sojourn.online.metrics import mean_ci
-from schedlab.experiments.sojourn.online.policies import get_policy, policy_names
-from schedlab.experiments.sojourn.online.runner import quanta_and_keys, replicate, run_once
-from schedlab.experiments.sojourn.online.simulator import simulate
-from schedlab.experiments.sojourn.online.synthetic import poisson_arrivals, synthetic_workload
-from schedlab.experiments.sojourn.online.workload import Workload
+from schedlab.experiments.sojourn.metrics import mean_ci
+from schedlab.experiments.sojourn.policies import get_policy, policy_names
+from schedlab.experiments.sojourn.runner import quanta_and_keys, replicate, run_once
+from schedlab.experiments.sojourn.simulator import simulate
+from schedlab.experiments.sojourn.workload_model import Workload
+from schedlab.experiments.sojourn.workload_synthetic import poisson_arrivals, synthetic_workload
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key
 from schedlab.solvers.sojourn.indices import pad
-from schedlab.solvers.sojourn.instance import generate
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 
 REL = 1e-9

@@ -7,17 +7,17 @@ import math
 import numpy as np
 import pytest
 
-from schedlab.experiments.sojourn.online.philly import (
+from schedlab.experiments.sojourn.workload_model import Workload
+from schedlab.experiments.sojourn.workload_philly import (
     SUCCESS_PROB,
     outcome_model,
     philly_workload,
     read_trace,
     sample_path,
 )
-from schedlab.experiments.sojourn.online.synthetic import random_distributions, synthetic_workload
-from schedlab.experiments.sojourn.online.workload import Workload
+from schedlab.experiments.sojourn.workload_synthetic import random_distributions, synthetic_workload
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.sojourn.instance import Instance
+from schedlab.solvers.sojourn.problem import Instance
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +48,7 @@ POLICY = '''
 
 import numpy as np
 
-from schedlab.experiments.sojourn.online.policies.base import Policy, register_policy
+from schedlab.experiments.sojourn.policies.base import Policy, register_policy
 
 
 @register_policy
@@ -109,7 +109,7 @@ def test_a_new_online_policy_in_one_module_is_simulated_from_the_cli(tmp_path):
 
 def test_the_sojourn_cli_modules_are_light_at_import():
     code = (
-        "import sys, schedlab.experiments.sojourn.cli, schedlab.experiments.sojourn.simulate_cli;"
+        "import sys, schedlab.experiments.sojourn.cli, schedlab.experiments.sojourn.cli_simulate;"
         "heavy = [m for m in ('ortools', 'numba', 'pandas', 'pulp', 'scipy') if m in sys.modules];"
         "print(heavy)"
     )

@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import highspy
 import pytest
 
+from schedlab.solvers.highs import _outcome
 from schedlab.solvers.result import Status
 from schedlab.solvers.synergy import generate_snapshot, solve
 from schedlab.solvers.synergy.exact_cpsat import Scales, cpsat_bound
-from schedlab.solvers.synergy.highs import _outcome
 from schedlab.solvers.synergy.solution import certified_result
 
 

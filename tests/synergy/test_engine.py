@@ -74,8 +74,8 @@ def test_cli_is_light_at_import():
 
 
 def test_snapshot_gpu_mix_choices_match_the_generator():
-    from schedlab.experiments.synergy.allocate_cli import snapshot_cmd
-    from schedlab.solvers.synergy.snapshots import GPU_MIXES
+    from schedlab.experiments.synergy.cli_allocate import snapshot_cmd
+    from schedlab.solvers.synergy.generate import GPU_MIXES
 
     (opt,) = [p for p in snapshot_cmd.params if p.name == "gpu_mix"]
     assert sorted(opt.type.choices) == sorted(GPU_MIXES)  # type: ignore[attr-defined]

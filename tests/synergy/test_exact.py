@@ -10,7 +10,7 @@ import pytest
 from schedlab.solvers.result import Status
 from schedlab.solvers.synergy import Cluster, check_allocation, generate_snapshot, solve
 from schedlab.solvers.synergy.configs import all_configs, candidate_configs
-from schedlab.solvers.synergy.exact_common import build_structure, relaxation_bound
+from schedlab.solvers.synergy.exact_model import build_structure, relaxation_bound
 
 SHAPES = [
     Cluster(2, 2, 6, 125),

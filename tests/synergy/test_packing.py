@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from schedlab.solvers.synergy.engine import RoundAllocator
+from schedlab.solvers.synergy.allocators import RoundAllocator
 from schedlab.solvers.synergy.heuristics import reference_round
-from schedlab.solvers.synergy.model import Cluster
+from schedlab.solvers.synergy.problem import Cluster
 from schedlab.solvers.synergy.profiles import default_profiles
 
 CLUSTERS = [

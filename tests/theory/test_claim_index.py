@@ -6,13 +6,13 @@ import math
 
 import pytest
 
-from schedlab.theory.claim_index import (
+from schedlab.theory.claims import claims, run_claim
+from schedlab.theory.sojourn.claim_index import (
     index_monotonicity_certificate,
     inverse_mean_residual,
     success_index,
     worst_decrease,
 )
-from schedlab.theory.claims import claims, run_claim
 
 
 @pytest.mark.parametrize("k", [2, 3])

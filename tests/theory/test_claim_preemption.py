@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key
-from schedlab.solvers.sojourn.instance import Instance
+from schedlab.solvers.sojourn.problem import Instance
 from schedlab.theory.claims import claims, run_claim
 
 SMALL = {"ns": [2, 3, 4], "per_n": 4}
@@ -56,7 +56,7 @@ def test_claim2a_does_not_depend_on_the_declared_best_order(tmp_path):
 
 
 def test_claim2a_fails_when_a_row_shows_a_preemption_gain(tmp_path, monkeypatch):
-    import schedlab.theory.claim_preemption as cp
+    import schedlab.theory.sojourn.claim_preemption as cp
 
     real = cp.compare_policies
 

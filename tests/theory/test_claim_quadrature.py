@@ -7,16 +7,16 @@ import math
 import numpy as np
 import pytest
 
-from schedlab.solvers.sojourn.instance import generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.objectives import Objective, quadrature_nodes, value_B
 from schedlab.solvers.sojourn.outcomes import enumerate_value
-from schedlab.theory.claim_quadrature import (
+from schedlab.theory.claims import claims, run_claim
+from schedlab.theory.sojourn.claim_quadrature import (
     b_identity_difference,
     b_integrand_degree,
     gauss_legendre_exact_degree,
 )
-from schedlab.theory.claims import claims, run_claim
-from schedlab.theory.exact_b import b_enumeration, b_lop
+from schedlab.theory.sojourn.exact_b import b_enumeration, b_lop
 
 
 @pytest.mark.parametrize("n", [2, 3])
@@ -26,7 +26,7 @@ def test_symbolic_identity(n):
 
 def test_symbolic_identity_is_not_vacuous():
     # dropping one pairwise weight breaks the identity: the comparison can fail
-    from schedlab.theory.claim_quadrature import b_enumeration_symbolic, b_lop_symbolic
+    from schedlab.theory.sojourn.claim_quadrature import b_enumeration_symbolic, b_lop_symbolic
 
     assert (b_enumeration_symbolic(2) - b_lop_symbolic(2) * 2).expand() != 0
 

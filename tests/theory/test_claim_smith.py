@@ -7,16 +7,16 @@ from fractions import Fraction
 import numpy as np
 
 from schedlab.solvers.sojourn.heuristics import order_by_index
-from schedlab.solvers.sojourn.instance import Instance
 from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
-from schedlab.theory.claim_smith import (
+from schedlab.solvers.sojourn.problem import Instance
+from schedlab.theory.claims import claims, run_claim
+from schedlab.theory.sojourn.claim_smith import (
     rule_gap_all_ties,
     smallest_counterexample,
     two_job_b_difference,
 )
-from schedlab.theory.claims import claims, run_claim
-from schedlab.theory.exact_b import b_enumeration, rationalize
+from schedlab.theory.sojourn.exact_b import b_enumeration, rationalize
 
 
 def sept(inst):

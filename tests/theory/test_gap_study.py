@@ -7,9 +7,9 @@ import math
 import pytest
 
 from schedlab.solvers.sojourn.methods import solve
-from schedlab.theory.claim_gap import gap_verdict
 from schedlab.theory.claims import claims, run_claim
-from schedlab.theory.gap_study import GAP_CONFIGS, ZERO_TOL, fit_slope, gap_rows, summarize
+from schedlab.theory.sojourn.claim_gap import gap_verdict
+from schedlab.theory.sojourn.gap_study import GAP_CONFIGS, ZERO_TOL, fit_slope, gap_rows, summarize
 
 
 def test_rows_are_gaps_to_a_proven_optimum():
@@ -80,10 +80,10 @@ def test_claim7_small_returns_a_verdict_with_evidence(tmp_path):
 def test_best_insertion_gain_equals_one_round_of_local_search():
     import numpy as np
 
+    from schedlab.solvers.sojourn.generate import generate
     from schedlab.solvers.sojourn.heuristics import local_search
-    from schedlab.solvers.sojourn.instance import generate
     from schedlab.solvers.sojourn.objectives import Objective, evaluate
-    from schedlab.theory.gap_study import best_insertion_gain
+    from schedlab.theory.sojourn.gap_study import best_insertion_gain
 
     obj = Objective("B")
     for s in range(4):

@@ -7,9 +7,10 @@ import math
 import pytest
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.sojourn.instance import Instance, generate
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
-from schedlab.theory.policy_dp import (
+from schedlab.solvers.sojourn.problem import Instance
+from schedlab.theory.sojourn.policy_dp import (
     brute_force_preemptive,
     evaluate_policy_exact,
     literal_value_B,

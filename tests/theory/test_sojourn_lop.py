@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from schedlab.solvers.sojourn.instance import generate
-from schedlab.theory.sojourn_lop import (
+from schedlab.solvers.sojourn.generate import generate
+from schedlab.theory.sojourn.lop import (
     check_block_rule,
     check_stable_sort_step,
     check_swap_identity,

@@ -1,0 +1,100 @@
+"""Summary statistics over replications: means, percentiles and Student-t confidence intervals.
+
+A replication's statistic is its own mean over jobs; the 95% interval is
+mean +- t_{0.975, R-1} * s / sqrt(R) over the R replication means (None when R = 1).
+Percentiles pool the jobs of every replication.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from schedlab.experiments.sojourn.simulator import Run
+
+PERCENTILES = (50, 90, 99)
+
+
+@lru_cache(maxsize=256)
+def t_quantile(p: float, df: int) -> float:
+    """Quantile of Student's t with `df` degrees of freedom (bisection on the exact CDF)."""
+    if not 0 < p < 1 or df < 1:
+        raise ValueError(f"t_quantile: need 0 < p < 1 and df >= 1 (got {p}, {df})")
+    if p == 0.5:
+        return 0.0
+    if p < 0.5:
+        return -t_quantile(1 - p, df)
+
+    def cdf(t: float) -> float:
+        x = df / (df + t * t)
+        tail = 0.5 * float(mpmath.betainc(df / 2, 0.5, 0, x, regularized=True))
+        return 1.0 - tail
+
+    lo, hi = 0.0, 1.0
+    while cdf(hi) < p:
+        hi *= 2.0
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if cdf(mid) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12 * max(1.0, hi):
+            break
+    return 0.5 * (lo + hi)
+
+
+def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, list[float] | None]:
+    """Mean of replication values and its t-interval (None with fewer than two finite values)."""
+    v = np.asarray([x for x in values if math.isfinite(x)], dtype=float)
+    if v.size == 0:
+        return float("nan"), None
+    mean = float(v.mean())
+    if v.size < 2:
+        return mean, None
+    half = t_quantile(0.5 + confidence / 2, v.size - 1) * float(v.std(ddof=1)) / math.sqrt(v.size)
+    return mean, [mean - half, mean + half]
+
+
+def _percentiles(x: np.ndarray) -> dict[str, float | None]:
+    if x.size == 0:
+        return {f"p{q}": None for q in PERCENTILES}
+    vals = np.percentile(x, PERCENTILES)
+    return {f"p{q}": float(v) for q, v in zip(PERCENTILES, vals, strict=True)}
+
+
+def summarize(runs: Sequence[Run]) -> dict[str, Any]:
+    """JSON-ready summary of replications of one policy on one workload setting."""
+    succ_means = []
+    all_means = []
+    for r in runs:
+        s = r.sojourn_s
+        ok = r.success
+        succ_means.append(float(s[ok].mean()) if ok.any() else float("nan"))
+        all_means.append(float(s.mean()))
+    ms, cs = mean_ci(succ_means)
+    ma, ca = mean_ci(all_means)
+    mu, cu = mean_ci([r.utilization for r in runs])
+    pooled_s = np.concatenate([r.sojourn_s[r.success] for r in runs])
+    pooled_a = np.concatenate([r.sojourn_s for r in runs])
+    pre = [r.preemptions for r in runs]
+    return {
+        "mean_sojourn_successful": ms,
+        "ci95_successful": cs,
+        "mean_sojourn_all": ma,
+        "ci95_all": ca,
+        "percentiles_successful": _percentiles(pooled_s),
+        "percentiles_all": _percentiles(pooled_a),
+        "utilization": mu,
+        "ci95_utilization": cu,
+        "preemptions": float(np.mean(pre)),
+        "preemptions_total": int(np.sum(pre)),
+        "successful_jobs": float(np.mean([r.success.sum() for r in runs])),
+        "replication_means_successful": succ_means,
+        "replication_means_all": all_means,
+    }

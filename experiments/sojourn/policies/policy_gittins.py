@@ -1,0 +1,21 @@
+"""Gittins index for discrete sizes (every departure counts), preemptive at checkpoints.
+
+G(a) = max over quanta ending at a size s_j > a of P(a < X <= s_j) / E[min(X, s_j) - a; X > a].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from schedlab.experiments.sojourn.policies.base import Policy, lower_first, register_policy
+from schedlab.experiments.sojourn.workload_model import Workload
+
+
+@register_policy
+class Gittins(Policy):
+    name = "gittins"
+    summary = "Gittins index of the discrete size, highest first (preemptive at checkpoints)"
+    preemptive = True
+
+    def keys(self, workload: Workload, levels: np.ndarray) -> np.ndarray:
+        return lower_first(workload.indices["gittins"])

@@ -1,0 +1,223 @@
+"""ESG_1Q: A* over the configuration paths of a chain, with the dual-blade pruning of ESG.
+
+Nodes are (stage, accumulated latency L, accumulated cost C). The heuristic is the cheapest
+completion of the remaining stages within the remaining budget, computed by a DP over latency
+buckets with latencies floored to the bucket (a lower bound: admissible and consistent; ours, a
+tightening of the paper's); with `dp_buckets=0` it is the sum of the remaining stages' minimum
+costs. Either way the first complete path popped is the cheapest one that fits the budget.
+Pruning (each can be switched off):
+- latency blade: drop a node when L + (sum of remaining minimum latencies) exceeds the budget;
+- cost blade: drop a node when C + h reaches the best complete path generated so far;
+- Pareto pre-filter: drop configurations dominated in (latency, cost) before the search;
+- dominance (ours, not in the paper): a popped node whose L and C are both no smaller than
+  those of a node already expanded at the same stage is dropped (per-stage staircase).
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from schedlab.solvers.esg.pareto import pareto_indices, path_count
+from schedlab.solvers.esg.plan import result
+from schedlab.solvers.esg.problem import APP_KINDS, LAT_TOL, App
+from schedlab.solvers.result import SolveResult
+from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import check_deadline
+
+
+@dataclass(frozen=True)
+class AStarOptions:
+    latency_blade: bool = True
+    cost_blade: bool = True
+    pareto: bool = True
+    dominance: bool = True
+    dp_buckets: int = field(
+        default=1024,
+        metadata={"help": "latency buckets of the DP cost heuristic (0: sum of minimum costs)"},
+    )
+
+
+@dataclass(frozen=True)
+class ChainSearch:
+    """What one A* search found: the choice (None: no path fits) and its counters."""
+
+    choice: list[int] | None
+    cost: float
+    nodes_expanded: int
+    nodes_generated: int
+    raw_space: float
+    stopped: bool = False  # the deadline passed: `choice` is the best path generated, unproven
+    bound: float = -np.inf  # with `stopped`: a lower bound on the cheapest cost
+
+
+def dp_heuristic(
+    cl: list[np.ndarray], cc: list[np.ndarray], budget: float, buckets: int
+) -> tuple[np.ndarray, float]:
+    """H[i, R]: a lower bound on the cheapest completion of stages i.. within R buckets.
+
+    Latencies are floored to buckets of `budget / buckets` ms (a relaxation, so H is
+    admissible); H is nonincreasing in R and H[i, R] <= c_k + H[i+1, R - floor(l_k)] (so
+    C + H is consistent). Returns H and the bucket width.
+    """
+    k, u = len(cl), max(budget, 1e-300) / buckets
+    h = np.full((k + 1, buckets + 1), np.inf)
+    h[k] = 0.0
+    for i in range(k - 1, -1, -1):
+        lb = np.maximum(np.floor(cl[i] / u - 1e-9), 0).astype(np.int64)
+        row = h[i]
+        for b, c in zip(lb.tolist(), cc[i].tolist(), strict=True):
+            if b <= buckets:
+                np.minimum(row[b:], c + h[i + 1][: buckets + 1 - b], out=row[b:])
+    return h, u
+
+
+def _dominated(front_l: list[float], front_c: list[float], lat: float, cost: float) -> bool:
+    """Whether (lat, cost) is dominated by the stage's staircase of expanded nodes; if not,
+    add it (the staircase keeps latency increasing, cost decreasing)."""
+    i = bisect.bisect_right(front_l, lat)
+    if i > 0 and front_c[i - 1] <= cost:
+        return True
+    j = i
+    while j < len(front_l) and front_c[j] >= cost:
+        j += 1
+    front_l[i:j], front_c[i:j] = [lat], [cost]
+    return False
+
+
+#: Heap pops between two looks at the clock.
+CLOCK_EVERY = 1024
+
+
+def astar_chain(
+    lats: list[np.ndarray],
+    costs: list[np.ndarray],
+    budget: float,
+    opts: AStarOptions | None = None,
+    deadline: float | None = None,
+) -> ChainSearch:
+    """Cheapest configuration path through the stages whose summed latency fits `budget`.
+
+    Past `deadline` (perf_counter), the best complete path generated so far is returned with
+    `stopped` and a lower bound (the least f in the open list: the heuristic is admissible,
+    and pruned nodes cannot beat the incumbent). Without `deadline`, an enclosing
+    `deadline_scope` stops the search with DeadlineExceeded (no partial answer)."""
+    opts = opts or AStarOptions()
+    k = len(lats)
+    raw = path_count(len(x) for x in lats)
+    cand = [
+        pareto_indices(lats[i], costs[i]) if opts.pareto else np.arange(len(lats[i]))
+        for i in range(k)
+    ]
+    cl = [lats[i][cand[i]] for i in range(k)]
+    cc = [costs[i][cand[i]] for i in range(k)]
+    min_lat = np.concatenate([np.cumsum([x.min() for x in cl][::-1])[::-1], [0.0]])
+    h = np.concatenate([np.cumsum([x.min() for x in cc][::-1])[::-1], [0.0]])
+    if min_lat[0] > budget + LAT_TOL:
+        return ChainSearch(None, np.inf, 0, 0, raw)
+    top = budget + LAT_TOL
+    hdp, unit = dp_heuristic(cl, cc, top, opts.dp_buckets) if opts.dp_buckets else (None, 1.0)
+    cl_l = [x.tolist() for x in cl]
+    cc_l = [x.tolist() for x in cc]
+    h_l = [row.tolist() for row in hdp] if hdp is not None else None
+    nb = opts.dp_buckets
+    parent: list[tuple[int, int]] = [(-1, -1)]  # node id -> (parent id, candidate position)
+    heap: list[tuple[float, float, int, int, float]] = [(h[0], 0.0, 0, 0, 0.0)]
+    best, expanded, generated, best_nid, pops = np.inf, 0, 1, -1, 0
+    fronts: list[tuple[list[float], list[float]]] = [([], []) for _ in range(k)]
+
+    def path(nid: int) -> list[int]:
+        choice, node = [0] * k, nid
+        for s in range(k - 1, -1, -1):
+            node, pos = parent[node]
+            choice[s] = int(cand[s][pos])
+        return choice
+
+    while heap:
+        pops += 1
+        if pops % CLOCK_EVERY == 0:
+            if deadline is None:
+                check_deadline()
+            elif time.perf_counter() >= deadline:
+                lb = min(heap[0][0], best)
+                got = path(best_nid) if best_nid >= 0 else None
+                return ChainSearch(got, best, expanded, generated, raw, True, lb)
+        f, lat, nid, stage, cost = heapq.heappop(heap)
+        if stage == k:
+            return ChainSearch(path(nid), cost, expanded, generated, raw)
+        if opts.cost_blade and f >= best and best < np.inf:
+            continue
+        if opts.dominance and _dominated(*fronts[stage], lat, cost):
+            continue
+        expanded += 1
+        rest = min_lat[stage + 1] if opts.latency_blade else 0.0
+        hs = h[stage + 1]
+        hrow = h_l[stage + 1] if h_l is not None else None
+        last = stage + 1 == k
+        for pos, (dl, dc) in enumerate(zip(cl_l[stage], cc_l[stage], strict=True)):
+            nl = lat + dl
+            if nl + rest > top:
+                if opts.latency_blade or last:
+                    continue  # latency blade; a complete path over the budget is never a goal
+            nc = cost + dc
+            if hrow is not None:
+                r = int((top - nl) / unit + 1e-9)
+                hv = hrow[min(r, nb)] if top >= nl else np.inf
+                if hv == np.inf:
+                    continue  # no completion fits even with relaxed latencies
+                nf = nc + hv
+            else:
+                nf = nc + hs
+            if opts.cost_blade and nf >= best:
+                continue  # cost blade
+            if last and nc < best:
+                best, best_nid = nc, len(parent)
+            parent.append((nid, pos))
+            heapq.heappush(heap, (nf, nl, len(parent) - 1, stage + 1, nc))
+            generated += 1
+    return ChainSearch(None, np.inf, expanded, generated, raw)
+
+
+@register_method(
+    "esg",
+    "astar",
+    exact=True,
+    kinds=APP_KINDS,
+    options=AStarOptions,
+    summary="ESG_1Q A* with latency/cost blades (exact on chains; DAGs via the SLO split)",
+)
+def solve_astar(
+    app: App, *, time_limit: float | None = None, seed: int | None = None, options: AStarOptions
+) -> SolveResult:
+    """A* on a chain (proven optimal); on a DAG, the dominator SLO split with A* per branch."""
+    t0 = time.perf_counter()
+    if not app.is_chain:
+        from schedlab.solvers.esg.slo_split import split_solve
+
+        choice, stats = split_solve(app, "min_latency", options)
+        return result(app, choice, "astar", t0, exact=False, proven_infeasible=True, stats=stats)
+    order = app.topo_order()
+    lats, costs = app.stage_latency(), app.stage_cost()
+    deadline = None if time_limit is None else t0 + time_limit
+    ol, oc = [lats[i] for i in order], [costs[i] for i in order]
+    s = astar_chain(ol, oc, app.budget, options, deadline=deadline)
+    stats = {"nodes_expanded": s.nodes_expanded, "nodes_generated": s.nodes_generated}
+    stats["raw_space"] = s.raw_space
+    if s.stopped:
+        stats["stopped_by_time_limit"] = True
+        if s.choice is None:
+            return result(app, None, "astar", t0, exact=True, bound=s.bound, stats=stats)
+        choice = [0] * len(order)
+        for pos, i in enumerate(order):
+            choice[i] = s.choice[pos]
+        return result(app, choice, "astar", t0, exact=True, bound=s.bound, stats=stats)
+    if s.choice is None:
+        return result(app, None, "astar", t0, exact=True, proven_infeasible=True, stats=stats)
+    choice = [0] * len(order)
+    for pos, i in enumerate(order):
+        choice[i] = s.choice[pos]
+    return result(app, choice, "astar", t0, exact=True, stats=stats)

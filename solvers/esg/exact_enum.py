@@ -1,0 +1,102 @@
+"""Brute force: every configuration path. Chains run on the path kernels; DAGs in numpy blocks."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.esg.pareto import pareto_indices, path_count
+from schedlab.solvers.esg.plan import result
+from schedlab.solvers.esg.problem import APP_KINDS, LAT_TOL, App
+from schedlab.solvers.result import SolveResult
+from schedlab.solvers.solve import register_method
+
+
+@dataclass(frozen=True)
+class BruteOptions:
+    backend: Literal["auto", "numpy", "cpu", "cuda"] = field(
+        default="cpu", metadata={"help": "kernel backend for chains"}
+    )
+    pareto: bool = field(default=False, metadata={"help": "enumerate Pareto configs only"})
+    max_paths: int = field(default=10**9, metadata={"help": "refuse larger spaces"})
+
+
+def chain_tables(
+    lats: list[np.ndarray], costs: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Padded (stages, width) latency and cost tables and the column counts, for the kernels."""
+    width = max(len(x) for x in lats)
+    lat = np.zeros((len(lats), width))
+    cost = np.zeros((len(lats), width))
+    for s, (a, c) in enumerate(zip(lats, costs, strict=True)):
+        lat[s, : len(a)], cost[s, : len(c)] = a, c
+    return lat, cost, np.array([len(a) for a in lats], dtype=np.int64)
+
+
+def _dag_brute(app: App, cand: list[np.ndarray], block: int = 1 << 15) -> list[int] | None:
+    """Cheapest choice over the product of candidates with longest path <= budget (numpy)."""
+    lats, costs, preds = app.stage_latency(), app.stage_cost(), app.preds()
+    counts = np.array([len(c) for c in cand], dtype=np.int64)
+    total, order = int(np.prod(counts)), app.topo_order()
+    best, best_choice = np.inf, None
+    for a in range(0, total, block):
+        idx = np.arange(a, min(a + block, total), dtype=np.int64)
+        digits, r = np.zeros((len(counts), len(idx)), dtype=np.int64), idx.copy()
+        for s in range(len(counts) - 1, -1, -1):
+            digits[s], r = r % counts[s], r // counts[s]
+        cols = [cand[s][digits[s]] for s in range(len(counts))]
+        finish = np.zeros((len(counts), len(idx)))
+        for i in order:
+            start = np.max([finish[p] for p in preds[i]], axis=0) if preds[i] else 0.0
+            finish[i] = start + lats[i][cols[i]]
+        tot = sum(costs[s][cols[s]] for s in range(len(counts)))
+        tot = np.where(finish.max(axis=0) <= app.budget + LAT_TOL, tot, np.inf)
+        k = int(np.argmin(tot))
+        if tot[k] < best:
+            best, best_choice = float(tot[k]), [int(c[k]) for c in cols]
+    return best_choice
+
+
+@register_method(
+    "esg",
+    "brute",
+    exact=True,
+    kinds=APP_KINDS,
+    options=BruteOptions,
+    summary="Enumerate every configuration path (path kernels on chains)",
+)
+def solve_brute(
+    app: App, *, time_limit: float | None = None, seed: int | None = None, options: BruteOptions
+) -> SolveResult:
+    """Proven optimum by enumeration (or infeasible when no path fits)."""
+    from schedlab.solvers.kernels.paths import best_path
+
+    t0 = time.perf_counter()
+    lats, costs = app.stage_latency(), app.stage_cost()
+    cand = [
+        pareto_indices(a, c) if options.pareto else np.arange(len(a))
+        for a, c in zip(lats, costs, strict=True)
+    ]
+    space = path_count(len(c) for c in cand)
+    if space > options.max_paths:
+        raise InvalidInput(f"brute: {space:.3g} paths exceed max_paths={options.max_paths}")
+    stats = {"paths": space, "backend": options.backend}
+    if not app.is_chain:
+        choice = _dag_brute(app, cand)
+        return result(app, choice, "brute", t0, exact=True, proven_infeasible=True, stats=stats)
+    order = app.topo_order()
+    lat, cost, counts = chain_tables(
+        [lats[i][cand[i]] for i in order], [costs[i][cand[i]] for i in order]
+    )
+    bp = best_path(lat, cost, counts, app.budget, backend=options.backend)
+    stats["feasible_paths"] = bp.feasible_paths
+    if bp.choice is None:
+        return result(app, None, "brute", t0, exact=True, proven_infeasible=True, stats=stats)
+    choice = [0] * len(order)
+    for pos, i in enumerate(order):
+        choice[i] = int(cand[i][bp.choice[pos]])
+    return result(app, choice, "brute", t0, exact=True, stats=stats)

@@ -1,0 +1,131 @@
+"""Profile families: latency_ms(b, c, g) = setup + b * (cpu / c**a + gpu / g**e), and seeded apps.
+
+`data/profiles.json` holds the named families (constants illustrative; the MIG share grid is
+cited there) and the configuration grid. `generate(stages, configs, seed)` draws a random app
+(a chain, or a layered DAG with shape="dag") for tests, figures and `schedlab esg generate`.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+import numpy as np
+
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.esg.plan import longest_path
+from schedlab.solvers.esg.problem import App, Config, Function, Prices
+
+
+@cache
+def profile_data() -> dict[str, Any]:
+    text = resources.files("schedlab.solvers.esg").joinpath("data/profiles.json").read_text()
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def latency_ms(family: dict[str, float], batch: int, vcpus: float, share: float) -> float:
+    """Batch latency of a family at (batch, vCPUs, GPU share)."""
+    per_item = family["cpu_ms"] / vcpus ** family["cpu_exp"]
+    per_item += family["gpu_ms"] / share ** family["gpu_exp"]
+    return family["setup_ms"] + batch * per_item
+
+
+def family_configs(name: str, shares: str = "mig") -> list[Config]:
+    """Every grid configuration of the named family (no noise)."""
+    data = profile_data()
+    if name not in data["families"]:
+        raise InvalidInput(f"family: unknown {name!r}; choose one of {', '.join(data['families'])}")
+    fam, grid = data["families"][name], data["grid"]
+    return [
+        Config(b, c, g, round(latency_ms(fam, b, c, g), 3))
+        for b in grid["batch"]
+        for c in grid["vcpus"]
+        for g in data["share_grids"][shares]["shares"]
+    ]
+
+
+def _grid(n: int) -> list[tuple[int, int, float]]:
+    """A (batch, vcpus, share) grid with at least n points (MPS shares when sevenths are few)."""
+    grids = profile_data()["share_grids"]
+    shares = grids["sevenths"]["shares"] if n <= 6 * 4 * 7 else grids["mps"]["shares"]
+    batches = [1, 2, 4, 8, 16, 32] if n <= 6 * 4 * len(shares) else [1, 2, 4, 8, 16, 32, 64, 128]
+    vcpus = [1, 2, 4, 8] if n <= len(batches) * 4 * len(shares) else [1, 2, 3, 4, 6, 8]
+    grid = [(b, c, g) for b in batches for c in vcpus for g in shares]
+    if n > len(grid):
+        raise InvalidInput(f"configs: at most {len(grid)} per function (got {n})")
+    return grid
+
+
+def random_family(rng: np.random.Generator) -> dict[str, float]:
+    return {
+        "setup_ms": float(rng.uniform(1.0, 12.0)),
+        "cpu_ms": float(rng.uniform(0.5, 4.0)),
+        "cpu_exp": float(rng.uniform(0.5, 0.95)),
+        "gpu_ms": float(rng.uniform(0.5, 10.0)),
+        "gpu_exp": float(rng.uniform(0.3, 0.9)),
+    }
+
+
+def random_function(fid: str, configs: int, rng: np.random.Generator) -> Function:
+    """A function with `configs` configurations drawn from the grid (seeded, 5 % noise)."""
+    fam, grid = random_family(rng), _grid(configs)
+    picks = rng.choice(len(grid), size=configs, replace=False)
+    out = []
+    for k in sorted(int(x) for x in picks):
+        b, c, g = grid[k]
+        lat = latency_ms(fam, b, c, g) * float(rng.lognormal(0.0, 0.05))
+        out.append(Config(b, c, g, round(lat, 3)))
+    return Function(fid, tuple(out))
+
+
+def _dag_edges(ids: list[str], rng: np.random.Generator) -> list[tuple[str, str]]:
+    """Layered DAG: one source, one sink, layers of 1-3 functions, every node linked both ways."""
+    inner, layers = ids[1:-1], [[ids[0]]]
+    i = 0
+    while i < len(inner):
+        w = int(rng.integers(1, 4))
+        layers.append(inner[i : i + w])
+        i += w
+    layers.append([ids[-1]])
+    edges: set[tuple[str, str]] = set()
+    for a, b in zip(layers, layers[1:], strict=False):
+        for v in b:  # every node has a predecessor in the previous layer
+            edges.add((a[int(rng.integers(len(a)))], v))
+        for u in a:  # every node has a successor in the next layer
+            if not any(e[0] == u for e in edges):
+                edges.add((u, b[int(rng.integers(len(b)))]))
+        if rng.random() < 0.5:
+            edges.add((a[int(rng.integers(len(a)))], b[int(rng.integers(len(b)))]))
+    order = {fid: n for n, fid in enumerate(ids)}
+    return sorted(edges, key=lambda e: (order[e[0]], order[e[1]]))
+
+
+def generate(
+    stages: int,
+    configs: int,
+    seed: int,
+    *,
+    shape: Literal["chain", "dag"] = "chain",
+    slo_quantile: float = 0.3,
+    name: str | None = None,
+) -> App:
+    """A random app; the SLO is the sum over stages of the `slo_quantile` stage latency."""
+    if stages < 1 or configs < 1:
+        raise InvalidInput(f"stages and configs: must be >= 1 (got {stages}, {configs})")
+    if shape == "dag" and stages < 3:
+        raise InvalidInput(f"stages: a DAG needs at least 3 (got {stages})")
+    rng = np.random.default_rng(seed)
+    ids = [f"f{i}" for i in range(stages)]
+    funcs = tuple(random_function(fid, configs, rng) for fid in ids)
+    if shape == "chain":
+        edges = [(ids[i], ids[i + 1]) for i in range(stages - 1)]
+    else:
+        edges = _dag_edges(ids, rng)
+    q = [float(np.quantile([c.latency_ms for c in f.configs], slo_quantile)) for f in funcs]
+    app = App(name or f"{shape}-{stages}x{configs}-s{seed}", 1.0, funcs, tuple(edges), Prices())
+
+    slo = round(longest_path(app, q), 1)
+    return App(app.name, max(slo, 0.1), funcs, tuple(edges), Prices())

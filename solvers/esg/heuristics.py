@@ -1,0 +1,161 @@
+"""Greedy cheapest-feasible plans and the baselines ESG compares with (reconstructions).
+
+- greedy: function by function in topological order, the cheapest configuration whose finish
+  time plus the fastest possible rest of the DAG still fits the budget (always finds a plan
+  when one exists);
+- static: fixed resources, no batching: batch 1 with the largest GPU share and vCPUs offered;
+- batch (BATCH-like): adaptive batching on whole GPUs: the largest GPU share, the fewest vCPUs
+  offered with it, any batch size; greedy over those;
+- infless (INFless-like): batching with heterogeneous resources but no GPU sharing: the largest
+  GPU share, any vCPUs and batch size, each function the cheapest configuration within its own
+  share of the budget (split in proportion to minimum latency, no look-ahead).
+A baseline whose configuration space holds no plan that fits reports `infeasible` (within its
+space; stats say `restricted`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedlab.solvers.esg.plan import result
+from schedlab.solvers.esg.problem import APP_KINDS, LAT_TOL, App, Function
+from schedlab.solvers.options import NoOptions
+from schedlab.solvers.result import SolveResult
+from schedlab.solvers.solve import register_method
+
+
+def mask_all(f: Function) -> np.ndarray:
+    return np.ones(len(f.configs), dtype=bool)
+
+
+def mask_static(f: Function) -> np.ndarray:
+    """Batch 1 at the largest (GPU share, vCPUs) offered with batch 1 (all when none has b=1)."""
+    ones = [k for k, c in enumerate(f.configs) if c.batch == 1] or list(range(len(f.configs)))
+    k = max(ones, key=lambda k: (f.configs[k].gpu_share, f.configs[k].vcpus, -k))
+    m = np.zeros(len(f.configs), dtype=bool)
+    m[k] = True
+    return m
+
+
+def mask_whole_gpu(f: Function, *, min_vcpus: bool) -> np.ndarray:
+    top = max(c.gpu_share for c in f.configs)
+    m = np.array([c.gpu_share == top for c in f.configs])
+    if min_vcpus:
+        low = min(c.vcpus for c, ok in zip(f.configs, m, strict=True) if ok)
+        m &= np.array([c.vcpus == low for c in f.configs])
+    return m
+
+
+MASKS = {
+    "greedy": mask_all,
+    "static": mask_static,
+    "batch": lambda f: mask_whole_gpu(f, min_vcpus=True),
+    "infless": lambda f: mask_whole_gpu(f, min_vcpus=False),
+}
+
+
+@dataclass(frozen=True)
+class Masked:
+    """Per-function stage latency and cost with the configurations outside the mask at +inf."""
+
+    lat: list[np.ndarray]
+    cost: list[np.ndarray]
+
+
+def masked(app: App, policy: str) -> Masked:
+    lats, costs = app.stage_latency(), app.stage_cost()
+    ms = [MASKS[policy](f) for f in app.functions]
+    return Masked(
+        [np.where(m, a, np.inf) for a, m in zip(lats, ms, strict=True)],
+        [np.where(m, c, np.inf) for c, m in zip(costs, ms, strict=True)],
+    )
+
+
+def greedy_choice(
+    app: App, mk: Masked, budget: float, *, lookahead: bool = True
+) -> list[int] | None:
+    """Cheapest-feasible per function in topological order (None when nothing fits)."""
+    order, preds = app.topo_order(), app.preds()
+    fast = [float(a.min()) for a in mk.lat]
+    succ: list[list[int]] = [[] for _ in fast]
+    for i, ps in enumerate(preds):
+        for p in ps:
+            succ[p].append(i)
+    tail = [0.0] * len(fast)  # longest fastest path after i finishes
+    for i in reversed(order):
+        tail[i] = max((fast[j] + tail[j] for j in succ[i]), default=0.0)
+    head = [0.0] * len(fast)  # longest fastest path up to the end of i
+    for i in order:
+        head[i] = max((head[p] for p in preds[i]), default=0.0) + fast[i]
+    total_fast = max(head)
+    finish, choice = [0.0] * len(fast), [0] * len(fast)
+    for i in order:
+        start = max((finish[p] for p in preds[i]), default=0.0)
+        if lookahead:
+            limit = budget - tail[i] - start
+        else:  # finish by its own share of the budget (in proportion to the fastest prefix)
+            limit = budget * head[i] / total_fast - start if total_fast > 0 else budget - start
+            if limit < fast[i]:
+                limit = budget - tail[i] - start
+        ok = mk.lat[i] <= limit + LAT_TOL
+        if not ok.any():
+            return None
+        k = int(np.argmin(np.where(ok, mk.cost[i], np.inf)))
+        if not np.isfinite(mk.cost[i][k]):
+            return None
+        choice[i], finish[i] = k, start + float(mk.lat[i][k])
+    return choice if max(finish) <= budget + LAT_TOL else None
+
+
+def _baseline(app: App, policy: str, name: str) -> SolveResult:
+    t0 = time.perf_counter()
+    choice = greedy_choice(app, masked(app, policy), app.budget, lookahead=policy != "infless")
+    stats = {"restricted": policy != "greedy"}
+    return result(app, choice, name, t0, exact=False, proven_infeasible=True, stats=stats)
+
+
+@register_method(
+    "esg",
+    "greedy",
+    exact=False,
+    kinds=APP_KINDS,
+    summary="cheapest feasible configuration per stage",
+)
+def solve_greedy(
+    app: App, *, time_limit: float | None = None, seed: int | None = None, options: NoOptions
+) -> SolveResult:
+    """Greedy cheapest-feasible with a fastest-rest look-ahead."""
+    return _baseline(app, "greedy", "greedy")
+
+
+@register_method(
+    "esg", "static", exact=False, kinds=APP_KINDS, summary="fixed resources, no batching"
+)
+def solve_static(
+    app: App, *, time_limit: float | None = None, seed: int | None = None, options: NoOptions
+) -> SolveResult:
+    """Batch 1 at the largest resources offered."""
+    return _baseline(app, "static", "static")
+
+
+@register_method(
+    "esg", "batch", exact=False, kinds=APP_KINDS, summary="BATCH-like: batching on whole GPUs"
+)
+def solve_batch(
+    app: App, *, time_limit: float | None = None, seed: int | None = None, options: NoOptions
+) -> SolveResult:
+    """Any batch size on a whole GPU with the fewest vCPUs."""
+    return _baseline(app, "batch", "batch")
+
+
+@register_method(
+    "esg", "infless", exact=False, kinds=APP_KINDS, summary="INFless-like: no GPU sharing"
+)
+def solve_infless(
+    app: App, *, time_limit: float | None = None, seed: int | None = None, options: NoOptions
+) -> SolveResult:
+    """Any batch and vCPUs on a whole GPU, each function within its own budget share."""
+    return _baseline(app, "infless", "infless")

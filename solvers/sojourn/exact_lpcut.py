@@ -1,0 +1,495 @@
+"""`lpcut`: exact A/B by HiGHS with triangle cuts separated on the LP relaxation first.
+
+0. (option `packing`, on by default) The same LP's dual as a packing of preference cycles, by
+   column generation from the incumbent (`solvers.sojourn.cyclepack`, theory/
+   sojourn_packing.py): a block whose packing bound meets the best order is proven without
+   triangle rows; otherwise its bound and best order carry over to step 1 with the time left.
+
+Per block (see `solvers.sojourn.lop`): variables x_ab in [0, 1] (a < b), objective
+sum (W[a,b] - W[b,a]) x_ab / s + const with s = max |W[a,b] - W[b,a]| (so HiGHS's absolute
+tolerances act on numbers of order 1, not 1e-5), and triangle rows for chosen triples.
+1. LP rounds (interior point without crossover, each LP from scratch): solve the LP, offer its
+   rounded order (jobs by LP 'before' mass, then insertion descent) as the incumbent, and add
+   violated triangle rows among those tight at the incumbent order (a before b before c), up to
+   PER_PAIR per pair the LP reverses. By complementary slackness only those rows can carry the
+   dual certificate of an optimal incumbent; when none is violated, every violated triangle is
+   separated. Rows slack at the LP optimum are deleted. Every row is a valid inequality of the
+   ordering polytope, so no integer order is cut off.
+2. A sound bound from the LP duals whatever HiGHS's tolerances: for y >= 0 on rows A x <= r
+   and 0 <= x <= 1, d x >= sum_j min(0, (d + A^T y)_j) - y r (weak duality; theory/
+   sojourn_cycles.py has the pair structure, `lagrangian_bound` the arithmetic). The block is
+   proven when this bound is within half the proof tolerance (`lop.OPT_REL_TOL`: the status
+   rule of `certify`) of the block's pairwise-minimum cost (`block_close_abs`), with no MIP.
+3. Otherwise the MIP on the cut model, started from the best order, with an absolute gap below
+   the proof tolerance; lazy rounds as in `lop.solve_block` if the integer solution still has a
+   3-cycle. Every HiGHS run gets only the time left (its time limit and a wall-clock interrupt
+   callback); a MIP that its root LP alone would push past the limit is skipped.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from schedlab.solvers.backends import interrupt_after
+from schedlab.solvers.result import SolveResult
+from schedlab.solvers.sojourn.cyclepack import CyclePacker, MasterLp
+from schedlab.solvers.sojourn.lop import (
+    OPT_REL_TOL,
+    RoundResult,
+    Triple,
+    lop_cost,
+    pairwise_min_bound,
+    refuse_non_lop,
+    rounded_order,
+    solve_lop,
+)
+from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
+from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
+from schedlab.solvers.solve import register_method
+
+VIOL_TOL = 1e-7  # an LP triangle counts as violated above this (scaled units)
+MAX_LP_ROUNDS = 200
+LP_TIME_SHARE = 0.95  # at most this share of the block's time goes to LP rounds
+PER_PAIR = 12  # cuts per pair that the LP reverses against the incumbent, per round (n = 200:
+# 2 -> 13 rounds, 12 -> 5; fewer, larger interior-point LPs are faster)
+PURGE_SLACK = 0.1  # rows slack by more at the LP optimum are deleted (re-added if violated)
+MIP_ROOT_FACTOR = 2.0  # a MIP needs at least this many LP-round times to be worth starting
+
+
+def cuts_per_round(n: int) -> int:
+    return max(2000, 20 * n)
+
+
+def violated_cycles(Y: np.ndarray, limit: int) -> list[tuple[Triple, int]]:
+    """Sorted triples (a<b<c) with the orientation whose 3-cycle inequality the fractional
+    tournament Y violates, most violated first: kind 1 is a -> b -> c -> a
+    (x_ab + x_bc - x_ac <= 1), kind 2 is a -> c -> b -> a (x_ac - x_ab - x_bc <= 0)."""
+    n = Y.shape[0]
+    found: dict[tuple[Triple, int], float] = {}
+    for b in range(n):
+        V = Y[:, b][:, None] + Y[b, :][None, :] + Y.T  # V[a, c] = y_ab + y_bc + y_ca
+        V[b, :] = V[:, b] = 0.0
+        np.fill_diagonal(V, 0.0)
+        a_idx, c_idx = np.nonzero(V > 2.0 + VIOL_TOL)
+        for a, c in zip(a_idx.tolist(), c_idx.tolist(), strict=True):
+            t = sorted((a, b, c))
+            rot = (a, b, c) in ((t[0], t[1], t[2]), (t[1], t[2], t[0]), (t[2], t[0], t[1]))
+            found[(t[0], t[1], t[2]), 1 if rot else 2] = float(V[a, c]) - 2.0
+    return sorted(found, key=lambda k: -found[k])[:limit]
+
+
+def incumbent_cycles(
+    Y: np.ndarray, order: Sequence[int], D: np.ndarray, per_pair: int = PER_PAIR
+) -> np.ndarray:
+    """Cycles (a, b, c) = a -> b -> c -> a violated by the fractional tournament Y among the
+    triangle rows tight at `order` (a before b before c there), at most `per_pair` per pair
+    (a, c) that Y reverses: the most violated, ties to the middle jobs whose pairs cost most
+    to reverse (D: scaled W - W.T). Only these rows can carry the dual certificate of an
+    optimal `order` (complementary slackness), so they are separated first."""
+    o = np.asarray(order, dtype=np.int64)
+    n = len(o)
+    Yp = Y[np.ix_(o, o)]
+    Dp = D[np.ix_(o, o)]  # Dp[p, q] < 0: p first is cheaper; reversing (p, q) costs -Dp[p, q]
+    out: list[np.ndarray] = []
+    for p in range(n - 2):
+        rs = np.nonzero(Yp[p + 2 :, p] > VIOL_TOL)[0] + p + 2  # r (partly) before p
+        if not len(rs):
+            continue
+        q = np.arange(p + 1, n)[:, None]
+        V = Yp[p, p + 1 :][:, None] + Yp[p + 1 :][:, rs] + Yp[rs, p][None, :]
+        score = V - 1e-4 * (Dp[p, p + 1 :][:, None] + Dp[p + 1 :][:, rs])
+        score = np.where((q < rs[None, :]) & (V > 2.0 + VIOL_TOL), score, -np.inf)
+        k = min(per_pair, score.shape[0])
+        top = np.argpartition(-score, k - 1, axis=0)[:k] if k < score.shape[0] else None
+        top = np.argsort(-score, axis=0)[:k] if top is None else top
+        cols = np.broadcast_to(np.arange(len(rs)), top.shape)
+        ok = np.isfinite(score[top, cols])
+        out.append(np.stack([np.full(ok.sum(), p), top[ok] + p + 1, rs[cols[ok]]], axis=1))
+    if not out:
+        return np.zeros((0, 3), dtype=np.int64)
+    return o[np.concatenate(out)]
+
+
+class HighsCutModel:
+    """One block's triangle model in HiGHS (highspy): LP cut rounds, then the MIP."""
+
+    def __init__(
+        self,
+        Wb: np.ndarray,
+        *,
+        gap_abs: float,
+        close_abs: float = 0.0,
+        seed: int | None,
+        packing: bool = False,
+        packing_master: MasterLp = "pdlp",
+    ) -> None:
+        import highspy
+
+        self.packing = packing  # try the cycle-packing certificate before the triangle LP
+        self.packing_master = packing_master
+        self.seed = seed
+
+        self.hs = highspy
+        self.n = n = Wb.shape[0]
+        iu = np.triu_indices(n, 1)
+        self.col = np.full((n, n), -1, dtype=np.int64)
+        self.col[iu] = np.arange(len(iu[0]))
+        self.iu = iu
+        d = (Wb - Wb.T)[iu]
+        self.s = float(np.max(np.abs(d))) if d.size and np.max(np.abs(d)) > 0 else 1.0
+        self.d = d / self.s
+        self.D = (Wb - Wb.T) / self.s
+        self.const = float(np.tril(Wb, -1).sum())
+        self.gap_abs = gap_abs
+        self.close_abs = max(close_abs, gap_abs)  # LP bound this close to the incumbent: done
+        self.rows_cols: list[np.ndarray] = []
+        self.rows_coef: list[np.ndarray] = []
+        self.rows_rhs: list[np.ndarray] = []
+        self.lp_done = False
+        self.closed_by_lp = False  # proven without a MIP (triangle LP or cycle packing)
+        self.closed_by_packing = False
+        self.order: list[int] | None = None  # the best order known to the LP phase
+        self.order_cost = math.inf
+        self.last_before: np.ndarray | None = None  # the last MIP solution's tournament
+        self.last_lp_s = 0.0  # seconds of the last LP run (predicts the MIP's root LP)
+        self.packing_stopped = False  # the cycle packing ran out of time without closing
+        self.best_lb: float | None = None  # best Lagrangian bound over the LP rounds
+        self.W = Wb
+        h = self.h = highspy.Highs()
+        for k, v in (("output_flag", False), ("primal_feasibility_tolerance", 1e-9),
+                     ("dual_feasibility_tolerance", 1e-9), ("threads", 1)):  # fmt: skip
+            h.setOptionValue(k, v)
+        if seed is not None:
+            h.setOptionValue("random_seed", int(seed) % 2**31)
+        self.wall_deadline: float | None = None  # HiGHS runs are interrupted after this
+        interrupt_after(h, lambda: self.wall_deadline)
+        P = len(self.d)
+        h.addVars(P, np.zeros(P), np.ones(P))
+        h.changeColsCost(P, np.arange(P, dtype=np.int32), self.d)
+
+    def add_triangles(self, triples: Sequence[Triple]) -> None:
+        """Both inequalities of each triple, or after a MIP solve only the one its tournament
+        violates (the lazy rounds of `lop.solve_block`: half the rows)."""
+        B = self.last_before
+        if B is None:
+            self.add_cycles([(t, kind) for t in triples for kind in (1, 2)])
+            return
+        # a -> b -> c -> a (kind 1) when a before b; else a -> c -> b -> a (kind 2)
+        self.add_cycles([((a, b, c), 1 if B[a, b] else 2) for a, b, c in triples])
+
+    def add_cycles(self, cycles: Sequence[tuple[Triple, int]]) -> None:
+        """Rows kind 1: x_ab + x_bc - x_ac <= 1; kind 2: -x_ab - x_bc + x_ac <= 0."""
+        if not cycles:
+            return
+        T = np.asarray([t for t, _ in cycles], dtype=np.int64).reshape(-1, 3)
+        kind2 = np.asarray([k for _, k in cycles]) == 2
+        T[kind2] = T[kind2][:, [0, 2, 1]]  # kind 2 is the cycle a -> c -> b -> a
+        self.add_cycle_rows(T)
+
+    def add_cycle_rows(self, C: np.ndarray) -> None:
+        """For each row (a, b, c) of C the 3-cycle inequality y_ab + y_bc + y_ca <= 2, with
+        y_uv = x_uv for u < v and 1 - x_vu otherwise."""
+        if not len(C):
+            return
+        U = C.astype(np.int64)
+        V = U[:, [1, 2, 0]]
+        fwd = U < V
+        cols = self.col[np.minimum(U, V), np.maximum(U, V)]
+        coef = np.where(fwd, 1.0, -1.0)
+        rhs = 2.0 - (~fwd).sum(axis=1)
+        self._load_rows(cols, coef, rhs)
+        self.rows_cols.append(cols)
+        self.rows_coef.append(coef)
+        self.rows_rhs.append(rhs)
+
+    def _load_rows(self, cols: np.ndarray, coef: np.ndarray, upper: np.ndarray) -> None:
+        """Append 3-term rows (k, 3 columns and coefficients) <= upper to HiGHS's LP."""
+        k = len(upper)
+        self.h.addRows(
+            k, np.full(k, -self.hs.kHighsInf), upper, 3 * k,
+            np.arange(0, 3 * k, 3, dtype=np.int32), cols.ravel().astype(np.int32), coef.ravel(),
+        )  # fmt: skip
+
+    def set_rhs(self, upper: np.ndarray) -> None:
+        """Give HiGHS's cut rows the right-hand sides `upper` (highspy 1.12 has no vectorized
+        row-bound change: delete and reload); the stored rows, and so `lagrangian_bound`, keep
+        their own."""
+        k = len(upper)
+        self.h.deleteRows(k, np.arange(k, dtype=np.int32))
+        self._load_rows(np.concatenate(self.rows_cols), np.concatenate(self.rows_coef), upper)
+
+    def _tournament(self, x: np.ndarray) -> np.ndarray:
+        Y = np.zeros((self.n, self.n))
+        Y[self.iu] = x
+        Y.T[self.iu] = 1.0 - x
+        np.fill_diagonal(Y, 0.0)
+        return Y
+
+    def lagrangian_bound(self) -> float | None:
+        """A sound lower bound on the block's pair cost from the current LP row duals."""
+        sol = self.h.getSolution()
+        if not sol.dual_valid or not self.rows_cols:
+            return None
+        y = np.maximum(0.0, -np.asarray(sol.row_dual, dtype=float))
+        if len(y) != sum(len(r) for r in self.rows_rhs):
+            return None
+        cols, coef = np.concatenate(self.rows_cols), np.concatenate(self.rows_coef)
+        red = self.d.copy()
+        np.add.at(red, cols.ravel(), (coef * y[:, None]).ravel())
+        lb = float(np.minimum(red, 0.0).sum() - y @ np.concatenate(self.rows_rhs))
+        return self.const + self.s * lb - 1e-12 * (abs(self.const) + self.s * len(self.d))
+
+    def _offer(self, order: Sequence[int]) -> None:
+        cost = lop_cost(self.W, order)
+        if cost < self.order_cost:
+            self.order, self.order_cost = list(order), cost
+
+    def _raise_bound(self, lb: float) -> None:
+        """Keep the best sound lower bound met (LP rounds and packing alike)."""
+        self.best_lb = lb if self.best_lb is None else max(self.best_lb, lb)
+
+    def _closed(self) -> bool:
+        return self.best_lb is not None and self.best_lb >= self.order_cost - self.close_abs
+
+    def packing_certificate(self, deadline: float | None) -> dict[str, float]:
+        """Column generation of the cycle packing (`solvers.sojourn.cyclepack`) from the best
+        order: its bound and orders join the LP phase's; it closes the block when it meets the
+        best order within the closing slack."""
+        if self.order is None:
+            return {}
+        packer = CyclePacker(self.W, seed=self.seed, master=self.packing_master)
+        out = packer.certify(self.order, self.close_abs, deadline)
+        self.packing_stopped = out.stopped  # no LP ran after it: its MIP would start blind
+        self._offer(out.order)
+        self._raise_bound(out.bound)
+        if self._closed():
+            self.closed_by_lp = self.closed_by_packing = True
+        return dict(out.stats)
+
+    def lp_rounds(self, deadline: float | None) -> dict[str, float]:
+        """Cut rounds (interior point, no crossover: each LP from scratch, no basis to keep)
+        until the Lagrangian bound meets the best order (proof without MIP), no triangle is
+        violated, or the deadline. Each LP solution, rounded and improved by insertion
+        descent, is offered as an incumbent; rows slack at the LP optimum are deleted."""
+        rounds = cuts = purged = general = 0
+        self.h.setOptionValue("solver", "ipm")
+        self.h.setOptionValue("run_crossover", "off")
+        for rounds in range(1, MAX_LP_ROUNDS + 1):  # noqa: B007
+            if deadline is not None:
+                if time.perf_counter() >= deadline:
+                    break
+                self._time_limit(deadline - time.perf_counter())
+            t_run = time.perf_counter()
+            self.h.run()
+            if self.h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
+                break  # stopped by time: keep the last optimal LP's bound
+            self.last_lp_s = time.perf_counter() - t_run
+            x = np.asarray(self.h.getSolution().col_value, dtype=float)
+            if len(x) != len(self.d):
+                break
+            lb = self.lagrangian_bound()
+            if lb is not None:
+                self._raise_bound(lb)
+            Y = self._tournament(x)
+            self._offer(rounded_order(self.W, Y))
+            if self._closed():
+                self.closed_by_lp = True
+                break
+            assert self.order is not None
+            new = incumbent_cycles(Y, self.order, self.D)
+            if not len(new):  # the restricted family holds: separate every triangle
+                cyc = violated_cycles(Y, cuts_per_round(self.n))
+                new = np.asarray([t if k == 1 else (t[0], t[2], t[1]) for t, k in cyc])
+                general += len(new)
+            if not len(new) or (deadline is not None and time.perf_counter() > deadline):
+                break
+            purged += self._purge_slack_rows()
+            self.add_cycle_rows(new)
+            cuts += len(new)
+        self.h.setOptionValue("solver", "choose")
+        self.h.setOptionValue("run_crossover", "on")
+        return {"lp_rounds": rounds, "lp_cuts": cuts, "lp_general_cuts": general,
+                "lp_rows_purged": purged}  # fmt: skip
+
+    def _start_before(self, x: np.ndarray | None) -> np.ndarray | None:
+        if x is None:
+            return None
+        before = self._tournament(x) > 0.5
+        np.fill_diagonal(before, False)
+        return before
+
+    def _time_limit(self, seconds: float) -> None:
+        """HiGHS's time limit counts the run time of every run of this object: add it; the
+        interrupt callbacks enforce the same deadline on the wall clock."""
+        self.h.setOptionValue("time_limit", float(self.h.getRunTime()) + max(seconds, 0.01))
+        self.wall_deadline = time.perf_counter() + max(seconds, 0.01)
+
+    def _x_of(self, order: Sequence[int]) -> np.ndarray:
+        pos = np.empty(self.n, dtype=np.int64)
+        pos[np.asarray(order, dtype=np.int64)] = np.arange(self.n)
+        return (pos[self.iu[0]] < pos[self.iu[1]]).astype(float)
+
+    def _purge_slack_rows(self) -> int:
+        """Delete rows slack by more than PURGE_SLACK at the LP optimum: the LP stays a
+        relaxation of the full model (the bound of every round is computed before), and
+        separation re-adds a row that is violated later. Keeps each LP small."""
+        if not self.rows_cols:
+            return 0
+        rhs = np.concatenate(self.rows_rhs)
+        slack = rhs - np.asarray(self.h.getSolution().row_value, dtype=float)
+        if len(slack) != len(rhs):
+            return 0
+        return self.keep_rows(slack <= PURGE_SLACK)
+
+    def keep_rows(self, keep: np.ndarray) -> int:
+        """Delete the cut rows where `keep` is False, in HiGHS and in the stored copies (the
+        LP stays a relaxation: every row is a valid inequality); returns how many."""
+        drop = ~np.asarray(keep, dtype=bool)
+        if not self.rows_cols or not drop.any():
+            return 0
+        self.h.deleteRows(int(drop.sum()), np.nonzero(drop)[0].astype(np.int32))
+        self.rows_cols = [np.concatenate(self.rows_cols)[~drop]]
+        self.rows_coef = [np.concatenate(self.rows_coef)[~drop]]
+        self.rows_rhs = [np.concatenate(self.rows_rhs)[~drop]]
+        return int(drop.sum())
+
+    def _to_mip(self) -> None:
+        self.lp_done = True
+        P = len(self.d)
+        self.h.changeColsIntegrality(P, np.arange(P, dtype=np.int32), np.ones(P, dtype=np.uint8))
+        self.h.setOptionValue("mip_rel_gap", 0.0)
+        self.h.setOptionValue("mip_abs_gap", self.gap_abs / self.s)
+
+    def solve(self, time_left: float | None, hint: Sequence[int] | None) -> RoundResult:
+        t0 = time.perf_counter()
+        stats: dict[str, float] = {}
+        if hint is not None:
+            self._offer(hint)
+        if not self.lp_done:
+            lp_deadline = None if time_left is None else t0 + LP_TIME_SHARE * time_left
+            if self.packing:
+                stats.update(self.packing_certificate(lp_deadline))
+            if not self.closed_by_lp:
+                stats.update(self.lp_rounds(lp_deadline))
+            if self.order is not None and hint is not None and list(hint) != self.order:
+                stats["lp_incumbent"] = 1
+            if self.closed_by_lp and self.order is not None:
+                stats["closed_by_lp"] = 1
+                stats["closed_by_packing"] = int(self.closed_by_packing)
+                return RoundResult(
+                    self._start_before(self._x_of(self.order)), True, self.best_lb, stats
+                )
+            self._to_mip()
+        start_x = None if self.order is None else self._x_of(self.order)
+        lp_bound = self.best_lb
+        if start_x is not None:
+            start = self.hs.HighsSolution()
+            start.col_value = start_x.tolist()
+            self.h.setSolution(start)
+        if time_left is not None:
+            left = time_left - (time.perf_counter() - t0)
+            # a MIP's presolve and root are not always interruptible: skip one that would overrun,
+            # and one after a packing stopped by time (no LP round ran to size its root)
+            if self.packing_stopped or left <= max(0.01, MIP_ROOT_FACTOR * self.last_lp_s):
+                stats["mip_skipped_for_time"] = 1
+                return RoundResult(self._start_before(start_x), False, lp_bound, stats)
+            self._time_limit(left)
+        self.h.run()
+        info = self.h.getInfo()
+        status = self.h.getModelStatus()
+        proven = status == self.hs.HighsModelStatus.kOptimal
+        x = np.asarray(self.h.getSolution().col_value, dtype=float)
+        has = len(x) == len(self.d) and math.isfinite(float(info.objective_function_value))
+        found: np.ndarray | None = None
+        if has and info.primal_solution_status == 2:  # kSolutionStatusFeasible
+            found = self._tournament(x) > 0.5
+            np.fill_diagonal(found, False)
+        dual = float(info.mip_dual_bound)
+        bound = self.const + self.s * dual if math.isfinite(dual) else None
+        if lp_bound is not None:
+            bound = lp_bound if bound is None else max(bound, lp_bound)
+        stats["mip_nodes"] = int(info.mip_node_count)
+        self.last_before = found
+        return RoundResult(found, proven, bound, stats)
+
+
+@dataclass(frozen=True)
+class LpcutOptions:
+    """Options of `lpcut`."""
+
+    decompose: bool = field(
+        default=True, metadata={"help": "solve the preference blocks separately"}
+    )
+    warm_start: bool = field(
+        default=True,
+        metadata={"help": "start each block from an insertion-descent order (MIP start)"},
+    )
+    packing: bool = field(
+        default=True,
+        metadata={"help": "certify by a cycle packing (column generation) before the triangle LP"},
+    )
+    packing_master: MasterLp = field(
+        default="pdlp",
+        metadata={"help": "the packing LP solver of loose rounds: pdlp (OR-Tools), ipm (HiGHS)"},
+    )
+
+
+def block_close_abs(Wb: np.ndarray) -> float:
+    """How close the LP bound must come to a block's incumbent to close it: half the proof
+    tolerance of the block's pairwise-minimum cost. Sound for the whole order: the blocks'
+    pairwise minima sum to at most the optimum (costs are non-negative), so the blocks' slacks
+    sum to at most half of `OPT_REL_TOL` of the value. Computed from the block alone, so
+    nothing runs before `solve_lop`, whose time limit covers the data preparation."""
+    return 0.5 * OPT_REL_TOL * pairwise_min_bound(Wb)
+
+
+@register_method(
+    SUBJECT,
+    "lpcut",
+    exact=True,
+    kinds=LINEAR_ORDERING,
+    options=LpcutOptions,
+    summary="HiGHS with triangle cuts separated on the LP first (scaled), A and B",
+)
+def solve_lpcut(
+    problem: SojournProblem,
+    *,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    options: LpcutOptions,
+) -> SolveResult[list[str]]:
+    """Exact A or B: LP triangle separation, a sound dual bound, then the MIP (lazy rounds)."""
+    from schedlab.solvers.sojourn.exact_milp import block_gap_abs
+
+    inst, objective = problem.instance, problem.objective
+    refuse_non_lop(objective, "lpcut")
+    t0 = time.perf_counter()
+    res = solve_lop(
+        inst,
+        objective,
+        "lpcut",
+        lambda Wb: HighsCutModel(
+            Wb,
+            gap_abs=block_gap_abs(Wb),
+            close_abs=block_close_abs(Wb),
+            seed=seed,
+            packing=options.packing,
+            packing_master=options.packing_master,
+        ),
+        time_limit=time_limit,
+        triangles="separate",
+        decompose=options.decompose,
+        warm_start=options.warm_start,
+        extra_stats={
+            "decompose": options.decompose,
+            "warm_start": options.warm_start,
+            "packing": options.packing,
+            "packing_master": options.packing_master,
+        },
+    )
+    return replace(res, runtime_s=time.perf_counter() - t0)
