@@ -9,7 +9,7 @@ SIZE ?= small
 WORKERS ?=
 SCHEDULER ?=
 
-.PHONY: venv test test-slow reproduce bench lint clean
+.PHONY: venv test test-slow reproduce bench gpu-check lint clean
 
 venv: $(STAMP)
 
@@ -31,6 +31,14 @@ reproduce: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m schedlab.experiments.bench
+
+# On a machine with an NVIDIA GPU: the real-GPU tests, then the CUDA kernels against the CPU ones
+# (table in results/performance/gpu_check.md); under five minutes on one GPU.
+gpu-check: $(STAMP)
+	$(BIN)/python -c 'import sys; from schedlab.solvers.kernels import cuda_available as ok; \
+		sys.exit(0 if ok() else "gpu-check: no CUDA device here (numba.cuda.is_available())")'
+	$(BIN)/python -m pytest -q -m gpu -rs
+	$(BIN)/python -m schedlab.experiments.bench bench_cuda
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
