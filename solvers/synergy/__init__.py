@@ -33,7 +33,7 @@ point, i.e. the default proportional share) per second of wall time. Heuristics 
 ms; memoized by the round's job mix).
 
 Methods (`solve(snap, name)`, all in `schedlab.solvers.solve.METHODS`, scope "synergy"):
-proportional, greedy, tune (`heuristics.py`) and opt are fast allocators (`engine.py`: one
+proportional, greedy, tune (`heuristics.py`) and opt are fast allocators (`allocators.py`: one
 registration serves `solve` and `RoundAllocator`; placement shared in `placement.py`); opt
 (Synergy-OPT: phase-1 MILP over configurations, phase-2 LP packing, rounding); milp, cpsat
 (exact: configurations and placement together) and enum (exhaustive oracle, small snapshots).

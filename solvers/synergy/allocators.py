@@ -13,7 +13,7 @@ scope "synergy", tag "fast"), so both paths reach the same code:
   keep their state between rounds.
 
 Placement is shared (`placement.py`); the allocators live in `heuristics.py` (proportional,
-greedy, tune) and `opt.py` (Synergy-OPT). A plugin module adds one the same way.
+greedy, tune) and `heuristic_opt.py` (Synergy-OPT). A plugin module adds one the same way.
 """
 
 from __future__ import annotations
