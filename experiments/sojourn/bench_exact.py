@@ -26,8 +26,9 @@ from schedlab.experiments.registry import BENCHMARKS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.problem import SojournProblem
+from schedlab.solvers.solve import solve
 
 PLAIN = {"triangles": "all", "decompose": False}
 LAZY = {"triangles": "lazy", "decompose": False}
@@ -86,7 +87,13 @@ def sweep(
             inst = generate(n, seed, family=family)
             t0 = time.perf_counter()
             try:
-                r = solve(inst, Objective("B"), method, time_limit=limit_s, seed=0, **opts)
+                r = solve(
+                    SojournProblem(inst, Objective("B")),
+                    method,
+                    time_limit=limit_s,
+                    seed=0,
+                    options=opts,
+                )
                 status = r.status
                 block = max(block, int(r.stats.get("largest_block", 0)))
                 calls = max(calls, int(r.stats.get("solver_calls", 0)))

@@ -43,9 +43,10 @@ from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.batch import evaluate_orders, linear_ordering_weights
 from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.lop import preference_blocks
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.sojourn.tables import lop_tables
+from schedlab.solvers.solve import solve
 
 NS = (20, 100, 500)
 TIMED_RUNS = 3  # kernel timings: best of this many runs ...
@@ -238,11 +239,11 @@ def hit_row(key: dict[str, Any], exact: str, family: str = "default") -> dict[st
     """Proven optimum (exact method) vs batchlocal (cpu), Smith and the u*-index on one
     instance; `proof` says which argument proved it (pairwise minimum or a solver)."""
     inst = generate(key["n"], key["seed"], family=family)
-    opt = solve(inst, B, exact, time_limit=120)
+    opt = solve(SojournProblem(inst, B), exact, time_limit=120)
     t0 = time.perf_counter()
-    res = solve(inst, B, "batchlocal", backend="cpu", seed=key["seed"])
+    res = solve(SojournProblem(inst, B), "batchlocal", seed=key["seed"], options={"backend": "cpu"})
     dt = time.perf_counter() - t0
-    smith, uidx = solve(inst, B, "smith"), solve(inst, B, "uindex")
+    smith, uidx = solve(SojournProblem(inst, B), "smith"), solve(SojournProblem(inst, B), "uindex")
     proven = opt.status is Status.OPTIMAL
     ov, bv, sv, uv = opt.value, res.value, smith.value, uidx.value
     tol = 1e-9 * max(1.0, abs(ov or 0.0))

@@ -198,7 +198,8 @@ def solve_cmd(
     Example:
       schedlab sojourn solve inst.json --objective B --method cpsat --time-limit 30 --json
     """
-    from schedlab.solvers.sojourn.methods import solve
+    from schedlab.solvers.sojourn.problem import SojournProblem
+    from schedlab.solvers.solve import solve
 
     entry = METHODS.get(method, scope=SUBJECT)
     cmd = ctx.command
@@ -207,7 +208,9 @@ def solve_cmd(
     inst = load_instance(instance)
     obj = _objective(objective, k)
     try:
-        res = solve(inst, obj, method, time_limit=time_limit, seed=seed, **opts)
+        res = solve(
+            SojournProblem(inst, obj), method, time_limit=time_limit, seed=seed, options=opts
+        )
     except InvalidInput as exc:
         raise exc.with_source(str(instance)) from None
     d = res.to_dict()
