@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS
+from schedlab.experiments.registry import register_benchmark
 from schedlab.experiments.sojourn.bench_kernels import in_fresh_interpreter, peak_rss_gb
 
 THIS = "schedlab.experiments.bench.bench_scale"
@@ -116,7 +116,7 @@ HEADERS = [
 ]
 
 
-@BENCHMARKS.register("bench_scale")
+@register_benchmark("bench_scale")
 def run(quick: bool = False) -> None:
     sizes = SIZES[:1] if quick else SIZES
     table = rows(sizes)

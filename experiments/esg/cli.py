@@ -13,7 +13,7 @@ import click
 from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
 from schedlab.experiments.cliflags import SEED, TIME_LIMIT, WORK_CAP, FiniteFloat, positive_float
 from schedlab.experiments.output import emit_json
-from schedlab.experiments.registry import COMMANDS, POLICIES
+from schedlab.experiments.registry import POLICIES, register_command
 from schedlab.solvers.solve import METHODS
 
 APP_FORMAT = """\b
@@ -25,7 +25,7 @@ Application file (JSON; a chain in list order when "edges" is omitted):
 Optional: per config "wait_ms" (batch-fill wait), per function "transfer_ms", "cold_start_ms"."""
 
 
-@COMMANDS.register("esg")
+@register_command("esg")
 @click.group()
 def esg() -> None:
     """ESG (HPDC 2024): batch size, vCPUs and GPU share of serverless inference pipelines.

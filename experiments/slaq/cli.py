@@ -20,7 +20,7 @@ from schedlab.experiments.cliflags import (
     seed_option,
     time_limit_option,
 )
-from schedlab.experiments.registry import COMMANDS, POLICIES
+from schedlab.experiments.registry import POLICIES, register_command
 from schedlab.solvers.solve import METHODS
 
 MODELS = ("auto", "inverse-poly", "exponential", "naive", "geometric")
@@ -30,7 +30,7 @@ SIM_MAX_JOBS = 10_000  # simulated jobs: each is refit every epoch it gains a po
 MAX_EPOCHS = 100_000  # default work cap of `slaq simulate` (--max-epochs)
 
 
-@COMMANDS.register("slaq")
+@register_command("slaq")
 @click.group()
 def slaq() -> None:
     """SLAQ (SoCC 2017): quality-driven allocation of cores to training jobs.

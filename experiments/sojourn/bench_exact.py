@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS
+from schedlab.experiments.registry import register_benchmark
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.generate import generate
@@ -148,7 +148,7 @@ def print_component_sizes(ns: list[int], seeds: int = 10) -> None:
     print(format_table(headers, component_sizes(ns, seeds)), flush=True)
 
 
-@BENCHMARKS.register("bench_exact")
+@register_benchmark("bench_exact")
 def run(quick: bool = False) -> None:
     """Print, per family and exact method, the largest n proven optimal for B within the limit."""
     limit_s, count = (5.0, 1) if quick else (60.0, 2)

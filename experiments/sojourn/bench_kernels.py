@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS
+from schedlab.experiments.registry import register_benchmark
 from schedlab.experiments.store import RowStore, results_dir
 from schedlab.solvers.kernels import cuda_available
 from schedlab.solvers.result import Status
@@ -310,7 +310,7 @@ def print_hit_rate(hr: dict[str, Any]) -> None:
     )
 
 
-@BENCHMARKS.register("bench_kernels")
+@register_benchmark("bench_kernels")
 def run(quick: bool = False) -> None:
     print(f"load average at start: {os.getloadavg()}  cpus: {os.cpu_count()}", flush=True)
     rows, peak = throughput(quick)

@@ -16,7 +16,7 @@ import click
 from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
 from schedlab.experiments.cliflags import SEED, TIME_LIMIT, bounded_int
 from schedlab.experiments.output import emit_json, format_table
-from schedlab.experiments.registry import COMMANDS
+from schedlab.experiments.registry import register_command
 from schedlab.experiments.sojourn.cli_simulate import simulate
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.solve import METHODS
@@ -44,7 +44,7 @@ def load_instance(path: Path) -> Instance:
     return Instance.load(path)
 
 
-@COMMANDS.register("sojourn")
+@register_command("sojourn")
 @click.group()
 def sojourn() -> None:
     """Successful-job sojourn scheduling on one server (cancellation checkpoints).
