@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
+from schedlab.experiments.cli_registry import (
+    LazyChoice,
+    OptionsCommand,
+    RegistryChoice,
+    chosen_options,
+)
 from schedlab.experiments.cliflags import SEED, TIME_LIMIT, bounded_int
 from schedlab.experiments.output import emit_json, format_table
 from schedlab.experiments.registry import register_command
@@ -26,7 +31,23 @@ if TYPE_CHECKING:
     from schedlab.solvers.sojourn.problem import Instance
 
 SUBJECT = "sojourn"
-OBJECTIVE_CHOICE = click.Choice(("A", "B", "TK", "DK"), case_sensitive=False)  # OBJECTIVES
+
+
+def _objectives() -> tuple[str, ...]:
+    """The objectives A, B, TK, DK (`objectives.OBJECTIVES`), read when a command needs them."""
+    from schedlab.solvers.sojourn.objectives import OBJECTIVES
+
+    return OBJECTIVES
+
+
+def _families() -> tuple[str, ...]:
+    """The instance families (`generate.FAMILIES`)."""
+    from schedlab.solvers.sojourn.generate import FAMILIES
+
+    return FAMILIES
+
+
+OBJECTIVE_CHOICE = LazyChoice(_objectives, case_sensitive=False)
 
 
 def _objective(kind: str, k: int | None) -> Objective:
@@ -68,7 +89,7 @@ def sojourn() -> None:
 )
 @click.option(
     "--family",
-    type=click.Choice(("default", "cyclic")),  # instance.FAMILIES
+    type=LazyChoice(_families),
     default="default",
     show_default=True,
     help="default: random jobs; cyclic: B preferences in one large strong component.",

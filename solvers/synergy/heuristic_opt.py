@@ -32,6 +32,10 @@ from schedlab.solvers.highs import empty_model, run_highs
 from schedlab.solvers.options import NoOptions
 from schedlab.solvers.result import Status
 from schedlab.solvers.solve import register_method
+
+# proportional, greedy and tune register before opt in every process (discovery imports this
+# module first, by name): figures and `fast_methods()` list the allocators in that order.
+from schedlab.solvers.synergy import heuristics as _heuristics  # noqa: F401
 from schedlab.solvers.synergy.allocators import FAST_TAG, SUBJECT, Allocator
 from schedlab.solvers.synergy.configs import candidate_configs
 from schedlab.solvers.synergy.placement import Placer, RoundResult
