@@ -35,7 +35,3 @@ def run(quick: bool) -> None:
     print(
         format_table(["servers x jobs", "image/lang/speech", "method", "ms/round", "rounds"], rows)
     )
-
-
-if __name__ == "__main__":
-    run(quick=False)

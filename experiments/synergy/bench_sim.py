@@ -85,7 +85,3 @@ def run(quick: bool = False) -> None:
             what = "makespan" if key == 6 else "mean JCT"
             ratio = sel["proportional"][key] / sel["tune"][key]  # type: ignore[operator]
             print(f"{name} {policy}: {what} proportional / TUNE = {ratio:.2f}x")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    run()
