@@ -1,7 +1,13 @@
 """Command-line choices and flags built from the registry, lazily (so `--help` stays light).
 
+Every choice list of the command line is read from the one place that defines it, on first
+use; none is written out in a command:
+
 - `RegistryChoice(registry, scope=...)`: a `click.Choice` whose choices are the registered
-  names, read on first use.
+  names (methods, policies, workloads), read on first use;
+- `LazyChoice(lambda: CONSTANT)`: a `click.Choice` over a plain enumeration (objectives,
+  instance families, GPU mixes, ...), reading its one defining constant on first use, so the
+  module that defines it (often heavy) is imported only when the choice is needed.
 - `OptionsCommand`: a click command that adds one flag per option field of the registered
   entries it serves (`options_of=lambda: [entry, ...]`) the first time click asks for its
   parameters. `chosen_options(entry, params)` then keeps the flags the user set and refuses a
@@ -11,7 +17,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import click
@@ -21,26 +27,32 @@ from schedlab.solvers.options import OptionField, option_fields
 from schedlab.solvers.registry import Entry, Registry
 
 
-class RegistryChoice(click.Choice):
-    """A click.Choice over registered names, read from the registry on first use."""
+class LazyChoice(click.Choice):
+    """A click.Choice whose choices `source()` gives, called once, on first use."""
 
-    def __init__(
-        self, registry: Registry[Any], *, scope: str | None = None, tag: str | None = None
-    ) -> None:
-        self._source = (registry, scope, tag)
+    def __init__(self, source: Callable[[], Iterable[str]], *, case_sensitive: bool = True) -> None:
+        self._source = source
         self._names: tuple[str, ...] | None = None
-        super().__init__((), case_sensitive=True)
+        super().__init__((), case_sensitive=case_sensitive)
 
     @property  # type: ignore[override]
     def choices(self) -> tuple[str, ...]:
         if self._names is None:
-            registry, scope, tag = self._source
-            self._names = tuple(registry.names(scope=scope, tag=tag))
+            self._names = tuple(self._source())
         return self._names
 
     @choices.setter
     def choices(self, value: Sequence[str]) -> None:  # click's __init__ assigns ()
         pass
+
+
+class RegistryChoice(LazyChoice):
+    """A click.Choice over registered names, read from the registry on first use."""
+
+    def __init__(
+        self, registry: Registry[Any], *, scope: str | None = None, tag: str | None = None
+    ) -> None:
+        super().__init__(lambda: registry.names(scope=scope, tag=tag))
 
 
 def flag_name(field_name: str) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from schedlab.experiments.cliflags import seed_option
-from schedlab.experiments.registry import COMMANDS, SIZES, figures
+from schedlab.experiments.registry import SIZES, figures, register_command
 from schedlab.experiments.sweep import engine_options, using
 from schedlab.solvers.errors import InvalidInput
 
@@ -31,7 +31,7 @@ def _run_figure(
     return fn(size, seed, outdir, **extra)
 
 
-@COMMANDS.register("figure")
+@register_command("figure")
 @click.command()
 @click.argument("names", nargs=-1)
 @click.option("--size", type=click.Choice(SIZES), default="small", show_default=True)
@@ -81,7 +81,7 @@ def figure(
                 click.echo(str(p))
 
 
-@COMMANDS.register("reproduce")
+@register_command("reproduce")
 @click.command()
 @click.option("--size", type=click.Choice(SIZES), default="small", show_default=True)
 @seed_option(0, help="Study seed (instances and cells derive theirs from it).")

@@ -19,7 +19,7 @@ import click
 
 from schedlab.experiments.cliflags import seed_option
 from schedlab.experiments.output import emit_json, format_table
-from schedlab.experiments.registry import COMMANDS
+from schedlab.experiments.registry import register_command
 from schedlab.experiments.store import RowStore, results_dir, write_csv, write_json
 from schedlab.experiments.sweep import engine_options, using
 from schedlab.theory.claims import ClaimSpec, resolve, run_claim
@@ -97,7 +97,7 @@ def run_verify(
     return path, verdicts
 
 
-@COMMANDS.register("verify")
+@register_command("verify")
 @click.command("verify")
 @click.argument("claim_ids", metavar="[CLAIM]...", nargs=-1)
 @click.option("--size", type=click.Choice(SIZES), default="small", show_default=True)

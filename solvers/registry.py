@@ -1,9 +1,12 @@
 """One registry mechanism for everything that is looked up by name.
 
 Methods, allocators, online policies, workloads, figures, claims and benchmarks all register
-themselves where they are defined (`@REGISTRY.register(...)`) and are found by discovery: a
-registry knows the packages (and module-name patterns) to import on first lookup, so no
-hand-kept module list exists anywhere. Lookups are lazy, which keeps `schedlab --help` light.
+themselves where they are defined, each registry through its one decorator defined next to it
+(`register_method`, `register_figure`, `register_benchmark`, `register_command`,
+`register_policy`, `register_workload`, `register_claim`; all call `Registry.add`), and are
+found by discovery: a registry knows the packages (and module-name patterns) to import on
+first lookup, so no hand-kept module list exists anywhere. Lookups are lazy, which keeps
+`schedlab --help` light.
 
 Code outside schedlab registers the same way: name its modules in the environment variable
 `SCHEDLAB_PLUGINS` (comma-separated) or in the `schedlab.plugins` entry-point group of its
@@ -19,7 +22,7 @@ import fnmatch
 import importlib
 import os
 import pkgutil
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from types import MappingProxyType
@@ -98,25 +101,7 @@ class Registry(Generic[T]):
         self._entries: dict[tuple[str, str], Entry[T]] = {}
         self._loaded = False
 
-    # --- registration -------------------------------------------------------------------
-    def register(
-        self,
-        name: str,
-        *,
-        scope: str = "",
-        summary: str = "",
-        tags: Sequence[str] = (),
-        options: type | None = None,
-        **meta: Any,
-    ) -> Callable[[T], T]:
-        """Decorator: register the decorated object under `name` (in `scope`)."""
-
-        def deco(obj: T) -> T:
-            self.add(name, obj, scope=scope, summary=summary, tags=tags, options=options, **meta)
-            return obj
-
-        return deco
-
+    # --- registration (each registry's module wraps `add` in its one decorator) -----------
     def add(
         self,
         name: str,

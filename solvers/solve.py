@@ -4,10 +4,16 @@ A problem is any object with a class attribute `subject` (e.g. "sojourn", "syner
 `kind` property (the objective or problem kind a method must accept, e.g. "B"). A method is
 `solve_<name>(problem, *, time_limit, seed, options) -> SolveResult`, registered where it is
 defined with `@register_method(subject, name, exact=..., kinds=..., options=...)`.
+
+A subject may give some of its methods another form, named by a tag and run by one function
+declared with `@method_form(subject, tag)` next to that form's protocol: sojourn's "index"
+methods are key functions (jobs in ascending key order), Synergy's "fast" methods are round
+allocator factories (the simulator's fast path). They register with `register_method` too.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar
@@ -30,12 +36,17 @@ class Problem(Protocol):
 
 
 SolveFn = Callable[..., SolveResult[Any]]
-F = TypeVar("F", bound=SolveFn)
+F = TypeVar("F", bound=Callable[..., Any])
+#: runner(entry, problem, *, time_limit, seed, options) -> SolveResult: runs a method of a form
+FormRunner = Callable[..., SolveResult[Any]]
+R = TypeVar("R", bound=FormRunner)
 
 #: Every solve method of every subject, scoped by subject; discovered in `schedlab.solvers`.
-METHODS: Registry[SolveFn] = Registry(
+#: An entry's object is a solve function, or an object of the form its tags name (`method_form`).
+METHODS: Registry[Any] = Registry(
     "method", packages=("schedlab.solvers",), skip=("schedlab.solvers.kernels",)
 )
+_FORMS: dict[tuple[str, str], FormRunner] = {}
 
 
 def register_method(
@@ -50,7 +61,9 @@ def register_method(
 ) -> Callable[[F], F]:
     """Register a solve method of `subject`; `kinds` None means every problem kind.
 
-    Tags "exact" or "heuristic" are added from `exact`; figures select methods by tag.
+    Tags "exact" or "heuristic" are added from `exact`; figures select methods by tag. A tag
+    declared by `method_form` says the decorated object has that form instead of being a solve
+    function (e.g. sojourn "index": a key function).
     """
     all_tags = (*tags, "exact" if exact else "heuristic")
 
@@ -70,9 +83,35 @@ def register_method(
     return deco
 
 
-def method_spec(subject: str, name: str) -> Entry[SolveFn]:
+def method_form(subject: str, tag: str) -> Callable[[R], R]:
+    """Decorator: declare the runner of the `subject` methods tagged `tag`.
+
+    `runner(entry, problem, *, time_limit, seed, options) -> SolveResult` solves `problem` with
+    the registered object `entry.obj` (a key function, an allocator factory, ...)."""
+
+    def deco(runner: R) -> R:
+        if (subject, tag) in _FORMS:
+            raise ValueError(f"method form {subject}/{tag!r} declared twice")
+        _FORMS[(subject, tag)] = runner
+        return runner
+
+    return deco
+
+
+def method_spec(subject: str, name: str) -> Entry[Any]:
     """The registered method `name` of `subject` (InvalidInput naming the choices if unknown)."""
     return METHODS.get(name, scope=subject)
+
+
+def method_runner(spec: Entry[Any]) -> SolveFn:
+    """What `solve` calls for `spec`: its object, or its form's runner bound to it."""
+    forms = sorted(t for t in spec.tags if (spec.scope, t) in _FORMS)
+    if len(forms) > 1:
+        raise ValueError(f"method {spec.key} has two forms: {', '.join(forms)}")
+    if not forms:
+        fn: SolveFn = spec.obj
+        return fn
+    return functools.partial(_FORMS[(spec.scope, forms[0])], spec)
 
 
 def check_time_limit(time_limit: float | None) -> None:
@@ -108,7 +147,7 @@ def solve(
     deadline = None if time_limit is None else t0 + time_limit
     try:
         with deadline_scope(deadline):  # model builders call check_deadline()
-            result: SolveResult[Any] = spec.obj(
+            result: SolveResult[Any] = method_runner(spec)(
                 problem, time_limit=time_limit, seed=seed, options=opts
             )
     except DeadlineExceeded:  # the limit passed while building: no solution, said so

@@ -36,6 +36,8 @@ CLAIMS: Registry[ClaimSpec] = Registry("claim", packages=("schedlab.theory",), m
 def register_claim(
     claim_id: str, slug: str, title: str
 ) -> Callable[[Callable[..., Verdict]], Callable[..., Verdict]]:
+    """Register the decorated check as claim `claim_id` ("1", "2a", ...) with its slug and title."""
+
     def deco(func: Callable[..., Verdict]) -> Callable[..., Verdict]:
         CLAIMS.add(claim_id, ClaimSpec(claim_id, slug, title, func), summary=title)
         return func

@@ -6,6 +6,7 @@ import argparse
 import time
 
 from schedlab.experiments.registry import BENCHMARKS
+from schedlab.solvers.errors import InvalidInput
 
 
 def main() -> None:
@@ -21,7 +22,10 @@ def main() -> None:
         if args.names and entry.name not in args.names:
             continue
         print(f"\n=== {entry.name} ({time.strftime('%Y-%m-%d %H:%M:%S')}) ===", flush=True)
-        entry.obj(quick=args.quick)
+        try:
+            entry.obj(quick=args.quick)
+        except InvalidInput as exc:  # e.g. a bad SCHEDLAB_BENCH_* setting: exit 2, no traceback
+            ap.exit(2, f"{entry.name}: error: {exc}\n")
 
 
 if __name__ == "__main__":

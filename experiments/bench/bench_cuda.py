@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS
+from schedlab.experiments.registry import register_benchmark
 
 OUT = Path("results") / "performance" / "gpu_check.md"
 RTOL = 1e-9
@@ -162,7 +162,7 @@ def write_table(rows: list[dict], header: str, out: Path = OUT) -> Path:
     return out
 
 
-@BENCHMARKS.register("bench_cuda")
+@register_benchmark("bench_cuda")
 def run(quick: bool = False) -> None:
     """CUDA vs CPU kernels (times, ratio, agreement), table to results/performance/."""
     import numba

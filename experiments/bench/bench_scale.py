@@ -11,22 +11,24 @@ Issue target (`make bench`, 2 cores): a 1,000,000-job synthetic replay on 10,000
 Each size runs in a fresh interpreter (`bench_kernels.in_fresh_interpreter`), so the peak
 resident memory (VmHWM) is that run's alone. `wall_s` times the simulation call (imports and
 numba's cached compilation excluded); jobs/s = window jobs (N) / wall_s.
-Run: `python -m schedlab.experiments.bench bench_scale [--quick]` (--quick: 10^4 only) or
-`python -m schedlab.experiments.bench.bench_scale N [N ...]` for chosen sizes.
+Run: `python -m schedlab.experiments.bench bench_scale [--quick]` (--quick: 10^4 only);
+`SCHEDLAB_BENCH_SCALE_SIZES=N,N,...` chooses the sizes (e.g. 1000000 alone).
 """
 
 from __future__ import annotations
 
-import sys
+import os
 import time
 from typing import Any
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS
+from schedlab.experiments.registry import register_benchmark
 from schedlab.experiments.sojourn.bench_kernels import in_fresh_interpreter, peak_rss_gb
+from schedlab.solvers.errors import InvalidInput
 
 THIS = "schedlab.experiments.bench.bench_scale"
 SIZES = (10_000, 100_000, 1_000_000)
+SIZES_ENV = "SCHEDLAB_BENCH_SCALE_SIZES"
 TARGET_S = 300.0
 TARGET_GB = 2.0
 SERVERS = 1250  # x 8 GPUs = 10,000 GPUs
@@ -116,9 +118,23 @@ HEADERS = [
 ]
 
 
-@BENCHMARKS.register("bench_scale")
+def chosen_sizes(quick: bool) -> tuple[int, ...]:
+    """$SIZES_ENV (comma-separated job counts) when set, else 10^4 (quick) or all of SIZES."""
+    text = os.environ.get(SIZES_ENV, "").strip()
+    if not text:
+        return SIZES[:1] if quick else SIZES
+    try:
+        sizes = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or min(sizes) < 1:
+        raise InvalidInput(f"{SIZES_ENV}: give positive job counts, comma-separated (got {text!r})")
+    return sizes
+
+
+@register_benchmark("bench_scale")
 def run(quick: bool = False) -> None:
-    sizes = SIZES[:1] if quick else SIZES
+    sizes = chosen_sizes(quick)
     table = rows(sizes)
     print("\n" + format_table(HEADERS, table), flush=True)
     print(
@@ -126,8 +142,3 @@ def run(quick: bool = False) -> None:
         "sojourn: gittins, 10,000 servers, load 0.8, 1 replication, seed 0",
         flush=True,
     )
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sizes_arg = tuple(int(a) for a in sys.argv[1:]) or SIZES
-    print(format_table(HEADERS, rows(sizes_arg)))

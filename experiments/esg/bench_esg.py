@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS
+from schedlab.experiments.registry import register_benchmark
 
 SHARED_TRACE = Path("..") / "shared" / "data" / "azure_llm" / "AzureLLMInferenceTrace_code.csv"
 
@@ -76,7 +76,7 @@ def sim_rate(quick: bool) -> tuple[int, float, str]:
     return m["requests"], time.perf_counter() - t0, source
 
 
-@BENCHMARKS.register("bench_esg")
+@register_benchmark("bench_esg")
 def run(quick: bool) -> None:
     """Print the decision-time table (median/p99 ms) and the simulator's throughput."""
     parts = os.environ.get("SCHEDLAB_BENCH_ESG_PARTS", "decision,sim").split(",")

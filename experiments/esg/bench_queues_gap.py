@@ -1,26 +1,32 @@
 """What ESG's per-queue A* + dispatch loses against the joint many-queue optimum.
 
-`python -m schedlab.experiments.esg.bench_queues_gap [--reps N] [--seed S]` prints one row per size:
-random queue snapshots (`random_queues`, 8 vCPUs and one GPU per invoker), the joint optimum by
-`q_milp` (checked against `q_cpsat`), and `q_esg`: hits lost in total, instances where ESG is
-optimal, and the mean cost gap (%) over the instances where ESG has the optimal hit count.
+`python -m schedlab.experiments.bench bench_queues_gap [--quick]` (also `make bench`) prints one
+row per size: random queue snapshots (`random_queues`, 8 vCPUs and one GPU per invoker), the
+joint optimum by `q_milp` (checked against `q_cpsat`), and `q_esg`: hits lost in total,
+instances where ESG is optimal, and the mean cost gap (%) over the instances where ESG has the
+optimal hit count. 10 snapshots per size, seed 0 (`--quick`: 2 per size, the three smallest).
 """
 
 from __future__ import annotations
 
-import argparse
 import math
+from collections.abc import Sequence
 from typing import Any
+
+from schedlab.experiments.registry import register_benchmark
 
 SIZES = [(3, 2, 8, 1), (4, 2, 10, 2), (4, 3, 10, 2), (6, 3, 20, 2), (8, 3, 20, 3)]
 
 
-def gap_rows(reps: int, seed: int) -> list[list[Any]]:
+def gap_rows(
+    reps: int, seed: int, sizes: Sequence[tuple[int, int, int, int]] = SIZES
+) -> list[list[Any]]:
+    """One row per (queues, stages, configs, invokers) of `sizes`, over `reps` snapshots each."""
     from schedlab.solvers.esg.problem_queues import random_queues
     from schedlab.solvers.solve import solve
 
     rows = []
-    for nq, st, cf, inv in SIZES:
+    for nq, st, cf, inv in sizes:
         agree = opt_esg = lost = hits = 0
         gaps = []
         for r in range(reps):
@@ -40,17 +46,11 @@ def gap_rows(reps: int, seed: int) -> list[list[Any]]:
     return rows
 
 
-def main() -> None:
+@register_benchmark("bench_queues_gap")
+def run(quick: bool) -> None:
     from schedlab.experiments.output import format_table
 
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--reps", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=0)
-    a = ap.parse_args()
+    sizes = SIZES[:3] if quick else SIZES
     head = ["queues", "stages", "configs", "invokers", "cases", "milp=cpsat", "opt_hits",
             "esg_hits_lost", "esg_optimal", "esg_cost_gap_%"]  # fmt: skip
-    print(format_table(head, gap_rows(a.reps, a.seed)))
-
-
-if __name__ == "__main__":
-    main()
+    print(format_table(head, gap_rows(2 if quick else 10, 0, sizes)))

@@ -10,10 +10,15 @@ from typing import Any
 
 import click
 
-from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
+from schedlab.experiments.cli_registry import (
+    LazyChoice,
+    OptionsCommand,
+    RegistryChoice,
+    chosen_options,
+)
 from schedlab.experiments.cliflags import SEED, TIME_LIMIT, WORK_CAP, FiniteFloat, positive_float
 from schedlab.experiments.output import emit_json
-from schedlab.experiments.registry import COMMANDS, POLICIES
+from schedlab.experiments.registry import POLICIES, register_command
 from schedlab.solvers.solve import METHODS
 
 APP_FORMAT = """\b
@@ -25,7 +30,7 @@ Application file (JSON; a chain in list order when "edges" is omitted):
 Optional: per config "wait_ms" (batch-fill wait), per function "transfer_ms", "cold_start_ms"."""
 
 
-@COMMANDS.register("esg")
+@register_command("esg")
 @click.group()
 def esg() -> None:
     """ESG (HPDC 2024): batch size, vCPUs and GPU share of serverless inference pipelines.
@@ -38,11 +43,18 @@ def esg() -> None:
     """
 
 
+def _app_kinds() -> tuple[str, ...]:
+    """The application shapes chain and dag (`problem.APP_KINDS`), read on first use."""
+    from schedlab.solvers.esg.problem import APP_KINDS
+
+    return APP_KINDS
+
+
 @esg.command("generate", epilog=APP_FORMAT)
 @click.option("--stages", type=click.IntRange(1, 64), default=4, show_default=True)
 @click.option("--configs", type=click.IntRange(1, 1500), default=50, show_default=True)
 @click.option("--seed", type=SEED, default=0, show_default=True, help="0..2^63-1.")
-@click.option("--shape", type=click.Choice(["chain", "dag"]), default="chain", show_default=True)
+@click.option("--shape", type=LazyChoice(_app_kinds), default="chain", show_default=True)
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None, help="File (stdout).")
 def generate_cmd(stages: int, configs: int, seed: int, shape: str, out: Path | None) -> None:
     """Write a random application (seeded profile families; SLO at the 30% latency quantile).

@@ -17,11 +17,10 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.plotting import new_figure, save_figure
-from schedlab.experiments.registry import register_figure
+from schedlab.experiments.registry import POLICIES, register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv, write_json
 
 NAME = "esg"
-POLICY_NAMES = ("esg", "greedy", "batch", "infless", "static")
 CONFIGS: dict[str, dict[str, Any]] = {
     "tiny": {"loads": [0.1, 0.3], "requests": 200, "chains": 4, "dags": 4, "configs": 15},
     "small": {
@@ -39,6 +38,11 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "configs": 100,
     },  # fmt: skip
 }
+
+
+def policy_names() -> tuple[str, ...]:
+    """The ESG policies this figure compares: those tagged "figure", in registration order."""
+    return tuple(POLICIES.names(scope="esg", tag="figure"))
 
 
 def workload(seed: int, configs: int) -> list[Any]:
@@ -98,7 +102,7 @@ def compute(cfg: dict[str, Any], seed: int, outdir: Path, size: str) -> dict[str
     d = results_dir(outdir, "esg")
     header = json.loads(json.dumps({**cfg, "seed": seed, "row_format": 2}))
     sim = RowStore(d / f"esg-sim-{size}.jsonl", ["policy", "load"], config=header)
-    keys = [{"policy": p, "load": x} for x in cfg["loads"] for p in POLICY_NAMES]
+    keys = [{"policy": p, "load": x} for x in cfg["loads"] for p in policy_names()]
     sim_rows = sim.run(keys, partial(sim_row, cfg=cfg, seed=seed), desc="esg-sim")
     ex = RowStore(d / f"esg-exact-{size}.jsonl", ["kind", "i"], config=header)
     keys = [{"kind": "chain", "i": i} for i in range(cfg["chains"])]
@@ -129,7 +133,7 @@ def summarize(rows: dict[str, list[Any]]) -> dict[str, Any]:
 
 def plot(rows: dict[str, list[Any]], stem: Path, caption: str) -> list[Path]:
     fig, axes = new_figure(1, 3, figsize=(14, 4.2))
-    for p in POLICY_NAMES:
+    for p in policy_names():
         rs = sorted((r for r in rows["sim"] if r["policy"] == p), key=lambda r: r["load"])
         x = [r["load"] for r in rs]
         axes[0].plot(x, [100 * r["slo_hit_rate"] for r in rs], "o-", label=p)

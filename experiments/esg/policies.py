@@ -1,4 +1,4 @@
-"""Online configuration policies of the ESG simulator, registered in POLICIES (scope "esg").
+"""Online configuration policies of the ESG simulator (`register_policy("esg", name, ...)`).
 
 At each dispatch the simulator asks the policy for the configuration of one queue's head
 request, given the request's remaining latency budget. Planning latency of a configuration
@@ -20,10 +20,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from schedlab.experiments.registry import POLICIES
+from schedlab.experiments.registry import POLICIES, register_policy
 from schedlab.solvers.esg.exact_astar import astar_chain
 from schedlab.solvers.esg.heuristics import MASKS
 from schedlab.solvers.esg.problem import LAT_TOL, App
+
+SUBJECT = "esg"
 
 
 @dataclass
@@ -77,37 +79,13 @@ class PathPolicy:
         return int(np.argmin(np.where(ok, st.cost[f], np.inf)))
 
 
-@POLICIES.register(
-    "greedy", scope="esg", summary="cheapest configuration leaving room for the rest"
+# Registration order is the figure's order (tag "figure": the policies the ESG figure compares).
+@register_policy(
+    SUBJECT,
+    "esg",
+    summary="ESG_1Q: A* with dual-blade pruning, re-planned",
+    tags=("figure",),
 )
-class GreedyPolicy(PathPolicy):
-    name = "greedy"
-
-
-@POLICIES.register("batch", scope="esg", summary="BATCH-like: batching on whole GPUs")
-class BatchPolicy(PathPolicy):
-    name, mask = "batch", "batch"
-
-
-@POLICIES.register("static", scope="esg", summary="fixed resources, no batching")
-class StaticPolicy(PathPolicy):
-    name, mask = "static", "static"
-
-
-@POLICIES.register("infless", scope="esg", summary="INFless-like: no GPU sharing, per-stage share")
-class InflessPolicy(PathPolicy):
-    name, mask = "infless", "infless"
-
-    def choose(self, st: AppState, f: int, budget: float) -> int | None:
-        total = sum(st.fast[i] for i in st.path[f])
-        share = budget * st.fast[f] / total if total > 0 else budget
-        ok = st.lat[f] <= share + LAT_TOL
-        if not ok.any():
-            return super().choose(st, f, budget)
-        return int(np.argmin(np.where(ok, st.cost[f], np.inf)))
-
-
-@POLICIES.register("esg", scope="esg", summary="ESG_1Q: A* with dual-blade pruning, re-planned")
 class EsgPolicy(PathPolicy):
     name = "esg"
 
@@ -124,8 +102,46 @@ class EsgPolicy(PathPolicy):
         return int(np.flatnonzero(np.isfinite(st.lat[f]))[s.choice[0]])
 
 
+@register_policy(
+    SUBJECT,
+    "greedy",
+    summary="cheapest configuration leaving room for the rest",
+    tags=("figure",),
+)
+class GreedyPolicy(PathPolicy):
+    name = "greedy"
+
+
+@register_policy(SUBJECT, "batch", summary="BATCH-like: batching on whole GPUs", tags=("figure",))
+class BatchPolicy(PathPolicy):
+    name, mask = "batch", "batch"
+
+
+@register_policy(
+    SUBJECT,
+    "infless",
+    summary="INFless-like: no GPU sharing, per-stage share",
+    tags=("figure",),
+)
+class InflessPolicy(PathPolicy):
+    name, mask = "infless", "infless"
+
+    def choose(self, st: AppState, f: int, budget: float) -> int | None:
+        total = sum(st.fast[i] for i in st.path[f])
+        share = budget * st.fast[f] / total if total > 0 else budget
+        ok = st.lat[f] <= share + LAT_TOL
+        if not ok.any():
+            return super().choose(st, f, budget)
+        return int(np.argmin(np.where(ok, st.cost[f], np.inf)))
+
+
+@register_policy(SUBJECT, "static", summary="fixed resources, no batching", tags=("figure",))
+class StaticPolicy(PathPolicy):
+    name, mask = "static", "static"
+
+
 def make_policy(name: str) -> PathPolicy:
     """A fresh policy object by registered name."""
-    cls = POLICIES.get(name, scope="esg").obj
+    cls = POLICIES.get(name, scope=SUBJECT).obj
     policy: PathPolicy = cls()
     return policy

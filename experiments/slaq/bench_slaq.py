@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS, POLICIES
+from schedlab.experiments.registry import POLICIES, register_benchmark
 from schedlab.experiments.slaq.simulator import (
     SimConfig,
     SimJob,
@@ -141,7 +141,7 @@ def exact_ladder(method: str, limit_s: float, sizes: list[tuple[int, int]]) -> l
 PARTS_ENV = "SCHEDLAB_BENCH_SLAQ_PARTS"
 
 
-@BENCHMARKS.register("bench_slaq")
+@register_benchmark("bench_slaq")
 def run(quick: bool) -> None:
     """Parts (env SCHEDLAB_BENCH_SLAQ_PARTS, comma-separated, default all): `epoch` (scheduler
     time per epoch), `sim` (simulated epochs per second), `exact` (the MILP / CP-SAT ladder)."""

@@ -11,7 +11,12 @@ from typing import Any
 
 import click
 
-from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
+from schedlab.experiments.cli_registry import (
+    LazyChoice,
+    OptionsCommand,
+    RegistryChoice,
+    chosen_options,
+)
 from schedlab.experiments.cliflags import (
     SEED,
     WORK_CAP,
@@ -20,17 +25,40 @@ from schedlab.experiments.cliflags import (
     seed_option,
     time_limit_option,
 )
-from schedlab.experiments.registry import COMMANDS, POLICIES
+from schedlab.experiments.registry import POLICIES, register_command
 from schedlab.solvers.solve import METHODS
 
-MODELS = ("auto", "inverse-poly", "exponential", "naive", "geometric")
 # The limits of solvers/slaq/problem.py and the simulator (repeated: this module stays light).
 MAX_JOBS, MAX_CORES, MAX_LOSSES, MAX_EPOCH_S = 100_000, 10_000_000, 100_000, 86_400.0
 SIM_MAX_JOBS = 10_000  # simulated jobs: each is refit every epoch it gains a point
 MAX_EPOCHS = 100_000  # default work cap of `slaq simulate` (--max-epochs)
 
 
-@COMMANDS.register("slaq")
+def _objectives() -> tuple[str, ...]:
+    """The snapshot objectives sum and maxmin (`problem.OBJECTIVES`), read on first use."""
+    from schedlab.solvers.slaq.problem import OBJECTIVES
+
+    return OBJECTIVES
+
+
+def _models() -> tuple[str, ...]:
+    """The loss predictors (`predict.MODELS`)."""
+    from schedlab.solvers.slaq.predict import MODELS
+
+    return MODELS
+
+
+def _scalings() -> tuple[str, ...]:
+    """The iteration-time curves of the simulator (`simulator.SCALINGS`)."""
+    from schedlab.experiments.slaq.simulator import SCALINGS
+
+    return SCALINGS
+
+
+OBJECTIVE_CHOICE = LazyChoice(_objectives)
+
+
+@register_command("slaq")
 @click.group()
 def slaq() -> None:
     """SLAQ (SoCC 2017): quality-driven allocation of cores to training jobs.
@@ -47,7 +75,7 @@ def slaq() -> None:
 @click.option("--jobs", type=bounded_int(1, MAX_JOBS), required=True, help="Number of jobs.")
 @click.option("--cores", type=bounded_int(1, MAX_CORES), required=True, help="Total cores C.")
 @seed_option(required=True)
-@click.option("--objective", type=click.Choice(["sum", "maxmin"]), default="sum", show_default=True)
+@click.option("--objective", type=OBJECTIVE_CHOICE, default="sum", show_default=True)
 def snapshot_cmd(jobs: int, cores: int, seed: int, objective: str) -> None:
     """Print a seeded snapshot (JSON) drawn from the shipped loss curves.
 
@@ -77,7 +105,7 @@ def snapshot_cmd(jobs: int, cores: int, seed: int, objective: str) -> None:
 )
 @click.option(
     "--objective",
-    type=click.Choice(["sum", "maxmin"]),
+    type=OBJECTIVE_CHOICE,
     default=None,
     help="Objective (default: the snapshot's own, 'sum' if absent).",
 )
@@ -135,7 +163,7 @@ def allocate(
 )
 @click.option(
     "--model",
-    type=click.Choice(MODELS),
+    type=LazyChoice(_models),
     default="auto",
     show_default=True,
     help="Predictor; auto picks the family with the smaller weighted residual.",
@@ -214,7 +242,7 @@ def predict(lossfile: str, ahead: int, model: str, as_json: bool) -> None:
 @seed_option(0)
 @click.option(
     "--scaling",
-    type=click.Choice(["perfect", "fixed"]),
+    type=LazyChoice(_scalings),
     default="perfect",
     show_default=True,
     help="Iteration time W/c, or alpha W/c + beta.",

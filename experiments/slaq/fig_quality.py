@@ -23,12 +23,11 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.plotting import new_figure, save_figure
-from schedlab.experiments.registry import register_figure
+from schedlab.experiments.registry import POLICIES, register_figure
 from schedlab.experiments.slaq.simulator import SimConfig, simulate, summarize
 from schedlab.experiments.store import RowStore, results_dir, write_csv
 
 NAME = STEM = "slaq-quality"
-POLICIES = ("slaq", "fair", "maxmin")
 PAPER = {"quality_improvement_pct": 73.0, "delay_reduction_pct": 44.0}
 CONFIGS: dict[str, dict[str, Any]] = {
     "tiny": {"jobs": 8, "cores": 24, "arrival_mean_s": 6.0, "seeds": 1},
@@ -36,6 +35,11 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "full": {"jobs": 200, "cores": 128, "arrival_mean_s": 4.0, "seeds": 5},
 }
 MIN_FAIR_LOSS = 0.02
+
+
+def policies() -> tuple[str, ...]:
+    """The SLAQ policies this figure compares: those tagged "figure", in registration order."""
+    return tuple(POLICIES.names(scope="slaq", tag="figure"))
 
 
 def run_row(key: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
@@ -67,7 +71,7 @@ def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[
             )
         ),
     )
-    keys = [{"policy": p, "seed": seed + i} for i in range(config["seeds"]) for p in POLICIES]
+    keys = [{"policy": p, "seed": seed + i} for i in range(config["seeds"]) for p in policies()]
     store.run(keys, partial(run_row, config=config), desc=NAME)
     index = {store.key(r): r for r in store.rows}
     return [index[(k["policy"], k["seed"])] for k in keys]
@@ -79,10 +83,11 @@ def _pct(new: float | None, base: float | None) -> float | None:
 
 def table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per policy: means over seeds, and the improvements over fair share."""
-    by = {p: [r for r in rows if r["policy"] == p] for p in POLICIES}
+    names = policies()
+    by = {p: [r for r in rows if r["policy"] == p] for p in names}
     fair = {r["seed"]: r for r in by["fair"]}
     out = []
-    for p in POLICIES:
+    for p in names:
         rs = by[p]
         up_to = []
         for r in rs:
@@ -121,7 +126,7 @@ def table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def plot(rows: list[dict[str, Any]], stem: Path, caption: str) -> list[Path]:
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 4.5))
     first = rows[0]["seed"]
-    for i, p in enumerate(POLICIES):
+    for i, p in enumerate(policies()):
         r = next(r for r in rows if r["policy"] == p and r["seed"] == first)
         ax1.plot(r["times_s"], r["loss"], color=f"C{i}", lw=1, label=p)
         t90 = np.sort([t for rr in rows if rr["policy"] == p for t in rr["t90_s"] if t is not None])

@@ -11,35 +11,40 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from schedlab.experiments.registry import POLICIES
+from schedlab.experiments.registry import register_policy
 from schedlab.solvers.slaq.heuristics import fair_extra, greedy_extra, maxmin_extra
 
+SUBJECT = "slaq"
 
-@POLICIES.register(
+
+@register_policy(
+    SUBJECT,
     "slaq",
-    scope="slaq",
     summary="SLAQ: each free core to the largest predicted quality gain",
     needs_quality=True,
+    tags=("figure",),
 )
 def slaq_policy(qs: Sequence[Any], base: Sequence[int], free: int, fair: int) -> list[int]:
     return greedy_extra(qs, base, free)
 
 
-@POLICIES.register(
+@register_policy(
+    SUBJECT,
     "fair",
-    scope="slaq",
     summary="fair share floor(C/J), the remainder one core each",
     needs_quality=False,
+    tags=("figure",),
 )
 def fair_policy(qs: Sequence[Any], base: Sequence[int], free: int, fair: int) -> list[int]:
     return fair_extra(len(base), base, fair, free)
 
 
-@POLICIES.register(
+@register_policy(
+    SUBJECT,
     "maxmin",
-    scope="slaq",
     summary="each free core to the job of lowest predicted quality",
     needs_quality=True,
+    tags=("figure",),
 )
 def maxmin_policy(qs: Sequence[Any], base: Sequence[int], free: int, fair: int) -> list[int]:
     return maxmin_extra(qs, base, free)

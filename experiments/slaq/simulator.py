@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from schedlab.solvers.validate import MAX_MAGNITUDE, WorkCap, check_number, chec
 SIM_MAX_JOBS = 10_000
 #: Default work cap (epochs); `--max-epochs` raises it.
 MAX_EPOCHS = 100_000
+#: Iteration time of a job on c cores: W/c ("perfect") or alpha W/c + beta_s ("fixed").
+Scaling = Literal["perfect", "fixed"]
+SCALINGS: tuple[str, ...] = get_args(Scaling)
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,7 @@ class SimConfig:
     arrival_mean_s: float = 15.0
     epoch_s: float = 3.0
     seed: int = 0
-    scaling: Literal["perfect", "fixed"] = "perfect"
+    scaling: Scaling = "perfect"
     alpha: float = 1.0
     beta_s: float = 0.05
     w_min: float = 2.0

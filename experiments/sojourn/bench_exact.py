@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS
+from schedlab.experiments.registry import register_benchmark
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.problem import SojournProblem
+from schedlab.solvers.solve import solve
 
 PLAIN = {"triangles": "all", "decompose": False}
 LAZY = {"triangles": "lazy", "decompose": False}
@@ -86,7 +87,13 @@ def sweep(
             inst = generate(n, seed, family=family)
             t0 = time.perf_counter()
             try:
-                r = solve(inst, Objective("B"), method, time_limit=limit_s, seed=0, **opts)
+                r = solve(
+                    SojournProblem(inst, Objective("B")),
+                    method,
+                    time_limit=limit_s,
+                    seed=0,
+                    options=opts,
+                )
                 status = r.status
                 block = max(block, int(r.stats.get("largest_block", 0)))
                 calls = max(calls, int(r.stats.get("solver_calls", 0)))
@@ -141,7 +148,7 @@ def print_component_sizes(ns: list[int], seeds: int = 10) -> None:
     print(format_table(headers, component_sizes(ns, seeds)), flush=True)
 
 
-@BENCHMARKS.register("bench_exact")
+@register_benchmark("bench_exact")
 def run(quick: bool = False) -> None:
     """Print, per family and exact method, the largest n proven optimal for B within the limit."""
     limit_s, count = (5.0, 1) if quick else (60.0, 2)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS
+from schedlab.experiments.registry import register_benchmark
 from schedlab.experiments.sojourn.bench_kernels import in_fresh_interpreter
 
 N = 100
@@ -140,7 +140,7 @@ def run_steps(count: int, rounds: int) -> list[dict[str, Any]]:
     return rows
 
 
-@BENCHMARKS.register("bench_kernel_steps")
+@register_benchmark("bench_kernel_steps")
 def run(quick: bool = False) -> None:
     count, rounds = (20_000, 4) if quick else (100_000, 8)
     print(f"load average at start: {os.getloadavg()}  cpus: {os.cpu_count()}", flush=True)

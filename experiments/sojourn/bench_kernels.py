@@ -36,16 +36,17 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS
+from schedlab.experiments.registry import register_benchmark
 from schedlab.experiments.store import RowStore, results_dir
 from schedlab.solvers.kernels import cuda_available
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.batch import evaluate_orders, linear_ordering_weights
 from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.lop import preference_blocks
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.sojourn.tables import lop_tables
+from schedlab.solvers.solve import solve
 
 NS = (20, 100, 500)
 TIMED_RUNS = 3  # kernel timings: best of this many runs ...
@@ -238,11 +239,11 @@ def hit_row(key: dict[str, Any], exact: str, family: str = "default") -> dict[st
     """Proven optimum (exact method) vs batchlocal (cpu), Smith and the u*-index on one
     instance; `proof` says which argument proved it (pairwise minimum or a solver)."""
     inst = generate(key["n"], key["seed"], family=family)
-    opt = solve(inst, B, exact, time_limit=120)
+    opt = solve(SojournProblem(inst, B), exact, time_limit=120)
     t0 = time.perf_counter()
-    res = solve(inst, B, "batchlocal", backend="cpu", seed=key["seed"])
+    res = solve(SojournProblem(inst, B), "batchlocal", seed=key["seed"], options={"backend": "cpu"})
     dt = time.perf_counter() - t0
-    smith, uidx = solve(inst, B, "smith"), solve(inst, B, "uindex")
+    smith, uidx = solve(SojournProblem(inst, B), "smith"), solve(SojournProblem(inst, B), "uindex")
     proven = opt.status is Status.OPTIMAL
     ov, bv, sv, uv = opt.value, res.value, smith.value, uidx.value
     tol = 1e-9 * max(1.0, abs(ov or 0.0))
@@ -309,7 +310,7 @@ def print_hit_rate(hr: dict[str, Any]) -> None:
     )
 
 
-@BENCHMARKS.register("bench_kernels")
+@register_benchmark("bench_kernels")
 def run(quick: bool = False) -> None:
     print(f"load average at start: {os.getloadavg()}  cpus: {os.cpu_count()}", flush=True)
     rows, peak = throughput(quick)

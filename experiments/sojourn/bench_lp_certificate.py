@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS
+from schedlab.experiments.registry import register_benchmark
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel, block_close_abs
 from schedlab.solvers.sojourn.exact_milp import block_gap_abs
@@ -117,7 +117,7 @@ def study(n: int, seed: int, rounds_limit_s: float = 600.0) -> Certificate:
     )  # fmt: skip
 
 
-@BENCHMARKS.register("bench_lp_certificate")
+@register_benchmark("bench_lp_certificate")
 def run(quick: bool = False) -> None:
     """Print steps 1-4 per n (seed 10000 + 100 n, the first instance of `bench_exact`)."""
     print(

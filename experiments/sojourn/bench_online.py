@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS
+from schedlab.experiments.registry import register_benchmark
 from schedlab.experiments.sojourn.policies import get_policy, policy_names
 from schedlab.experiments.sojourn.runner import evaluate_policy
 from schedlab.experiments.sojourn.workload_philly import philly_workload, read_trace, sample_path
@@ -30,7 +30,7 @@ def _trace_path() -> Path | None:
     return shared if shared.exists() else None
 
 
-@BENCHMARKS.register("bench_online")
+@register_benchmark("bench_online")
 def run(quick: bool = False) -> None:
     path = _trace_path()
     t0 = time.perf_counter()

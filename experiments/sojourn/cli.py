@@ -13,10 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
+from schedlab.experiments.cli_registry import (
+    LazyChoice,
+    OptionsCommand,
+    RegistryChoice,
+    chosen_options,
+)
 from schedlab.experiments.cliflags import SEED, TIME_LIMIT, bounded_int
 from schedlab.experiments.output import emit_json, format_table
-from schedlab.experiments.registry import COMMANDS
+from schedlab.experiments.registry import register_command
 from schedlab.experiments.sojourn.cli_simulate import simulate
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.solve import METHODS
@@ -26,7 +31,23 @@ if TYPE_CHECKING:
     from schedlab.solvers.sojourn.problem import Instance
 
 SUBJECT = "sojourn"
-OBJECTIVE_CHOICE = click.Choice(("A", "B", "TK", "DK"), case_sensitive=False)  # OBJECTIVES
+
+
+def _objectives() -> tuple[str, ...]:
+    """The objectives A, B, TK, DK (`objectives.OBJECTIVES`), read when a command needs them."""
+    from schedlab.solvers.sojourn.objectives import OBJECTIVES
+
+    return OBJECTIVES
+
+
+def _families() -> tuple[str, ...]:
+    """The instance families (`generate.FAMILIES`)."""
+    from schedlab.solvers.sojourn.generate import FAMILIES
+
+    return FAMILIES
+
+
+OBJECTIVE_CHOICE = LazyChoice(_objectives, case_sensitive=False)
 
 
 def _objective(kind: str, k: int | None) -> Objective:
@@ -44,7 +65,7 @@ def load_instance(path: Path) -> Instance:
     return Instance.load(path)
 
 
-@COMMANDS.register("sojourn")
+@register_command("sojourn")
 @click.group()
 def sojourn() -> None:
     """Successful-job sojourn scheduling on one server (cancellation checkpoints).
@@ -68,7 +89,7 @@ def sojourn() -> None:
 )
 @click.option(
     "--family",
-    type=click.Choice(("default", "cyclic")),  # instance.FAMILIES
+    type=LazyChoice(_families),
     default="default",
     show_default=True,
     help="default: random jobs; cyclic: B preferences in one large strong component.",
@@ -198,7 +219,8 @@ def solve_cmd(
     Example:
       schedlab sojourn solve inst.json --objective B --method cpsat --time-limit 30 --json
     """
-    from schedlab.solvers.sojourn.methods import solve
+    from schedlab.solvers.sojourn.problem import SojournProblem
+    from schedlab.solvers.solve import solve
 
     entry = METHODS.get(method, scope=SUBJECT)
     cmd = ctx.command
@@ -207,7 +229,9 @@ def solve_cmd(
     inst = load_instance(instance)
     obj = _objective(objective, k)
     try:
-        res = solve(inst, obj, method, time_limit=time_limit, seed=seed, **opts)
+        res = solve(
+            SojournProblem(inst, obj), method, time_limit=time_limit, seed=seed, options=opts
+        )
     except InvalidInput as exc:
         raise exc.with_source(str(instance)) from None
     d = res.to_dict()

@@ -21,6 +21,7 @@ from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import results_dir, write_csv, write_json
 from schedlab.experiments.theory_cli import journal_runner
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.sojourn.generate import FAMILIES
 from schedlab.theory.sojourn.gap_study import GAP_CONFIGS, HEURISTICS, ZERO_TOL, gap_rows, summarize
 from schedlab.theory.verdict import RunnerFactory
 
@@ -136,7 +137,7 @@ def figure(size: str, seed: int, outdir: Path, family: str = "default") -> list[
     """Small: n = 5..20, 20 instances each (about a minute); full: n up to 200, 100 each.
     `family="cyclic"` (files sojourn-gap-cyclic.*): n = 10..60, 10 instances each (small) or
     n up to 80, 50 each (full), every optimum above n = 20 proven by a solver (lpcut)."""
-    if family not in ("default", "cyclic"):
-        raise InvalidInput(f"family: sojourn-gap takes default or cyclic (got {family!r})")
+    if family not in FAMILIES:
+        raise InvalidInput(f"family: sojourn-gap takes {' or '.join(FAMILIES)} (got {family!r})")
     key = size if family == "default" else f"{family}-{size}"
     return make(GAP_CONFIGS[key], seed, outdir, size)

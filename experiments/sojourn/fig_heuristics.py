@@ -22,9 +22,9 @@ from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
-from schedlab.solvers.solve import METHODS
+from schedlab.solvers.sojourn.problem import SojournProblem
+from schedlab.solvers.solve import METHODS, solve
 
 NAME = "sojourn-heuristics"
 STEM = "sojourn-heuristics"
@@ -64,7 +64,7 @@ def compute_row(key: dict[str, Any], config: dict[str, Any], seed: int) -> dict[
     inst = generate(n, iseed, max_checkpoints=config["max_checkpoints"])
     obj = Objective(kind)
     method = exact_method(n)
-    ex = solve(inst, obj, method, time_limit=config["time_limit_s"], seed=0)
+    ex = solve(SojournProblem(inst, obj), method, time_limit=config["time_limit_s"], seed=0)
     row: dict[str, Any] = {
         "instance_seed": iseed,
         "exact_method": method,
@@ -74,7 +74,7 @@ def compute_row(key: dict[str, Any], config: dict[str, Any], seed: int) -> dict[
         "exact_runtime_s": ex.runtime_s,
     }
     for h in heuristics():
-        r = solve(inst, obj, h)
+        r = solve(SojournProblem(inst, obj), h)
         row[f"{h}_value"] = r.value
         gap = None
         if ex.status is Status.OPTIMAL and ex.value and r.value is not None:

@@ -1,7 +1,7 @@
 """Online sojourn workloads by name (`WORKLOADS`, scope "sojourn"), for the CLI and figures.
 
 A workload is `build(servers, *, jobs, load, options) -> WorkloadRun`, registered with
-`@register_workload(name, options=OptsCls)`; its typed options become flags of
+`@register_workload("sojourn", name, options=OptsCls)`; its typed options become flags of
 `schedlab sojourn simulate` (a flag of another workload is refused).
 """
 
@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from schedlab.experiments.registry import WORKLOADS
+from schedlab.experiments.registry import register_workload
 from schedlab.experiments.sojourn.runner import WorkloadSource
 from schedlab.experiments.sojourn.workload_model import Workload
 from schedlab.experiments.sojourn.workload_philly import (
@@ -25,7 +25,6 @@ from schedlab.experiments.sojourn.workload_philly import (
 )
 from schedlab.experiments.sojourn.workload_synthetic import synthetic_workload
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.options import NoOptions
 
 SUBJECT = "sojourn"
 DEFAULT_SYNTHETIC_JOBS = 10_000
@@ -46,13 +45,6 @@ class WorkloadBuilder(Protocol):
     def __call__(
         self, servers: int, *, jobs: int | None, load: float | None, options: Any
     ) -> WorkloadRun: ...
-
-
-def register_workload(
-    name: str, *, options: type = NoOptions, summary: str = ""
-) -> Callable[[WorkloadBuilder], WorkloadBuilder]:
-    """Register a sojourn workload builder under `name` with its options dataclass."""
-    return WORKLOADS.register(name, scope=SUBJECT, options=options, summary=summary)
 
 
 def synthetic_source(
@@ -100,7 +92,9 @@ class SyntheticOptions:
     )
 
 
-@register_workload("synthetic", options=SyntheticOptions, summary="Poisson arrivals of random jobs")
+@register_workload(
+    SUBJECT, "synthetic", options=SyntheticOptions, summary="Poisson arrivals of random jobs"
+)
 def synthetic(
     servers: int, *, jobs: int | None, load: float | None, options: SyntheticOptions
 ) -> WorkloadRun:
@@ -128,7 +122,9 @@ class PhillyOptions:
     )
 
 
-@register_workload("philly", options=PhillyOptions, summary="the Philly trace (or its sample)")
+@register_workload(
+    SUBJECT, "philly", options=PhillyOptions, summary="the Philly trace (or its sample)"
+)
 def philly(
     servers: int, *, jobs: int | None, load: float | None, options: PhillyOptions
 ) -> WorkloadRun:

@@ -9,12 +9,12 @@ from __future__ import annotations
 import time
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS
+from schedlab.experiments.registry import register_benchmark
 from schedlab.solvers.solve import METHODS
 from schedlab.solvers.synergy import RoundAllocator, generate_snapshot
 
 
-@BENCHMARKS.register("bench_alloc")
+@register_benchmark("bench_alloc")
 def run(quick: bool) -> None:
     count = 10 if quick else 50
     ra = RoundAllocator()  # reused across rounds, as a simulator does
@@ -35,7 +35,3 @@ def run(quick: bool) -> None:
     print(
         format_table(["servers x jobs", "image/lang/speech", "method", "ms/round", "rounds"], rows)
     )
-
-
-if __name__ == "__main__":
-    run(quick=False)

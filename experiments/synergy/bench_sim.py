@@ -10,7 +10,7 @@ Run: `python -m schedlab.experiments.bench bench_sim [--quick]`.
 from __future__ import annotations
 
 from schedlab.experiments.output import format_table
-from schedlab.experiments.registry import BENCHMARKS
+from schedlab.experiments.registry import register_benchmark
 from schedlab.experiments.synergy.simulator import SimConfig, simulate
 from schedlab.experiments.synergy.traces import builtin_trace
 from schedlab.experiments.synergy.workloads import philly_derived
@@ -36,7 +36,7 @@ def _point(alloc: str, window: tuple[int, int] | None) -> list[object]:
     ]
 
 
-@BENCHMARKS.register("bench_sim")
+@register_benchmark("bench_sim")
 def run(quick: bool = False) -> None:
     window = (400, 800) if quick else None
     headers = [
@@ -85,7 +85,3 @@ def run(quick: bool = False) -> None:
             what = "makespan" if key == 6 else "mean JCT"
             ratio = sel["proportional"][key] / sel["tune"][key]  # type: ignore[operator]
             print(f"{name} {policy}: {what} proportional / TUNE = {ratio:.2f}x")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    run()

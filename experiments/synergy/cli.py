@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from schedlab.experiments.registry import COMMANDS
+from schedlab.experiments.registry import register_command
 
 
-@COMMANDS.register("synergy")
+@register_command("synergy")
 @click.group()
 def synergy() -> None:
     """Synergy (OSDI 2022): CPU/memory-aware allocation and packing on a GPU cluster.

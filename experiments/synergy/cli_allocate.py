@@ -8,7 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
+from schedlab.experiments.cli_registry import (
+    LazyChoice,
+    OptionsCommand,
+    RegistryChoice,
+    chosen_options,
+)
 from schedlab.experiments.cliflags import SEED, TIME_LIMIT, bounded_int
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.solve import METHODS
@@ -144,6 +149,13 @@ def allocate(
     )
 
 
+def _gpu_mixes() -> list[str]:
+    """The GPU mixes of the snapshot generator (`generate.GPU_MIXES`), read on first use."""
+    from schedlab.solvers.synergy.generate import GPU_MIXES
+
+    return list(GPU_MIXES)
+
+
 @click.command("snapshot")
 @click.option("--servers", type=bounded_int(1, 100_000), default=16, show_default=True)
 @click.option(
@@ -152,7 +164,7 @@ def allocate(
 @click.option("--seed", type=SEED, required=True, help="0..2^63-1.")
 @click.option(
     "--gpu-mix",
-    type=click.Choice(["multi", "single"]),  # snapshots.GPU_MIXES (kept light: no numpy here)
+    type=LazyChoice(_gpu_mixes),
     default="single",
     show_default=True,
     help="single: every job 1 GPU; multi: 1/2/4/8 GPUs w.p. 0.70/0.10/0.15/0.05.",

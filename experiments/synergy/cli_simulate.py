@@ -273,6 +273,7 @@ def simulate(
     from schedlab.experiments.output import emit_json
     from schedlab.experiments.synergy.simulator import SimConfig
     from schedlab.experiments.synergy.simulator import simulate as run_simulation
+    from schedlab.experiments.synergy.workloads import DEFAULT_SERVERS
 
     _check_numbers(servers, time_limit)
     from schedlab.solvers.util import check_output_path
@@ -282,7 +283,8 @@ def simulate(
             check_output_path(out_path, flag)
     entry = workload_entry(workload, trace, static)
     base = SimConfig()
-    n_servers = servers if servers is not None else entry.meta["default_servers"]
+    design = entry.meta.get("default_servers", DEFAULT_SERVERS)
+    n_servers = servers if servers is not None else design
     total_gpus = n_servers * base.gpus_per_server
     wl = build_workload(entry.name, trace, static, load, seed, jobs, total_gpus)
     cfg = SimConfig(

@@ -14,8 +14,9 @@ msr-fiddle/synergy's `simulator/schedulers/`):
 - drf:    dominant share of the job's ideal demand, max(gpus/G, cpus/C, mem/M), least first.
 - tetris: remaining estimate x the sum of the job's normalized ideal demands, least first.
 
-Each policy registers in `schedlab.experiments.registry.POLICIES` (scope "synergy") with
-`@register_policy`; a plugin module adds one the same way.
+Each policy is its sort key, registered with `@register_policy("synergy", name, summary=...,
+uses_bump=...)` (`schedlab.experiments.registry`; tag "figure": the policies the Synergy figures
+compare); a plugin module adds one the same way.
 
 "est. speedup" is 1 under GPU-proportional allocation and the model's speedup at its ideal
 demand under the Synergy allocators (Synergy ranks by best-case time when it may give more).
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedlab.experiments.registry import POLICIES
+from schedlab.experiments.registry import POLICIES, register_policy
 
 SUBJECT = "synergy"
 
@@ -73,41 +74,29 @@ class Policy:
         return np.lexsort(keys)
 
 
-def register_policy(
-    name: str, *, uses_bump: bool, summary: str, tags: tuple[str, ...] = ()
-) -> Callable[[KeyFunc], KeyFunc]:
-    """Register the decorated sort key as the Synergy policy `name` (scope "synergy").
-
-    Tag "figure": the policies the Synergy figures compare."""
-
-    def deco(key: KeyFunc) -> KeyFunc:
-        POLICIES.add(
-            name, Policy(name, key, uses_bump, summary), scope=SUBJECT, summary=summary, tags=tags
-        )
-        return key
-
-    return deco
-
-
 def get_policy(name: str) -> Policy:
     """Policy by name (InvalidInput listing the known names)."""
-    policy: Policy = POLICIES.get(name.lower(), scope=SUBJECT).obj
-    return policy
+    entry = POLICIES.get(name.lower(), scope=SUBJECT)
+    return Policy(entry.name, entry.obj, entry.meta["uses_bump"], entry.summary)
 
 
 @register_policy(
-    "fifo", uses_bump=False, summary="first in, first out (arrival time)", tags=("figure",)
+    SUBJECT, "fifo", uses_bump=False, summary="first in, first out (arrival time)", tags=("figure",)
 )
 def _fifo(v: PolicyView) -> np.ndarray:
     return v.arrival_s
 
 
-@register_policy("srtf", uses_bump=True, summary="shortest remaining time first", tags=("figure",))
+@register_policy(
+    SUBJECT, "srtf", uses_bump=True, summary="shortest remaining time first", tags=("figure",)
+)
 def _srtf(v: PolicyView) -> np.ndarray:
     return v.remaining_s / v.est_speedup
 
 
-@register_policy("las", uses_bump=True, summary="least attained service (GPU-seconds) first")
+@register_policy(
+    SUBJECT, "las", uses_bump=True, summary="least attained service (GPU-seconds) first"
+)
 def _las(v: PolicyView) -> np.ndarray:
     return v.attained_gpu_s
 
@@ -117,7 +106,9 @@ def ftf_rho(v: PolicyView) -> np.ndarray:
     return (v.now_s - v.arrival_s + v.remaining_s / v.est_speedup) / v.work_s
 
 
-@register_policy("ftf", uses_bump=True, summary="finish-time fairness (Themis): largest rho first")
+@register_policy(
+    SUBJECT, "ftf", uses_bump=True, summary="finish-time fairness (Themis): largest rho first"
+)
 def _ftf(v: PolicyView) -> np.ndarray:
     return -ftf_rho(v)
 
@@ -129,14 +120,17 @@ def dominant_share(v: PolicyView) -> np.ndarray:
 
 
 @register_policy(
-    "drf", uses_bump=True, summary="dominant resource fairness: least dominant share first"
+    SUBJECT, "drf", uses_bump=True, summary="dominant resource fairness: least dominant share first"
 )
 def _drf(v: PolicyView) -> np.ndarray:
     return dominant_share(v)
 
 
 @register_policy(
-    "tetris", uses_bump=True, summary="Tetris: remaining time x normalized demand, least first"
+    SUBJECT,
+    "tetris",
+    uses_bump=True,
+    summary="Tetris: remaining time x normalized demand, least first",
 )
 def _tetris(v: PolicyView) -> np.ndarray:
     norm = v.gpus / v.total_gpus + v.cpu_demand / v.total_cpus + v.mem_demand_gb / v.total_mem_gb

@@ -5,9 +5,9 @@ Every round (300 s by default), at times 0, R, 2R, ...:
 2. the policy orders the runnable jobs (`policies.py`);
 3. the allocation algorithm of `schedlab.solvers.synergy` places them in that order: every job whose
    GPUs still fit cluster-wide is considered, and gets GPUs on servers plus CPU and memory per
-   GPU (a method with a fast path, tag "fast": proportional, greedy, tune, opt, through
-   `engine.RoundAllocator`; any other registered method, e.g. milp, through `solve` on a
-   `Snapshot`);
+   GPU (an allocator, tag "fast": proportional, greedy, tune, opt, called one way on arrays
+   through `allocators.RoundAllocator`; any other registered method, e.g. milp, through `solve`
+   on a `Snapshot`);
 4. each running job progresses at its profiled per-GPU throughput for the allocation it got,
    for the whole round; a job whose remaining work ends inside the round completes at that
    exact time (its resources stay idle until the next round, as in Synergy's simulator).
@@ -43,7 +43,7 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.solve import METHODS, solve
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, check_allocation
 from schedlab.solvers.synergy.allocators import FAST_TAG, SUBJECT, RoundAllocator
-from schedlab.solvers.synergy.packing import RoundArrays
+from schedlab.solvers.synergy.placement import RoundResult
 from schedlab.solvers.synergy.problem import Cluster, Job, Snapshot
 from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
 from schedlab.solvers.validate import check_work
@@ -237,27 +237,22 @@ class _Allocator:
                 self.stats[name] = self.stats.get(name, 0) + 1
 
     def _fast(self, method: str, models: np.ndarray, gpus: np.ndarray) -> _Round:
-        fn = self.fast.allocator(method)
-        arrays = getattr(fn, "arrays", None)  # compiled allocators: no per-job Python objects
-        placement: Any
-        if arrays is not None:
-            ra = arrays(models, gpus)
-            self._count(ra.stats)
-            run, placement = ra.run, _Placements(ra)
-            tput, cpg, mpg, used = ra.tput_per_gpu, ra.cpus_per_gpu, ra.mem_gb_per_gpu, ra.used_gpus
-        else:
-            rr = fn(models.tolist(), gpus.tolist(), time_limit=self.time_limit)
-            self._count(rr.stats)
-            run = np.fromiter(rr.run, dtype=bool, count=len(rr.run))
-            tput = np.asarray(rr.tput_per_gpu, dtype=float)
-            cpg = np.asarray(rr.cpus_per_gpu, dtype=float)
-            mpg = np.asarray(rr.mem_gb_per_gpu, dtype=float)
-            placement, used = rr.placement, rr.used_gpus
+        rr = self.fast.allocator(method)(models, gpus, time_limit=self.time_limit)
+        self._count(rr.stats)
+        run, placement = rr.run, _Placements(rr)
         n = run.size
-        full = used == self.cluster.total_gpus and bool(run.any())
+        full = rr.used_gpus == self.cluster.total_gpus and bool(run.any())
         if full:
             n = int(np.flatnonzero(run)[-1]) + 1  # the allocator stops once GPUs are full
-        return _Round(n, not full, run[:n], tput[:n], cpg[:n], mpg[:n], placement[:n])
+        return _Round(
+            n,
+            not full,
+            run[:n],
+            rr.tput_per_gpu[:n],
+            rr.cpus_per_gpu[:n],
+            rr.mem_gb_per_gpu[:n],
+            placement[:n],
+        )
 
     def _registry(self, models: np.ndarray, gpus: np.ndarray) -> _Round:
         # Offer the order up to the last job GPU-proportional admits, plus one cluster's worth
@@ -307,9 +302,9 @@ class _Allocator:
 
 
 class _Placements:
-    """A compiled round's placements, built per job only when asked (checks, fallbacks)."""
+    """A round's placements, built per job only when asked (checks, fallbacks)."""
 
-    def __init__(self, ra: RoundArrays, n: int | None = None) -> None:
+    def __init__(self, ra: RoundResult, n: int | None = None) -> None:
         self.ra, self.n = ra, ra.run.size if n is None else n
 
     def __len__(self) -> int:

@@ -3,6 +3,7 @@ and the shipped 100-job traces (the readers live in `traces.py`)."""
 
 from __future__ import annotations
 
+from schedlab.experiments.registry import register_workload
 from schedlab.experiments.synergy.traces import (
     BUILTIN_TRACES,
     TRACE_SERVERS,
@@ -10,7 +11,7 @@ from schedlab.experiments.synergy.traces import (
     load_philly,
     load_synergy_trace,
 )
-from schedlab.experiments.synergy.workloads import Workload, WorkloadRequest, register_workload
+from schedlab.experiments.synergy.workloads import SUBJECT, Workload, WorkloadRequest
 
 
 def _first(wl: Workload, jobs: int | None) -> Workload:
@@ -21,6 +22,7 @@ def _first(wl: Workload, jobs: int | None) -> Workload:
 
 
 @register_workload(
+    SUBJECT,
     "philly",
     summary="the Philly job file (--trace; default: the shipped 2,000-job sample)",
     trace="optional",
@@ -30,6 +32,7 @@ def _philly(req: WorkloadRequest) -> Workload:
 
 
 @register_workload(
+    SUBJECT,
     "trace",
     summary="a Synergy-format trace file (--trace job_id,model_name,arrival_s,...)",
     trace="required",
@@ -42,20 +45,22 @@ def _trace_file(req: WorkloadRequest) -> Workload:
     return _first(wl, req.jobs)
 
 
-def _builtin(name: str) -> None:
-    def build(req: WorkloadRequest) -> Workload:
-        static = True if req.static else None
-        return _first(builtin_trace(name, static=static, max_gpus=req.max_gpus), req.jobs)
-
+def _register_builtin(name: str) -> None:
+    """Register the shipped trace `name` (one workload per file of `BUILTIN_TRACES`)."""
     kind = "all at time 0 (makespan)" if name.startswith("static") else "real arrivals"
-    register_workload(
+
+    @register_workload(
+        SUBJECT,
         name,
         summary=f"the shipped 100-job trace, {kind}",
         static_ok=True,
         default_servers=TRACE_SERVERS,
         tags=("builtin-trace",),
-    )(build)
+    )
+    def build(req: WorkloadRequest) -> Workload:
+        static = True if req.static else None
+        return _first(builtin_trace(name, static=static, max_gpus=req.max_gpus), req.jobs)
 
 
 for _name in BUILTIN_TRACES:
-    _builtin(_name)
+    _register_builtin(_name)

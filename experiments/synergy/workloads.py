@@ -9,10 +9,12 @@ throughput is 1. A duration given in seconds is work as is; a trace's iteration 
 into work by multiplying it with the model's `iter_time_s_at_proportional` (so
 `iterations = work_s / iter_time_s`, kept fractional, never rounded).
 
-Named workloads register in `schedlab.experiments.registry.WORKLOADS` (scope "synergy") with
-`@register_workload`: a builder `build(request: WorkloadRequest) -> Workload` plus what the CLI
-needs to know (whether it reads a trace file, takes --static, its design cluster size). The
-synthetic streams register here, the trace replays in `workload_traces.py`.
+Named workloads register with `@register_workload("synergy", name, summary=..., **meta)`
+(`schedlab.experiments.registry`): a builder `build(request: WorkloadRequest) -> Workload`, and
+as metadata what the CLI needs to know: `trace` ("none", "optional", "required": whether it
+reads --trace), `static_ok` (whether --static applies), `default_servers` (its design cluster,
+`DEFAULT_SERVERS` when not given); tag "synthetic": an open seeded stream driven by --load.
+The synthetic streams register here, the trace replays in `workload_traces.py`.
 """
 
 from __future__ import annotations
@@ -26,12 +28,14 @@ from typing import Literal
 
 import numpy as np
 
-from schedlab.experiments.registry import WORKLOADS
+from schedlab.experiments.registry import register_workload
 from schedlab.experiments.synergy.catalog import TASKS, ModelCatalog, default_catalog
 from schedlab.solvers.errors import InvalidInput
 
 SUBJECT = "synergy"
 
+# A workload's design cluster (servers) unless it registers `default_servers`.
+DEFAULT_SERVERS = 16
 # Default measurement window of the Synergy simulator (job ids [4000, 5000)).
 DEFAULT_WINDOW: tuple[int, int] = (4000, 5000)
 # Task-class shares of the default workload, in TASKS order (image, language, speech).
@@ -79,7 +83,7 @@ class Workload:
     jobs: Iterable[JobSpec]
     finite: bool
     description: str
-    default_servers: int = 16
+    default_servers: int = DEFAULT_SERVERS
     static: bool = False
     excluded: int = 0
     notes: list[str] = field(default_factory=list)
@@ -191,36 +195,7 @@ class WorkloadRequest:
 
 
 WorkloadBuilder = Callable[[WorkloadRequest], "Workload"]
-TraceUse = Literal["none", "optional", "required"]
-
-
-def register_workload(
-    name: str,
-    *,
-    summary: str,
-    trace: TraceUse = "none",
-    static_ok: bool = False,
-    default_servers: int = 16,
-    tags: tuple[str, ...] = (),
-) -> Callable[[WorkloadBuilder], WorkloadBuilder]:
-    """Register a Synergy workload builder. `trace`: whether it reads --trace; `static_ok`:
-    whether --static applies; `default_servers`: its design cluster; tag "synthetic": an
-    open seeded stream driven by --load."""
-
-    def deco(build: WorkloadBuilder) -> WorkloadBuilder:
-        WORKLOADS.add(
-            name,
-            build,
-            scope=SUBJECT,
-            summary=summary,
-            tags=tags,
-            trace=trace,
-            static_ok=static_ok,
-            default_servers=default_servers,
-        )
-        return build
-
-    return deco
+TraceUse = Literal["none", "optional", "required"]  # the `trace` metadata of a workload
 
 
 def _check_load(req: WorkloadRequest) -> None:
@@ -229,6 +204,7 @@ def _check_load(req: WorkloadRequest) -> None:
 
 
 @register_workload(
+    SUBJECT,
     "philly-derived",
     summary="Synergy's default: single-GPU jobs, Poisson arrivals at --load",
     tags=("synthetic",),
@@ -239,7 +215,10 @@ def _philly_derived(req: WorkloadRequest) -> Workload:
 
 
 @register_workload(
-    "multi-gpu", summary="multi-GPU variant (1/2/4/8 GPUs), Poisson at --load", tags=("synthetic",)
+    SUBJECT,
+    "multi-gpu",
+    summary="multi-GPU variant (1/2/4/8 GPUs), Poisson at --load",
+    tags=("synthetic",),
 )
 def _multi_gpu(req: WorkloadRequest) -> Workload:
     _check_load(req)

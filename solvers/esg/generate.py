@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.plan import longest_path
-from schedlab.solvers.esg.problem import App, Config, Function, Prices
+from schedlab.solvers.esg.problem import App, AppKind, Config, Function, Prices
 
 
 @cache
@@ -108,7 +108,7 @@ def generate(
     configs: int,
     seed: int,
     *,
-    shape: Literal["chain", "dag"] = "chain",
+    shape: AppKind = "chain",
     slo_quantile: float = 0.3,
     name: str | None = None,
 ) -> App:

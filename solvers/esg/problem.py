@@ -15,7 +15,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 
@@ -31,7 +31,8 @@ MAX_FUNCTIONS = 1_000
 MAX_CONFIGS = 100_000
 
 #: The problem kinds of one application (`App.kind`); methods for many queues take "queues".
-APP_KINDS = ("chain", "dag")
+AppKind = Literal["chain", "dag"]
+APP_KINDS: tuple[str, ...] = get_args(AppKind)
 
 
 @dataclass(frozen=True)

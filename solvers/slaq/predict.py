@@ -31,12 +31,12 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 
 Model = Literal["auto", "inverse-poly", "exponential", "naive", "geometric"]
-MODELS: tuple[str, ...] = ("auto", "inverse-poly", "exponential", "naive", "geometric")
+MODELS: tuple[str, ...] = get_args(Model)
 FAMILIES = ("inverse-poly", "exponential")
 GRID = 32  # offsets tried per fit (and again on the refined grid)
 

@@ -1,6 +1,7 @@
 """Index heuristics and a local search for non-preemptive orders (status `feasible`).
 
-Each index heuristic orders the jobs by an ascending key (a "key" is sorted ascending; ties
+Each index heuristic is its key function, registered with `register_method` and the tag
+"index" (the method form whose runner, `solve_index`, orders the jobs by ascending key; ties
 keep file order). They carry the tag "baseline" (the heuristics of the sojourn-heuristics
 figure), as does `local`; a new baseline registers the same way in its own module.
 """
@@ -13,13 +14,15 @@ from collections.abc import Callable
 import numpy as np
 
 from schedlab.solvers.options import NoOptions
+from schedlab.solvers.registry import Entry
 from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 from schedlab.solvers.sojourn.problem import SUBJECT, Instance, SojournProblem
-from schedlab.solvers.solve import register_method
+from schedlab.solvers.solve import method_form, register_method
 
 KeyFn = Callable[[Instance], np.ndarray]
+INDEX = "index"  # the method form of a key function: jobs in ascending key order
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -27,26 +30,6 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.full(num.shape, np.inf)
     np.divide(num, den, out=out, where=den > 0)
     return out
-
-
-def smith_key(inst: Instance) -> np.ndarray:
-    """E[X_i] / pi_i, ascending: Smith's rule with weight pi (optimal for A, TK, DK).
-
-    Its reciprocal pi / E[X] (higher first) is `indices.smith_priority`, the online form.
-    """
-    return _safe_div(inst.mean, inst.pi)
-
-
-def u_star(inst: Instance) -> float:
-    """u* = 1 - 1/E[N], clamped to [0, 1] (E[N] = sum pi; u* = 0 when E[N] <= 1)."""
-    en = float(inst.pi.sum())
-    return min(1.0, max(0.0, 1.0 - 1.0 / en)) if en > 0 else 0.0
-
-
-def u_index(inst: Instance, u: float | None = None) -> np.ndarray:
-    """(e_i + m_i pi_i u) / pi_i, ascending: the per-node Smith key of B at u (u* by default)."""
-    u = u_star(inst) if u is None else u
-    return _safe_div(inst.e + inst.m * inst.pi * u, inst.pi)
 
 
 def order_by_index(index: np.ndarray) -> list[int]:
@@ -65,36 +48,91 @@ def index_result(name: str, key: KeyFn, problem: SojournProblem) -> SolveResult[
     )
 
 
-def register_index(name: str, summary: str, key: KeyFn, *, tags: tuple[str, ...] = ()) -> None:
-    """Register the heuristic `name` that orders jobs by ascending `key(inst)`."""
-
-    def solve_index(
-        problem: SojournProblem,
-        *,
-        time_limit: float | None = None,
-        seed: int | None = None,
-        options: NoOptions,
-    ) -> SolveResult[list[str]]:
-        return index_result(name, key, problem)
-
-    solve_index.__name__ = f"solve_{name}"
-    solve_index.__doc__ = f"Order by {summary}."
-    register_method(SUBJECT, name, exact=False, tags=("index", *tags), summary=summary)(solve_index)
+@method_form(SUBJECT, INDEX)
+def solve_index(
+    entry: Entry[KeyFn],
+    problem: SojournProblem,
+    *,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    options: NoOptions,
+) -> SolveResult[list[str]]:
+    """Run an index method: order the jobs by its key function, ascending."""
+    return index_result(entry.name, entry.obj, problem)
 
 
-register_index(
+@register_method(
+    SUBJECT,
     "fcfs",
-    "file order (first come, first served)",
-    lambda inst: np.arange(inst.n, dtype=float),
-    tags=("baseline",),
+    exact=False,
+    tags=(INDEX, "baseline"),
+    summary="file order (first come, first served)",
 )
-register_index(
-    "sept", "shortest expected processing time E[X]", lambda inst: inst.mean, tags=("baseline",)
+def fcfs_key(inst: Instance) -> np.ndarray:
+    """Position in the file, ascending."""
+    return np.arange(inst.n, dtype=float)
+
+
+@register_method(
+    SUBJECT,
+    "sept",
+    exact=False,
+    tags=(INDEX, "baseline"),
+    summary="shortest expected processing time E[X]",
 )
-register_index("ssf", "shortest success size m", lambda inst: inst.m, tags=("baseline",))
-register_index("maxpi", "highest success probability pi", lambda inst: -inst.pi, tags=("baseline",))
-register_index("smith", "Smith's rule E[X]/pi", smith_key, tags=("baseline",))
-register_index("uindex", "u*-index (e + m pi u*)/pi, u* = 1 - 1/E[N]", u_index, tags=("baseline",))
+def sept_key(inst: Instance) -> np.ndarray:
+    """E[X_i], ascending."""
+    return inst.mean
+
+
+@register_method(
+    SUBJECT, "ssf", exact=False, tags=(INDEX, "baseline"), summary="shortest success size m"
+)
+def ssf_key(inst: Instance) -> np.ndarray:
+    """m_i, ascending."""
+    return inst.m
+
+
+@register_method(
+    SUBJECT,
+    "maxpi",
+    exact=False,
+    tags=(INDEX, "baseline"),
+    summary="highest success probability pi",
+)
+def maxpi_key(inst: Instance) -> np.ndarray:
+    """-pi_i, ascending (highest success probability first)."""
+    return -inst.pi
+
+
+@register_method(
+    SUBJECT, "smith", exact=False, tags=(INDEX, "baseline"), summary="Smith's rule E[X]/pi"
+)
+def smith_key(inst: Instance) -> np.ndarray:
+    """E[X_i] / pi_i, ascending: Smith's rule with weight pi (optimal for A, TK, DK).
+
+    Its reciprocal pi / E[X] (higher first) is `indices.smith_priority`, the online form.
+    """
+    return _safe_div(inst.mean, inst.pi)
+
+
+def u_star(inst: Instance) -> float:
+    """u* = 1 - 1/E[N], clamped to [0, 1] (E[N] = sum pi; u* = 0 when E[N] <= 1)."""
+    en = float(inst.pi.sum())
+    return min(1.0, max(0.0, 1.0 - 1.0 / en)) if en > 0 else 0.0
+
+
+@register_method(
+    SUBJECT,
+    "uindex",
+    exact=False,
+    tags=(INDEX, "baseline"),
+    summary="u*-index (e + m pi u*)/pi, u* = 1 - 1/E[N]",
+)
+def u_index(inst: Instance, u: float | None = None) -> np.ndarray:
+    """(e_i + m_i pi_i u) / pi_i, ascending: the per-node Smith key of B at u (u* by default)."""
+    u = u_star(inst) if u is None else u
+    return _safe_div(inst.e + inst.m * inst.pi * u, inst.pi)
 
 
 def neighbourhood(order: np.ndarray) -> np.ndarray:

@@ -17,14 +17,14 @@ Validated path (users, CLI, experiments)::
     res.solution.jobs, res.solution.not_run        # the Allocation; .to_dict() is its JSON
     check_allocation(snap, res.solution, require_proportional_set=True)  # [] when valid
 
-Fast path (simulators; no validation, plain lists in policy order)::
+Fast path (simulators; no validation, model indices and GPU demands in policy order)::
 
     from schedlab.solvers.synergy import RoundAllocator, Cluster
     ra = RoundAllocator(Cluster(servers=16))       # once per simulation
     k = ra.model_index("res18")                    # model name -> index
-    rr = ra.allocate("tune", [k, ...], [1, ...])  # any of fast_methods()
-    rr.run[i], rr.tput_per_gpu[i]                  # job i runs? its per-GPU throughput
-    rr.cpus_per_gpu[i], rr.mem_gb_per_gpu[i], rr.placement[i]  # [(server, gpus), ...]
+    rr = ra.allocate("tune", [k, ...], [1, ...])  # any of fast_methods(); a RoundResult
+    rr.run[i], rr.tput_per_gpu[i]                  # job i runs? its per-GPU throughput (arrays)
+    rr.cpus_per_gpu[i], rr.mem_gb_per_gpu[i], rr.placement(i)  # [(server, gpus), ...]
     rr.total_tput, rr.used_gpus, rr.used_cpus, rr.used_mem_gb, rr.stats
 
 `tput_per_gpu` is the job's progress rate in seconds of work (measured at the normalization
@@ -33,8 +33,9 @@ point, i.e. the default proportional share) per second of wall time. Heuristics 
 ms; memoized by the round's job mix).
 
 Methods (`solve(snap, name)`, all in `schedlab.solvers.solve.METHODS`, scope "synergy"):
-proportional, greedy, tune (`heuristics.py`) and opt are fast allocators (`allocators.py`: one
-registration serves `solve` and `RoundAllocator`; placement shared in `placement.py`); opt
+proportional, greedy, tune (`heuristics.py`) and opt (`heuristic_opt.py`) are allocators
+(`allocators.py`: one protocol, registered with `register_method` and the tag "fast", serves
+`solve` and `RoundAllocator`; placement shared in `placement.py`); opt
 (Synergy-OPT: phase-1 MILP over configurations, phase-2 LP packing, rounding); milp, cpsat
 (exact: configurations and placement together) and enum (exhaustive oracle, small snapshots).
 The exact methods run exactly the jobs GPU-proportional runs this round
@@ -51,12 +52,7 @@ from schedlab.solvers.synergy.allocation import (
     total_tput,
     validate_allocation,
 )
-from schedlab.solvers.synergy.allocators import (
-    Allocator,
-    RoundAllocator,
-    fast_methods,
-    register_allocator,
-)
+from schedlab.solvers.synergy.allocators import FAST_TAG, Allocator, RoundAllocator, fast_methods
 from schedlab.solvers.synergy.generate import generate_snapshot
 from schedlab.solvers.synergy.placement import PlacementState, Placer, RoundResult
 from schedlab.solvers.synergy.problem import Cluster, Job, Snapshot
@@ -68,7 +64,7 @@ __all__ = [
     "Placer",
     "PlacementState",
     "fast_methods",
-    "register_allocator",
+    "FAST_TAG",
     "Cluster",
     "Job",
     "JobAllocation",

@@ -1,16 +1,20 @@
-"""The one table of Synergy allocators and the fast path the simulators call every round.
+"""The one allocator protocol of Synergy, and the fast path the simulators call every round.
 
-An allocator registers once, where it is defined, with `@register_allocator(name, ...)` on a
-factory `factory(placer, options) -> Allocator`; an `Allocator` takes plain sequences (model
-index and GPU demand per job, in policy order), does no validation and returns a
-`RoundResult`. Registration puts it in the one method table (`schedlab.solvers.solve.METHODS`,
-scope "synergy", tag "fast"), so both paths reach the same code:
+Every allocator follows one protocol. It registers where it is defined with the one method
+decorator and the tag "fast" (`FAST_TAG`, this module's method form) on a factory:
 
-- `solve(snapshot, name)` (users, CLI, figures) runs it on a validated snapshot and returns a
-  `SolveResult[Allocation]`;
-- `RoundAllocator(cluster).allocate(name, models, gpus)` (simulators) runs it on lists; build
-  one `RoundAllocator` per (cluster, profiles) and reuse it, so allocators that memoize (OPT)
-  keep their state between rounds.
+    @register_method("synergy", name, exact=False, tags=("fast", ...), summary=...)
+    def factory(placer: Placer, options) -> Allocator: ...
+
+and the `Allocator` it returns takes one round, the jobs' model indices and GPU demands in
+policy order (int64 arrays), does no validation and returns a `RoundResult` (arrays; see
+`placement.py`). Everything reaches it through that one call:
+
+- `solve(snapshot, name)` (users, CLI, figures) runs it on a validated snapshot through this
+  form's runner (`solve_fast`) and returns a `SolveResult[Allocation]`;
+- `RoundAllocator(cluster).allocator(name)(models, gpus)` (simulators) calls it on arrays;
+  build one `RoundAllocator` per (cluster, profiles) and reuse it, so allocators that memoize
+  (OPT) keep their state between rounds.
 
 Placement is shared (`placement.py`); the allocators live in `heuristics.py` (proportional,
 greedy, tune) and `heuristic_opt.py` (Synergy-OPT). A plugin module adds one the same way.
@@ -22,88 +26,65 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+import numpy as np
+
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.options import NoOptions, parse_options
+from schedlab.solvers.registry import Entry
 from schedlab.solvers.result import SolveResult
-from schedlab.solvers.solve import METHODS, register_method
+from schedlab.solvers.solve import METHODS, method_form
 from schedlab.solvers.synergy.allocation import Allocation
 from schedlab.solvers.synergy.placement import Placer, RoundResult
 from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.solution import make_result
 
 SUBJECT = "synergy"
-FAST_TAG = "fast"  # methods with a fast path (an Allocator)
+FAST_TAG = "fast"  # the method form of an allocator factory (the simulator's fast path)
 
 
 class Allocator(Protocol):
-    """One round on plain lists: the jobs' model indices and GPU demands in policy order."""
+    """One round: the jobs' model indices and GPU demands (int64 arrays, policy order)."""
 
     def __call__(
-        self, models: Sequence[int], gpus: Sequence[int], *, time_limit: float | None = None
+        self, models: np.ndarray, gpus: np.ndarray, *, time_limit: float | None = None
     ) -> RoundResult: ...
 
 
 AllocatorFactory = Callable[[Placer, Any], Allocator]
 
 
-class FastMethod:
-    """The `solve` method of a registered allocator: runs it on a snapshot's lists."""
-
-    def __init__(self, name: str, factory: AllocatorFactory) -> None:
-        self.name = name
-        self.factory = factory
-        self.__doc__ = factory.__doc__
-
-    def __call__(
-        self,
-        snap: Snapshot,
-        *,
-        time_limit: float | None = None,
-        seed: int | None = None,
-        options: Any,
-    ) -> SolveResult[Allocation | None]:
-        t0 = time.perf_counter()
-        ra = RoundAllocator(snap.cluster, snap.profiles)
-        rr = ra.allocate(
-            self.name,
-            snap.model_indices(),
-            snap.gpu_demands(),
-            time_limit=time_limit,
-            options=options,
-        )
-        runtime = time.perf_counter() - t0
-        alloc = rr.to_allocation(snap.ids)
-        return make_result(snap, alloc, self.name, runtime, bound=rr.bound, stats=dict(rr.stats))
-
-
-def register_allocator(
-    name: str,
+@method_form(SUBJECT, FAST_TAG)
+def solve_fast(
+    entry: Entry[AllocatorFactory],
+    snap: Snapshot,
     *,
-    summary: str,
-    options: type = NoOptions,
-    tags: Sequence[str] = (),
-) -> Callable[[AllocatorFactory], AllocatorFactory]:
-    """Register an allocator factory as the Synergy method `name` with a fast path.
-
-    It is a heuristic (status `feasible`); `tags` help figures select it (e.g. "paper")."""
-
-    def deco(factory: AllocatorFactory) -> AllocatorFactory:
-        register_method(
-            SUBJECT, name, exact=False, options=options, tags=(*tags, FAST_TAG), summary=summary
-        )(FastMethod(name, factory))
-        return factory
-
-    return deco
+    time_limit: float | None = None,
+    seed: int | None = None,
+    options: Any,
+) -> SolveResult[Allocation | None]:
+    """Run the allocator `entry` on a validated snapshot (one round, a fresh `RoundAllocator`)."""
+    t0 = time.perf_counter()
+    ra = RoundAllocator(snap.cluster, snap.profiles)
+    rr = ra.allocate(
+        entry.name,
+        snap.model_indices(),
+        snap.gpu_demands(),
+        time_limit=time_limit,
+        options=options,
+    )
+    runtime = time.perf_counter() - t0
+    alloc = rr.to_allocation(snap.ids)
+    return make_result(snap, alloc, entry.name, runtime, bound=rr.bound, stats=dict(rr.stats))
 
 
 def fast_methods() -> list[str]:
-    """Names of the registered methods with a fast path, in registration order."""
+    """Names of the registered allocators (tag "fast"), in registration order."""
     return METHODS.names(scope=SUBJECT, tag=FAST_TAG)
 
 
 class RoundAllocator(Placer):
-    """Allocates rounds of jobs on a cluster with any registered fast allocator; reuse it
-    across rounds (allocator instances, and their memoized state, are kept per name)."""
+    """Allocates rounds of jobs on a cluster with any registered allocator; reuse it across
+    rounds (allocator instances, and their memoized state, are kept per name and options)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -115,24 +96,26 @@ class RoundAllocator(Placer):
         fn = self._made.get(key)
         if fn is None:
             entry = METHODS.get(method, scope=SUBJECT)
-            if not isinstance(entry.obj, FastMethod):
+            if FAST_TAG not in entry.tags:
                 raise InvalidInput(
                     f"method: synergy method {method!r} has no fast path; "
                     f"fast ones: {', '.join(fast_methods())}"
                 )
             opts = parse_options(entry.options or NoOptions, options, where=f"method {entry.key}")
-            fn = self._made[key] = entry.obj.factory(self, opts)
+            fn = self._made[key] = entry.obj(self, opts)
         return fn
 
     def allocate(
         self,
         method: str,
-        models: Sequence[int],
-        gpus: Sequence[int],
+        models: Sequence[int] | np.ndarray,
+        gpus: Sequence[int] | np.ndarray,
         *,
         time_limit: float | None = None,
         options: Any = None,
     ) -> RoundResult:
-        """Allocate one round with the registered fast allocator `method` (see `fast_methods`;
+        """Allocate one round with the registered allocator `method` (see `fast_methods`;
         proportional, greedy, tune, opt, and any plugin's)."""
-        return self.allocator(method, options)(models, gpus, time_limit=time_limit)
+        k = np.asarray(models, dtype=np.int64)
+        g = np.asarray(gpus, dtype=np.int64)
+        return self.allocator(method, options)(k, g, time_limit=time_limit)

@@ -26,9 +26,17 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from schedlab.solvers.highs import empty_model, run_highs
+from schedlab.solvers.options import NoOptions
 from schedlab.solvers.result import Status
-from schedlab.solvers.synergy.allocators import Allocator, register_allocator
+from schedlab.solvers.solve import register_method
+
+# proportional, greedy and tune register before opt in every process (discovery imports this
+# module first, by name): figures and `fast_methods()` list the allocators in that order.
+from schedlab.solvers.synergy import heuristics as _heuristics  # noqa: F401
+from schedlab.solvers.synergy.allocators import FAST_TAG, SUBJECT, Allocator
 from schedlab.solvers.synergy.configs import candidate_configs
 from schedlab.solvers.synergy.placement import Placer, RoundResult
 
@@ -189,17 +197,26 @@ def phase2(
 
 
 class OptAllocator:
-    """Synergy-OPT on the fast path; phase results are memoized by the round's job mix
-    (they depend only on how many jobs of each model and GPU demand there are)."""
+    """Synergy-OPT on the fast path (the `Allocator` protocol); phase results are memoized by
+    the round's job mix (they depend only on how many jobs of each model and GPU demand there
+    are)."""
 
     def __init__(self, ra: Placer) -> None:
         self.ra = ra
         self._p1: dict = {}
         self._p2: dict = {}
 
-    def allocate(
-        self, models: Sequence[int], gpus: Sequence[int], *, time_limit: float | None = None
+    def __call__(
+        self,
+        models: Sequence[int] | np.ndarray,
+        gpus: Sequence[int] | np.ndarray,
+        *,
+        time_limit: float | None = None,
     ) -> RoundResult:
+        # Python ints: the phase caches are keyed by them
+        return self._round(np.asarray(models).tolist(), np.asarray(gpus).tolist(), time_limit)
+
+    def _round(self, models: list[int], gpus: list[int], time_limit: float | None) -> RoundResult:
         ra = self.ra
         jobs = proportional_set(ra, gpus)
         st = ra.state(len(models))
@@ -232,8 +249,6 @@ class OptAllocator:
         rr.bound = counts.get("phase1_bound")
         return rr
 
-    __call__ = allocate
-
 
 def opt_round(
     ra: Placer,
@@ -243,13 +258,17 @@ def opt_round(
     time_limit: float | None = None,
 ) -> RoundResult:
     """Synergy-OPT for one round without memoization (see `OptAllocator` for repeated use)."""
-    return OptAllocator(ra).allocate(models, gpus, time_limit=time_limit)
+    return OptAllocator(ra)(models, gpus, time_limit=time_limit)
 
 
-@register_allocator(
-    "opt", summary="Synergy-OPT: MILP configurations, LP packing, rounding", tags=("paper",)
+@register_method(
+    SUBJECT,
+    "opt",
+    exact=False,
+    tags=("paper", FAST_TAG),
+    summary="Synergy-OPT: MILP configurations, LP packing, rounding",
 )
-def opt(p: Placer, options: Any) -> Allocator:
+def opt(p: Placer, options: NoOptions) -> Allocator:
     """Phase-1 MILP, phase-2 LP and rounding; the phase-1 optimum is reported as the bound.
 
     Phase results are memoized by the round's job mix for as long as `p` is reused."""

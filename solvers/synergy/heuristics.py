@@ -17,7 +17,8 @@ GPUs still fit cluster-wide is considered.
   profiles on the default cluster), this always succeeds: TUNE runs exactly the jobs
   GPU-proportional runs, none below its proportional throughput (`tune_guaranteed`).
 
-The registered allocators run a whole round compiled (`packing.pack_round`, via
+The registered allocators (`register_method` with the tag "fast": factories of the `Allocator`
+protocol of `allocators.py`) run a whole round compiled (`packing.pack_round`, via
 `Placer.pack`); `reference_round` is the same logic job by job in Python on `Placer.place` /
 `Placer.serve` (the readable definition; tests check both agree).
 """
@@ -29,8 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.solvers.synergy.allocators import Allocator, register_allocator
-from schedlab.solvers.synergy.packing import GREEDY, PROPORTIONAL, TUNE, RoundArrays
+from schedlab.solvers.options import NoOptions
+from schedlab.solvers.solve import register_method
+from schedlab.solvers.synergy.allocators import FAST_TAG, SUBJECT, Allocator
+from schedlab.solvers.synergy.packing import GREEDY, PROPORTIONAL, TUNE
 from schedlab.solvers.synergy.placement import Placer, RoundResult
 
 _MODES = {"proportional": PROPORTIONAL, "greedy": GREEDY, "tune": TUNE}
@@ -42,61 +45,66 @@ _STATS = {
 
 
 class Packed:
-    """A compiled heuristic: `__call__` on lists (the `Allocator` protocol) and `arrays` on
-    numpy arrays (what the simulator uses; no per-job Python objects)."""
+    """A compiled heuristic (the `Allocator` protocol): one whole round in `Placer.pack`."""
 
     def __init__(self, p: Placer, name: str) -> None:
         self.p, self.name, self.mode = p, name, _MODES[name]
 
-    def arrays(
-        self, models: Sequence[int] | np.ndarray, gpus: Sequence[int] | np.ndarray
-    ) -> RoundArrays:
-        ra = self.p.pack(self.mode, models, gpus)
-        ra.stats = {k: ra.stats[k] for k in _STATS[self.name]}
-        if self.mode == TUNE:
-            ra.stats["tune_guaranteed"] = self.p.tune_guaranteed
-        return ra
-
     def __call__(
-        self, models: Sequence[int], gpus: Sequence[int], *, time_limit: float | None = None
+        self, models: np.ndarray, gpus: np.ndarray, *, time_limit: float | None = None
     ) -> RoundResult:
-        ra = self.arrays(models, gpus)
-        return RoundResult.from_arrays(ra, gpus, ra.stats)
+        rr = self.p.pack(self.mode, models, gpus)
+        rr.stats = {k: rr.stats[k] for k in _STATS[self.name]}
+        if self.mode == TUNE:
+            rr.stats["tune_guaranteed"] = self.p.tune_guaranteed
+        return rr
 
 
-@register_allocator(
-    "proportional", summary="GPU-proportional CPU and memory, first fit", tags=("paper",)
+@register_method(
+    SUBJECT,
+    "proportional",
+    exact=False,
+    tags=("paper", FAST_TAG),
+    summary="GPU-proportional CPU and memory, first fit",
 )
-def proportional(p: Placer, options: Any) -> Allocator:
+def proportional(p: Placer, options: NoOptions) -> Allocator:
     """CPU and memory in proportion to GPUs; every job whose GPUs fit runs."""
     return Packed(p, "proportional")
 
 
-@register_allocator(
-    "greedy", summary="Synergy-GREEDY: ideal demand, first fit, skip misfits", tags=("paper",)
+@register_method(
+    SUBJECT,
+    "greedy",
+    exact=False,
+    tags=("paper", FAST_TAG),
+    summary="Synergy-GREEDY: ideal demand, first fit, skip misfits",
 )
-def greedy(p: Placer, options: Any) -> Allocator:
+def greedy(p: Placer, options: NoOptions) -> Allocator:
     """Each job asks for its ideal demand; a job that does not fit is skipped this round."""
     return Packed(p, "greedy")
 
 
-@register_allocator(
+@register_method(
+    SUBJECT,
     "tune",
+    exact=False,
+    tags=("paper", FAST_TAG),
     summary="Synergy-TUNE: ideal, else proportional, else reclaim from peers",
-    tags=("paper",),
 )
-def tune(p: Placer, options: Any) -> Allocator:
+def tune(p: Placer, options: NoOptions) -> Allocator:
     """Ideal demand, else proportional share, else take back peers' excess (never skips)."""
     return Packed(p, "tune")
 
 
 def reference_round(
-    p: Placer, name: str, models: Sequence[int], gpus: Sequence[int]
+    p: Placer, name: str, models: Sequence[int] | np.ndarray, gpus: Sequence[int] | np.ndarray
 ) -> RoundResult:
     """The heuristic `name` job by job in Python (the definition the compiled one follows)."""
-    st = p.state(len(models))
+    ks: list[int] = np.asarray(models).tolist()
+    gs: list[int] = np.asarray(gpus).tolist()
+    st = p.state(len(ks))
     counts: dict[str, Any] = {k: 0 for k in _STATS[name]}
-    for j, (k, g) in enumerate(zip(models, gpus, strict=True)):
+    for j, (k, g) in enumerate(zip(ks, gs, strict=True)):
         if st.total_free == 0:
             break
         if g > st.total_free:
@@ -108,8 +116,8 @@ def reference_round(
             if not p.place(st, j, g, p.ideal_c[k], p.ideal_m[k], p.ideal_t[k]):
                 counts["skipped_no_fit"] += 1
         else:
-            p.serve(st, j, k, g, p.ideal_c[k], p.ideal_m[k], p.ideal_t[k], models, counts)
-    rr = p.result(st, gpus, counts)
+            p.serve(st, j, k, g, p.ideal_c[k], p.ideal_m[k], p.ideal_t[k], ks, counts)
+    rr = p.result(st, gs, counts)
     if name == "tune":
         rr.stats["tune_guaranteed"] = p.tune_guaranteed
     return rr

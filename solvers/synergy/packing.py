@@ -13,7 +13,6 @@ Modes: 0 proportional, 1 greedy, 2 tune (see `heuristics.py`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -245,32 +244,3 @@ def pack_round(
         else:
             ctr[4] += 1
     return pstart, plen, ps[: used[0]], pn[: used[0]], cj, mj, tj, ctr
-
-
-@dataclass(slots=True)
-class RoundArrays:
-    """A round's outcome as arrays (per input job, policy order): whether it runs, per-GPU
-    CPUs, memory and throughput, and its placement as a slice [start, start + count) of the
-    (server, GPUs) part arrays. `used_gpus`: GPUs allocated in all."""
-
-    run: np.ndarray
-    cpus_per_gpu: np.ndarray
-    mem_gb_per_gpu: np.ndarray
-    tput_per_gpu: np.ndarray
-    part_start: np.ndarray
-    part_count: np.ndarray
-    part_server: np.ndarray
-    part_gpus: np.ndarray
-    used_gpus: int
-    stats: dict[str, Any]
-
-    def placement(self, j: int) -> list[tuple[int, int]]:
-        """Job j's placement [(server, GPUs), ...] (empty when it does not run)."""
-        a = int(self.part_start[j])
-        b = a + int(self.part_count[j])
-        return list(zip(self.part_server[a:b].tolist(), self.part_gpus[a:b].tolist(), strict=True))
-
-    def placements(self, n: int | None = None) -> list[list[tuple[int, int]]]:
-        """Placements of the first n jobs (all by default)."""
-        count = self.run.size if n is None else n
-        return [self.placement(j) if self.run[j] else [] for j in range(count)]

@@ -7,8 +7,8 @@ giving as many GPUs as fit with c and m each. Every GPU of a job carries the sam
 
 `Placer` holds a cluster's constants (proportional share, tolerances, each model's ideal and
 fallback configuration); `PlacementState` the free resources of one round; `RoundResult` what
-an allocator returns. `Placer.serve` is TUNE's three steps (ideal, fallback, reclaim), reused
-by OPT's rounding.
+every allocator returns (`Placer.pack` for the compiled rounds, `Placer.result` from a state).
+`Placer.serve` is TUNE's three steps (ideal, fallback, reclaim), reused by OPT's rounding.
 """
 
 from __future__ import annotations
@@ -20,77 +20,79 @@ from typing import Any
 import numpy as np
 
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation
-from schedlab.solvers.synergy.packing import COUNTERS, RoundArrays, pack_round
+from schedlab.solvers.synergy.packing import COUNTERS, pack_round
 from schedlab.solvers.synergy.problem import Cluster
 from schedlab.solvers.synergy.profiles import GRID_TOL, ProfileSet, default_profiles
 
 
 @dataclass(slots=True)
 class RoundResult:
-    """Per input job (policy order): whether it runs, its per-GPU configuration and throughput,
-    and its placement as [(server, gpus), ...] (empty when it does not run). `bound`: a proven
-    upper bound on the round's optimum when the allocator knows one (OPT's phase 1)."""
+    """What every allocator returns: a round's outcome per input job (policy order), as arrays.
 
-    run: list[bool]
-    cpus_per_gpu: list[float]
-    mem_gb_per_gpu: list[float]
-    tput_per_gpu: list[float]
-    placement: list[list[tuple[int, int]]]
-    gpus: list[int]
+    `run`: whether the job runs; `cpus_per_gpu`, `mem_gb_per_gpu`, `tput_per_gpu`: its per-GPU
+    configuration and throughput (meaningful where it runs); `gpus`: its GPU demand; its
+    placement [(server, gpus), ...] is the slice [start, start + count) of the part arrays
+    (`placement(j)`). `stats`: the allocator's counters; `bound`: a proven upper bound on the
+    round's optimum when the allocator knows one (OPT's phase 1). Arrays, so that the simulator
+    reads a round of thousands of jobs without a Python object per job."""
+
+    run: np.ndarray
+    cpus_per_gpu: np.ndarray
+    mem_gb_per_gpu: np.ndarray
+    tput_per_gpu: np.ndarray
+    gpus: np.ndarray
+    part_start: np.ndarray
+    part_count: np.ndarray
+    part_server: np.ndarray
+    part_gpus: np.ndarray
     stats: dict[str, Any]
     bound: float | None = None
 
     @property
     def n_run(self) -> int:
-        return sum(self.run)
+        return int(self.run.sum())
+
+    @property
+    def used_gpus(self) -> int:
+        """GPUs allocated in all."""
+        return int(self.gpus[self.run].sum())
+
+    def _sum_per_gpu(self, per_gpu: np.ndarray) -> float:
+        """sum of gpus * per_gpu over running jobs, in job order (Python floats)."""
+        g, v, r = self.gpus.tolist(), per_gpu.tolist(), self.run.tolist()
+        return float(sum(gi * vi for gi, vi, ri in zip(g, v, r, strict=True) if ri))
 
     @property
     def total_tput(self) -> float:
         """Objective: sum of gpus * per-GPU throughput over running jobs."""
-        return float(
-            sum(g * t for g, t, r in zip(self.gpus, self.tput_per_gpu, self.run, strict=True) if r)
-        )
-
-    @property
-    def used_gpus(self) -> int:
-        return sum(g for g, r in zip(self.gpus, self.run, strict=True) if r)
+        return self._sum_per_gpu(self.tput_per_gpu)
 
     @property
     def used_cpus(self) -> float:
-        return float(
-            sum(g * c for g, c, r in zip(self.gpus, self.cpus_per_gpu, self.run, strict=True) if r)
-        )
+        return self._sum_per_gpu(self.cpus_per_gpu)
 
     @property
     def used_mem_gb(self) -> float:
-        return float(
-            sum(
-                g * m for g, m, r in zip(self.gpus, self.mem_gb_per_gpu, self.run, strict=True) if r
-            )
-        )
+        return self._sum_per_gpu(self.mem_gb_per_gpu)
 
-    @classmethod
-    def from_arrays(
-        cls, ra: RoundArrays, gpus: Sequence[int], stats: dict[str, Any]
-    ) -> RoundResult:
-        """The list form of a compiled round's outcome."""
-        return cls(
-            ra.run.tolist(),
-            ra.cpus_per_gpu.tolist(),
-            ra.mem_gb_per_gpu.tolist(),
-            ra.tput_per_gpu.tolist(),
-            ra.placements(),
-            list(gpus),
-            stats,
-        )
+    def placement(self, j: int) -> list[tuple[int, int]]:
+        """Job j's placement [(server, GPUs), ...] (empty when it does not run)."""
+        a = int(self.part_start[j])
+        b = a + int(self.part_count[j])
+        return list(zip(self.part_server[a:b].tolist(), self.part_gpus[a:b].tolist(), strict=True))
+
+    def placements(self, n: int | None = None) -> list[list[tuple[int, int]]]:
+        """Placements of the first n jobs (all by default)."""
+        count = self.run.size if n is None else n
+        return [self.placement(j) if self.run[j] else [] for j in range(count)]
 
     def to_allocation(self, ids: Sequence[str]) -> Allocation:
         """The validated-model form (`Allocation`) with the given job ids."""
+        c, m = self.cpus_per_gpu.tolist(), self.mem_gb_per_gpu.tolist()
         return Allocation(
             tuple(
-                JobAllocation.uniform(ids[i], self.cpus_per_gpu[i], self.mem_gb_per_gpu[i], pl)
-                for i, pl in enumerate(self.placement)
-                if self.run[i]
+                JobAllocation.uniform(ids[i], c[i], m[i], self.placement(i))
+                for i in np.flatnonzero(self.run).tolist()
             )
         )
 
@@ -164,7 +166,7 @@ class Placer:
 
     def pack(
         self, mode: int, models: Sequence[int] | np.ndarray, gpus: Sequence[int] | np.ndarray
-    ) -> RoundArrays:
+    ) -> RoundResult:
         """One whole round of proportional / greedy / TUNE placement (`packing.pack_round`,
         compiled; the same decisions as `place` and `serve` job by job)."""
         cl = self.cluster
@@ -174,10 +176,8 @@ class Placer:
             mode, k, g, self.S, int(cl.gpus_per_server), float(cl.cpus_per_server),
             float(cl.mem_gb_per_server), self.pc, self.pm, self.tol_c, self.tol_m, *self._consts,
         )  # fmt: skip
-        run = count > 0
-        used = int(g[run].sum())
         stats = dict(zip(COUNTERS, ctr.tolist(), strict=True))
-        return RoundArrays(run, c, m, t, start, count, server, ngpu, used, stats)
+        return RoundResult(count > 0, c, m, t, g, start, count, server, ngpu, stats)
 
     def model_index(self, name: str) -> int:
         return self.profiles.index(name)
@@ -300,7 +300,15 @@ class Placer:
                 break
         return cands
 
-    def result(self, st: PlacementState, gpus: Sequence[int], stats: dict[str, Any]) -> RoundResult:
+    def result(
+        self, st: PlacementState, gpus: Sequence[int] | np.ndarray, stats: dict[str, Any]
+    ) -> RoundResult:
         """The round's outcome from its final state."""
-        run = [bool(p) for p in st.parts]
-        return RoundResult(run, st.c, st.m, st.t, st.parts, list(gpus), stats)
+        count = np.array([len(p) for p in st.parts], dtype=np.int64)
+        start = np.zeros_like(count)
+        np.cumsum(count[:-1], out=start[1:])
+        server = np.array([s for p in st.parts for s, _n in p], dtype=np.int64)
+        ngpu = np.array([n for p in st.parts for _s, n in p], dtype=np.int64)
+        c, m, t = (np.array(v, dtype=float) for v in (st.c, st.m, st.t))
+        g = np.array(gpus, dtype=np.int64)
+        return RoundResult(count > 0, c, m, t, g, start, count, server, ngpu, stats)

@@ -43,12 +43,12 @@ def test_double_registration_is_an_error():
 def test_summary_defaults_to_first_doc_line():
     reg: Registry[object] = Registry("widget")
 
-    @reg.register("f")
     def f() -> None:
         """Does a thing.
 
         More text."""
 
+    reg.add("f", f)
     assert reg.get("f").summary == "Does a thing."
 
 
@@ -72,10 +72,9 @@ def test_plugins_env_registers_a_method_seen_by_a_fresh_process(tmp_path):
     (tmp_path / "myplugin.py").write_text(
         textwrap.dedent(
             """
-            from schedlab.solvers.registry import Registry
-            from schedlab.experiments.registry import FIGURES
+            from schedlab.experiments.registry import register_figure
 
-            @FIGURES.register("plugin-fig", summary="a figure from a plugin")
+            @register_figure("plugin-fig", summary="a figure from a plugin")
             def fig(size, seed, outdir):
                 return []
             """

@@ -13,10 +13,11 @@ import numpy as np
 from schedlab.solvers.kernels import best_insertion_moves, insertion_sweeps, resolve_backend
 from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.montecarlo import monte_carlo_orders
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.sojourn.tables import lop_tables
+from schedlab.solvers.solve import solve
 
 
 def main() -> None:
@@ -45,8 +46,12 @@ def main() -> None:
     res = insertion_sweeps(t, work, 1e-12 * before, backend="cuda")
     after = evaluate_orders(inst, work, Objective("B"), backend="numpy")
     np.testing.assert_allclose(after - before, res[:, 0], rtol=1e-9, atol=1e-9)
-    opt = solve(inst, Objective("B"), "dp").value
-    got = solve(inst, Objective("B"), "batchlocal", backend="cuda", restarts=3, rounds=1).value
+    opt = solve(SojournProblem(inst, Objective("B")), "dp").value
+    got = solve(
+        SojournProblem(inst, Objective("B")),
+        "batchlocal",
+        options={"backend": "cuda", "restarts": 3, "rounds": 1},
+    ).value
     assert abs(got - opt) <= 1e-9 * opt, (got, opt)
     print("OK")
 

@@ -14,8 +14,9 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.batchlocal import kick, start_orders
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.sojourn.problem import SojournProblem
+from schedlab.solvers.solve import solve
 
 B = Objective("B")
 
@@ -27,40 +28,51 @@ def instances(count, seed0, lo=6, hi=16):
 def test_reaches_the_dp_optimum_on_small_instances():
     smith_misses = 0
     for i, inst in enumerate(instances(20, 70_000)):
-        opt = solve(inst, B, "dp")
-        res = solve(inst, B, "batchlocal", backend="cpu", seed=i)
+        opt = solve(SojournProblem(inst, B), "dp")
+        res = solve(SojournProblem(inst, B), "batchlocal", seed=i, options={"backend": "cpu"})
         assert res.status is Status.FEASIBLE and res.bound is None
         order = inst.order_from_ids(res.solution)
         assert res.value == pytest.approx(evaluate(inst, order, B), rel=1e-12)
         assert res.value >= opt.value * (1 - 1e-9)  # never better than a proven optimum
         assert res.value <= opt.value * (1 + 1e-9), (inst.name, res.value, opt.value)
-        smith_misses += solve(inst, B, "smith").value > opt.value * (1 + 1e-9)
+        smith_misses += solve(SojournProblem(inst, B), "smith").value > opt.value * (1 + 1e-9)
     assert smith_misses > 0  # the check is not vacuous: Smith's rule alone misses some
 
 
 def test_numpy_backend_and_objective_a():
     for i, inst in enumerate(instances(4, 71_000, 8, 12)):
-        opt = solve(inst, B, "dp").value
-        res = solve(inst, B, "batchlocal", backend="numpy", seed=i, restarts=8, rounds=3)
+        opt = solve(SojournProblem(inst, B), "dp").value
+        res = solve(
+            SojournProblem(inst, B),
+            "batchlocal",
+            seed=i,
+            options={"backend": "numpy", "restarts": 8, "rounds": 3},
+        )
         assert res.value == pytest.approx(opt, rel=1e-9)
-        a = solve(inst, Objective("A"), "batchlocal", backend="cpu", restarts=4, rounds=1)
-        assert a.value == pytest.approx(solve(inst, Objective("A"), "dp").value, rel=1e-9)
+        a = solve(
+            SojournProblem(inst, Objective("A")),
+            "batchlocal",
+            options={"backend": "cpu", "restarts": 4, "rounds": 1},
+        )
+        assert a.value == pytest.approx(
+            solve(SojournProblem(inst, Objective("A")), "dp").value, rel=1e-9
+        )
 
 
 @pytest.mark.parametrize("obj", [Objective("TK", 2), Objective("DK", 3)], ids=lambda o: o.label)
 def test_truncated_objectives_use_full_neighbourhoods(obj):
     inst = generate(9, 5)
-    res = solve(inst, obj, "batchlocal", backend="cpu")
-    assert res.value == pytest.approx(solve(inst, obj, "dp").value, rel=1e-9)
+    res = solve(SojournProblem(inst, obj), "batchlocal", options={"backend": "cpu"})
+    assert res.value == pytest.approx(solve(SojournProblem(inst, obj), "dp").value, rel=1e-9)
     assert res.stats["orders_evaluated"] >= 9 * 8
 
 
 def test_time_limit_and_stats():
     inst = generate(300, 4)
-    res = solve(inst, B, "batchlocal", backend="cpu", time_limit=1e-9)
+    res = solve(SojournProblem(inst, B), "batchlocal", time_limit=1e-9, options={"backend": "cpu"})
     assert res.stats["stopped_by_time"] and res.status is Status.FEASIBLE
     assert res.value <= res.stats["smith_value"]
-    full = solve(inst, B, "batchlocal", backend="cpu", seed=1)
+    full = solve(SojournProblem(inst, B), "batchlocal", seed=1, options={"backend": "cpu"})
     assert not full.stats["stopped_by_time"]
     assert full.value <= res.value and full.stats["improvement_over_smith"] >= 0
     assert full.stats["rank"] < full.stats["nodes_kept"] <= full.stats["nodes_total"]
@@ -77,11 +89,11 @@ def test_starts_and_kicks_are_permutations():
 def test_bad_options():
     inst = generate(5, 1)
     with pytest.raises(InvalidInput, match="restarts"):
-        solve(inst, B, "batchlocal", restarts=0)
+        solve(SojournProblem(inst, B), "batchlocal", options={"restarts": 0})
     with pytest.raises(InvalidInput, match="backend: .* must be one of auto, numpy, cpu, cuda"):
-        solve(inst, B, "batchlocal", backend="tpu")
+        solve(SojournProblem(inst, B), "batchlocal", options={"backend": "tpu"})
     with pytest.raises(InvalidInput, match="has no option 'solver'"):
-        solve(inst, B, "batchlocal", solver="highs")
+        solve(SojournProblem(inst, B), "batchlocal", options={"solver": "highs"})
 
 
 def test_cli_solve_batchlocal(tmp_path):

@@ -16,9 +16,10 @@ import pytest
 from schedlab.solvers.kernels import cuda_available
 from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.montecarlo import monte_carlo_orders
 from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.problem import SojournProblem
+from schedlab.solvers.solve import solve
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHONPATH = os.pathsep.join([str(ROOT / "src"), str(ROOT)])  # this checkout's schedlab
@@ -87,6 +88,10 @@ def test_real_gpu_matches_numpy():
 @gpu
 def test_real_gpu_batchlocal_equals_cpu_quality():
     inst = generate(80, 5)
-    cpu = solve(inst, Objective("B"), "batchlocal", backend="cpu", seed=1)
-    gpu_res = solve(inst, Objective("B"), "batchlocal", backend="cuda", seed=1)
+    cpu = solve(
+        SojournProblem(inst, Objective("B")), "batchlocal", seed=1, options={"backend": "cpu"}
+    )
+    gpu_res = solve(
+        SojournProblem(inst, Objective("B")), "batchlocal", seed=1, options={"backend": "cuda"}
+    )
     assert gpu_res.value == pytest.approx(cpu.value, rel=1e-9)

@@ -15,8 +15,9 @@ from schedlab.solvers.sojourn.cyclepack import CyclePacker
 from schedlab.solvers.sojourn.exact_lpcut import block_close_abs
 from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.lop import insertion_descent, lop_cost, preference_tournament
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.problem import SojournProblem
+from schedlab.solvers.solve import solve
 
 B = Objective("B")
 
@@ -52,7 +53,7 @@ def test_any_weights_on_any_cycles_bound_the_brute_force_optimum(seed):
 def test_certificate_closes_at_the_dp_optimum_from_insertion_descent(n, seed):
     inst = generate(n, seed, family="cyclic")
     const, W = _weights(n, seed)
-    ref = solve(inst, B, "dp").value - const
+    ref = solve(SojournProblem(inst, B), "dp").value - const
     start = insertion_descent(W, _orders(W)["preference"])
     out = CyclePacker(W, seed=0).certify(start, block_close_abs(W), None)
     assert out.closed and out.stats["packing_rounds"] >= 1
@@ -66,7 +67,7 @@ def test_stalled_restricted_pricing_gives_way_to_every_cycle_then_exact_masters(
     # and the tight (interior point) master, priced without the tie-break, closes the block
     inst = generate(n, seed, family="cyclic")
     const, W = _weights(n, seed)
-    ref = solve(inst, B, "dp").value - const
+    ref = solve(SojournProblem(inst, B), "dp").value - const
     out = CyclePacker(W, seed=0).certify(_orders(W)[start], block_close_abs(W), None)
     assert "packing_general_from_round" in out.stats and "packing_exact_from_round" in out.stats
     assert out.closed and abs(out.cost - ref) <= 1e-9 * ref
@@ -83,17 +84,22 @@ def test_an_expired_deadline_runs_nothing_and_keeps_a_sound_bound():
 @pytest.mark.parametrize("seed", range(4))
 def test_lpcut_with_and_without_packing_and_with_either_master_equal_brute_force(seed):
     inst = generate(8, seed, family="cyclic")
-    ref = solve(inst, B, "brute").value
+    ref = solve(SojournProblem(inst, B), "brute").value
     for packing, master in ((True, "pdlp"), (True, "ipm"), (False, "pdlp")):
-        r = solve(inst, B, "lpcut", seed=0, packing=packing, packing_master=master)
+        r = solve(
+            SojournProblem(inst, B),
+            "lpcut",
+            seed=0,
+            options={"packing": packing, "packing_master": master},
+        )
         assert r.status is Status.OPTIMAL and abs(r.value - ref) <= 1e-9 * ref
         assert r.stats["packing"] is packing and r.stats["packing_master"] == master
 
 
 def test_lpcut_closes_a_60_job_block_by_the_packing():
     inst = generate(60, 16_000, family="cyclic")
-    r = solve(inst, B, "lpcut", seed=0)
-    ref = solve(inst, B, "lpcut", seed=0, packing=False)
+    r = solve(SojournProblem(inst, B), "lpcut", seed=0)
+    ref = solve(SojournProblem(inst, B), "lpcut", seed=0, options={"packing": False})
     assert r.status is Status.OPTIMAL and ref.status is Status.OPTIMAL
     assert r.stats["closed_by_packing"] == 1 and r.stats["largest_block"] >= 48
     assert abs(r.value - ref.value) <= 1e-9 * ref.value
@@ -104,7 +110,7 @@ def test_a_stopped_packing_leaves_no_mip_to_overrun_the_limit():
     # MIP's root: it is skipped (a MIP started in the time left once overran by 0.9 s)
     inst = generate(200, 30_001, family="cyclic")
     t0 = time.perf_counter()
-    r = solve(inst, B, "lpcut", time_limit=3.0, seed=0)
+    r = solve(SojournProblem(inst, B), "lpcut", time_limit=3.0, seed=0)
     took = time.perf_counter() - t0
     assert r.status is Status.FEASIBLE and r.bound is not None and r.bound <= r.value
     assert r.stats["packing_rounds"] >= 1 and r.stats["mip_skipped_for_time"] == 1
@@ -114,7 +120,7 @@ def test_a_stopped_packing_leaves_no_mip_to_overrun_the_limit():
 def test_both_master_solvers_close_the_same_block_at_the_dp_optimum():
     # the loose rounds by PDLP (default) and by HiGHS's interior point reach the same proof
     const, W = _weights(20, 2)
-    ref = solve(generate(20, 2, family="cyclic"), B, "dp").value - const
+    ref = solve(SojournProblem(generate(20, 2, family="cyclic"), B), "dp").value - const
     start = insertion_descent(W, _orders(W)["preference"])
     for master in ("pdlp", "ipm"):
         out = CyclePacker(W, seed=0, master=master).certify(start, block_close_abs(W), None)

@@ -22,11 +22,10 @@ from numba import njit
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.outcomes import realized_values
-from schedlab.solvers.sojourn.problem import Instance
-from schedlab.solvers.solve import METHODS
+from schedlab.solvers.sojourn.problem import Instance, SojournProblem
+from schedlab.solvers.solve import METHODS, solve
 from tests.conftest import random_instances
 
 REL = 1e-9
@@ -138,7 +137,7 @@ def test_brute_and_dp_equal_oracle(optima):
         for obj in objectives_for(inst.n):
             opt = optima[inst.name][obj.label]
             for method in ("brute", "dp"):
-                r = solve(inst, obj, method)
+                r = solve(SojournProblem(inst, obj), method)
                 assert r.status is Status.OPTIMAL, (inst.name, obj, method)
                 assert close(r.value, opt), (inst.name, obj.label, method, r.value, opt)
                 assert r.bound is not None and r.bound <= r.value * (1 + REL) + 1e-12
@@ -154,7 +153,7 @@ def test_lop_methods_equal_oracle(optima, method, opts):
     for inst in subset:
         for kind in ("A", "B"):
             opt = optima[inst.name][kind]
-            r = solve(inst, Objective(kind), method, **opts)
+            r = solve(SojournProblem(inst, Objective(kind)), method, options=opts)
             assert r.status is Status.OPTIMAL, (inst.name, kind, r.stats)
             assert close(r.value, opt), (inst.name, kind, r.value, opt, r.stats)
             assert r.bound is not None and r.bound <= r.value
@@ -165,16 +164,16 @@ def test_lop_methods_equal_oracle(optima, method, opts):
 def test_plain_models_really_call_their_solver():
     inst = LOP_SUBSET[5]
     for method, opts in LOP_CONFIGS[:3]:
-        r = solve(inst, Objective("B"), method, **opts)
+        r = solve(SojournProblem(inst, Objective("B")), method, options=opts)
         assert r.stats["solver_calls"] == 1 and r.stats["triangles"] == math.comb(inst.n, 3)
 
 
 @pytest.mark.parametrize(("n", "seed", "mc"), CYCLIC)
 def test_lop_methods_on_cyclic_preferences(n, seed, mc):
     inst = generate(n, seed, max_checkpoints=mc)
-    ref = solve(inst, Objective("B"), "brute")
+    ref = solve(SojournProblem(inst, Objective("B")), "brute")
     for method, opts in LOP_CONFIGS:
-        r = solve(inst, Objective("B"), method, **opts)
+        r = solve(SojournProblem(inst, Objective("B")), method, options=opts)
         assert r.status is Status.OPTIMAL, (method, opts, r.stats)
         assert close(r.value, ref.value), (method, opts, r.value, ref.value)
         assert r.stats["solver_calls"] >= 1  # a cyclic block always needs the back end
@@ -190,28 +189,24 @@ def test_smith_is_optimal_for_a_tk_dk_and_no_heuristic_beats_the_optimum(optima)
     for inst in INSTANCES:
         for obj in objectives_for(inst.n):
             opt = optima[inst.name][obj.label]
-            r = solve(inst, obj, "smith")
+            r = solve(SojournProblem(inst, obj), "smith")
             assert r.value >= opt * (1 - REL) - 1e-12, (inst.name, obj.label)
             if obj.kind != "B":
                 assert close(r.value, opt), (inst.name, obj.label, r.value, opt)
             if obj.k not in (None, 1, inst.n):
                 continue
             for h in others:
-                r = solve(inst, obj, h)
+                r = solve(SojournProblem(inst, obj), h)
                 assert r.value >= opt * (1 - REL) - 1e-12, (inst.name, obj.label, h)
 
 
 def test_stopped_cpsat_never_claims_optimal():
     inst = generate(60, 0)
     r = solve(
-        inst,
-        Objective("B"),
+        SojournProblem(inst, Objective("B")),
         "cpsat",
-        triangles="all",
-        decompose=False,
-        deterministic_time=1e-3,
-        workers=1,
         seed=0,
+        options={"triangles": "all", "decompose": False, "deterministic_time": 1e-3, "workers": 1},
     )
     assert r.status in (Status.FEASIBLE, Status.TIMEOUT)
     assert r.status is Status.FEASIBLE and sorted(r.solution) == sorted(inst.ids)
@@ -223,13 +218,10 @@ def test_stopped_cpsat_never_claims_optimal():
 def test_stopped_milp_never_claims_optimal(solver):
     # the plain model of n = 60 has 68,440 triangle rows; 0.2 s is not enough to build it
     r = solve(
-        generate(60, 1),
-        Objective("B"),
+        SojournProblem(generate(60, 1), Objective("B")),
         "milp",
-        solver=solver,
-        triangles="all",
-        decompose=False,
         time_limit=0.2,
+        options={"solver": solver, "triangles": "all", "decompose": False},
     )
     assert r.status is Status.FEASIBLE
     assert r.bound is None
@@ -238,24 +230,24 @@ def test_stopped_milp_never_claims_optimal(solver):
 
 def test_refusals():
     with pytest.raises(InvalidInput, match="at most 10"):
-        solve(generate(11, 0), Objective("A"), "brute")
+        solve(SojournProblem(generate(11, 0), Objective("A")), "brute")
     with pytest.raises(InvalidInput, match="memory"):
-        solve(generate(40, 0), Objective("B"), "dp")
+        solve(SojournProblem(generate(40, 0), Objective("B")), "dp")
     with pytest.raises(InvalidInput, match="time_limit"):
-        solve(generate(3, 0), Objective("B"), "cpsat", time_limit=0)
+        solve(SojournProblem(generate(3, 0), Objective("B")), "cpsat", time_limit=0)
     inst = generate(4, 0)
     for method in ("milp", "cpsat"):
         for obj in (Objective("TK", 2), Objective("DK", 1)):
             with pytest.raises(InvalidInput) as err:
-                solve(inst, obj, method)
+                solve(SojournProblem(inst, obj), method)
             assert f"method {method!r} does not solve {obj.kind}" in str(err.value)
             assert "it solves A, B" in str(err.value)
     with pytest.raises(InvalidInput, match="solver"):
-        solve(inst, Objective("B"), "milp", solver="gurobi")
+        solve(SojournProblem(inst, Objective("B")), "milp", options={"solver": "gurobi"})
     with pytest.raises(InvalidInput, match="triangles"):
-        solve(inst, Objective("B"), "cpsat", triangles="some")
+        solve(SojournProblem(inst, Objective("B")), "cpsat", options={"triangles": "some"})
     with pytest.raises(InvalidInput, match="workers"):
-        solve(inst, Objective("B"), "cpsat", workers=0)
+        solve(SojournProblem(inst, Objective("B")), "cpsat", options={"workers": 0})
 
 
 def test_zero_success_probability_jobs():
@@ -272,6 +264,6 @@ def test_zero_success_probability_jobs():
     opt = oracle_optima(inst)
     for kind in ("A", "B"):
         for method, opts in LOP_CONFIGS:
-            r = solve(inst, Objective(kind), method, **opts)
+            r = solve(SojournProblem(inst, Objective(kind)), method, options=opts)
             assert r.status is Status.OPTIMAL and close(r.value, opt[kind]), (method, opts)
-        assert solve(inst, Objective(kind), "cpsat").solution[-1] == "never"
+        assert solve(SojournProblem(inst, Objective(kind)), "cpsat").solution[-1] == "never"

@@ -12,8 +12,9 @@ from schedlab.experiments.cli import cli
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.lop import insertion_descent, lop_cost
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective, b_weights
+from schedlab.solvers.sojourn.problem import SojournProblem
+from schedlab.solvers.solve import solve
 
 B = Objective("B")
 REL = 1e-9
@@ -35,8 +36,8 @@ def close(a: float, b: float) -> bool:
 def test_backends_equal_the_dp_on_cyclic_instances(method, opts):
     for n, seed in ((12, 1), (14, 2), (16, 3)):
         inst = generate(n, seed, family="cyclic")
-        ref = solve(inst, B, "dp").value
-        r = solve(inst, B, method, seed=0, **opts)
+        ref = solve(SojournProblem(inst, B), "dp").value
+        r = solve(SojournProblem(inst, B), method, seed=0, options=opts)
         assert r.status is Status.OPTIMAL, (n, seed, r.stats)
         assert close(r.value, ref), (n, seed, r.value, ref)
         assert r.bound is not None and r.bound <= r.value
@@ -47,23 +48,23 @@ def test_backends_equal_the_dp_on_cyclic_instances(method, opts):
 @pytest.mark.parametrize("seed", range(4))
 def test_lpcut_equals_brute_force(seed):
     inst = generate(8, seed, family="cyclic")
-    ref = solve(inst, B, "brute").value
-    r = solve(inst, B, "lpcut", seed=0)
+    ref = solve(SojournProblem(inst, B), "brute").value
+    r = solve(SojournProblem(inst, B), "lpcut", seed=0)
     assert r.status is Status.OPTIMAL and close(r.value, ref)
 
 
 def test_lazy_re_solve_runs_and_stays_exact():
     # the first tournament of the 20-job block still has 3-cycles: a second round is needed
     inst = generate(20, 12_000, family="cyclic")
-    r = solve(inst, B, "cpsat", workers=1, seed=0)
+    r = solve(SojournProblem(inst, B), "cpsat", seed=0, options={"workers": 1})
     assert r.stats["lazy_rounds"] >= 2 and r.stats["solver_calls"] >= 2
-    assert r.status is Status.OPTIMAL and close(r.value, solve(inst, B, "dp").value)
+    assert r.status is Status.OPTIMAL and close(r.value, solve(SojournProblem(inst, B), "dp").value)
 
 
 @pytest.fixture(scope="module")
 def hard():
     inst = generate(45, 14_500, family="cyclic")
-    ref = solve(inst, B, "lpcut", seed=0)
+    ref = solve(SojournProblem(inst, B), "lpcut", seed=0)
     assert ref.status is Status.OPTIMAL  # the best known value, proven
     return inst, ref.value
 
@@ -80,7 +81,7 @@ def hard():
 )
 def test_stopped_runs_stay_feasible_with_a_sound_bound(hard, method, opts, limit):
     inst, best = hard
-    r = solve(inst, B, method, time_limit=limit, seed=0, **opts)
+    r = solve(SojournProblem(inst, B), method, time_limit=limit, seed=0, options=opts)
     assert r.status in (Status.OPTIMAL, Status.FEASIBLE), r.stats
     assert r.value >= best * (1 - REL)
     assert r.bound is None or r.bound <= best * (1 + REL)

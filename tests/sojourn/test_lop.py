@@ -23,8 +23,9 @@ from schedlab.solvers.sojourn.lop import (
     three_cycles,
     triangles_all,
 )
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
+from schedlab.solvers.sojourn.problem import SojournProblem
+from schedlab.solvers.solve import solve
 
 
 def brute_min(W: np.ndarray) -> float:
@@ -154,7 +155,7 @@ def test_a_bound_crossing_the_value_within_tolerance_is_clamped_not_raised(trian
     # generate(8, 1863, max_checkpoints=2) has a cyclic B tournament (theory.sojourn.lop)
     inst = generate(8, 1863, max_checkpoints=2)
     obj = Objective("B")
-    ref = solve(inst, obj, "dp")
+    ref = solve(SojournProblem(inst, obj), "dp")
     order = inst.order_from_ids(ref.solution)
     value = evaluate(inst, order, obj)
     excess = 1e-8 * value  # above the 1e-9 proof tolerance (the old RuntimeError), below 1e-6

@@ -48,15 +48,14 @@ POLICY = '''
 
 import numpy as np
 
-from schedlab.experiments.sojourn.policies.base import Policy, register_policy
+from schedlab.experiments.registry import register_policy
+from schedlab.experiments.sojourn.policies.base import Policy
 
 
-@register_policy
+@register_policy(
+    "sojourn", "lifo", summary="last come, first served (non-preemptive)", preemptive=False
+)
 class LIFO(Policy):
-    name = "lifo"
-    summary = "last come, first served (non-preemptive)"
-    preemptive = False
-
     def keys(self, workload, levels):
         return np.repeat(-workload.arrival_s[:, None], workload.dists.width, axis=1)
 '''

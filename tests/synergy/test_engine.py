@@ -84,10 +84,13 @@ def test_snapshot_gpu_mix_choices_match_the_generator():
 PLUGIN = '''
 """A new Synergy allocator in one file: ideal demand, else the proportional share."""
 
-from schedlab.solvers.synergy import register_allocator
+from schedlab.solvers.solve import register_method
 
 
-@register_allocator("ideal-or-prop", summary="ideal demand, else proportional share")
+@register_method(
+    "synergy", "ideal-or-prop", exact=False, tags=("fast",),
+    summary="ideal demand, else proportional share",
+)
 def ideal_or_prop(p, options):
     def run(models, gpus, *, time_limit=None):
         st = p.state(len(models))

@@ -7,9 +7,9 @@ from fractions import Fraction
 import numpy as np
 
 from schedlab.solvers.sojourn.heuristics import order_by_index
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective
-from schedlab.solvers.sojourn.problem import Instance
+from schedlab.solvers.sojourn.problem import Instance, SojournProblem
+from schedlab.solvers.solve import solve
 from schedlab.theory.claims import claims, run_claim
 from schedlab.theory.sojourn.claim_smith import (
     rule_gap_all_ties,
@@ -55,7 +55,7 @@ def test_claim4_fails_with_the_smallest_counterexample_saved(tmp_path):
     b_rule, b_opt = b_enumeration(inst, rule, rationalize), b_enumeration(inst, opt, rationalize)
     assert b_rule > b_opt
     assert str(b_rule) == ex["exact"]["B_rule_order"]
-    dp = solve(inst, Objective("B"), "dp")
+    dp = solve(SojournProblem(inst, Objective("B")), "dp")
     assert abs(float(b_opt) - dp.value) <= 1e-12 * dp.value
     assert v.evidence["random_by_n"]["5"]["rule"]["instances"] == 25
 
@@ -71,7 +71,7 @@ def test_hand_checked_counterexample():
 
 def test_claim4_holds_for_an_optimal_rule(tmp_path):
     def optimal_rank(inst):
-        order = inst.order_from_ids(solve(inst, Objective("B"), "dp").solution)
+        order = inst.order_from_ids(solve(SojournProblem(inst, Objective("B")), "dp").solution)
         rank = np.empty(inst.n)
         rank[list(order)] = np.arange(inst.n)
         return rank

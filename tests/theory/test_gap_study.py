@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from schedlab.solvers.sojourn.methods import solve
+from schedlab.solvers.sojourn.problem import SojournProblem
+from schedlab.solvers.solve import solve
 from schedlab.theory.claims import claims, run_claim
 from schedlab.theory.sojourn.claim_gap import gap_verdict
 from schedlab.theory.sojourn.gap_study import GAP_CONFIGS, ZERO_TOL, fit_slope, gap_rows, summarize
@@ -92,7 +93,7 @@ def test_best_insertion_gain_equals_one_round_of_local_search():
         _, best, _ = local_search(inst, obj, order, max_rounds=1)
         expected = evaluate(inst, order, obj) - best
         assert math.isclose(best_insertion_gain(inst, order), expected, rel_tol=1e-9, abs_tol=1e-12)
-        dp = solve(inst, obj, "dp")
+        dp = solve(SojournProblem(inst, obj), "dp")
         assert best_insertion_gain(inst, inst.order_from_ids(dp.solution)) <= 1e-12 * dp.value
 
 

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
-from schedlab.solvers.sojourn.problem import Instance
+from schedlab.solvers.sojourn.problem import Instance, SojournProblem
+from schedlab.solvers.solve import solve
 from schedlab.theory.claims import register_claim
 from schedlab.theory.sojourn.evidence import save_instance
 from schedlab.theory.sojourn.policy_dp import State, evaluate_policy_exact, optimal_policy
@@ -50,7 +50,7 @@ CLAIM_TITLES = {
 
 def best_order_dp(inst: Instance, kind: str) -> list[int]:
     """The best non-preemptive order by the exact subset DP."""
-    res = solve(inst, Objective(kind), "dp")
+    res = solve(SojournProblem(inst, Objective(kind)), "dp")
     return list(inst.order_from_ids(res.solution))
 
 

@@ -23,9 +23,9 @@ import sympy as sp
 from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key, u_index
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
-from schedlab.solvers.sojourn.problem import Instance
+from schedlab.solvers.sojourn.problem import Instance, SojournProblem
+from schedlab.solvers.solve import solve
 from schedlab.theory.claims import register_claim
 from schedlab.theory.sojourn.evidence import save_instance
 from schedlab.theory.sojourn.exact_b import b_enumeration, rationalize
@@ -70,10 +70,10 @@ def smith_row(inst: Instance, index_fn: IndexFn, brute_max_n: int) -> dict[str, 
     gaps: dict[str, float] = {}
     oracle_diff = 0.0
     for obj in objectives_for(inst.n):
-        opt = solve(inst, obj, "dp")
+        opt = solve(SojournProblem(inst, obj), "dp")
         assert opt.is_optimal and opt.value is not None
         if inst.n <= brute_max_n:
-            br = solve(inst, obj, "brute")
+            br = solve(SojournProblem(inst, obj), "brute")
             assert br.value is not None
             oracle_diff = max(oracle_diff, abs(rel_gap(br.value, opt.value)))
         gaps[obj.label] = rel_gap(evaluate(inst, order, obj), opt.value)
@@ -280,7 +280,7 @@ def smallest_counterexample(
 def b_gap_row(inst: Instance, index_fn: IndexFn) -> dict[str, Any]:
     """Gap of the index order and of the u*-index order to the exact B optimum (subset DP)."""
     obj = Objective("B")
-    opt = solve(inst, obj, "dp")
+    opt = solve(SojournProblem(inst, obj), "dp")
     assert opt.value is not None
     rule = order_by_index(index_fn(inst))
     ustar = order_by_index(u_index(inst))

@@ -25,10 +25,9 @@ from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key, u_index
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
-from schedlab.solvers.sojourn.problem import Instance
-from schedlab.solvers.solve import METHODS
+from schedlab.solvers.sojourn.problem import Instance, SojournProblem
+from schedlab.solvers.solve import METHODS, solve
 from schedlab.theory.verdict import RunnerFactory, instance_seed, rel_gap, rows_for
 
 DP_MAX_N = 20
@@ -64,10 +63,10 @@ def exact_b(inst: Instance, time_limit_s: float, family: str = "default") -> Sol
     (lpcut on the cyclic family, where every proof needs a solver)."""
     obj = Objective("B")
     if inst.n <= DP_MAX_N:
-        return solve(inst, obj, "dp")
+        return solve(SojournProblem(inst, obj), "dp")
     method = large_n_method(family)
     if method is not None:
-        return solve(inst, obj, method, time_limit=time_limit_s, seed=0)
+        return solve(SojournProblem(inst, obj), method, time_limit=time_limit_s, seed=0)
     return SolveResult(Status.ERROR, None, None, None, "none", 0.0,
                        {"reason": f"no exact method for n > {DP_MAX_N} is registered"})  # fmt: skip
 
@@ -94,7 +93,7 @@ def solver_checks(
     obj = Objective("B")
     method = large_n_method(family)
     if CROSSCHECK_MIN_N <= inst.n <= DP_MAX_N and method is not None:
-        other = solve(inst, obj, method, time_limit=time_limit_s, seed=0)
+        other = solve(SojournProblem(inst, obj), method, time_limit=time_limit_s, seed=0)
         if other.is_optimal and other.value is not None:
             out["crosscheck_rel_diff"] = abs(rel_gap(other.value, res.value))
     elif inst.n > DP_MAX_N:

@@ -53,9 +53,9 @@ from schedlab.solvers.sojourn.lop import (
     preference_tournament,
     three_cycles,
 )
-from schedlab.solvers.sojourn.methods import solve
 from schedlab.solvers.sojourn.objectives import Objective, b_node_terms
-from schedlab.solvers.sojourn.problem import Instance
+from schedlab.solvers.sojourn.problem import Instance, SojournProblem
+from schedlab.solvers.solve import solve
 
 RULES = ("blocks", "score-order", "pairwise")
 REL_TOL = 1e-9
@@ -135,7 +135,7 @@ def check_block_rule(
         if three_cycles(preference_tournament(W), limit=1):
             cyclic += 1
         largest_block = max(largest_block, max(len(b) for b in preference_blocks(W)))
-        opt = solve(inst, obj, "dp").value
+        opt = solve(SojournProblem(inst, obj), "dp").value
         assert opt is not None
         got = _rule_value(c, W, rule)
         excess = (got - opt) / max(abs(opt), 1e-300)

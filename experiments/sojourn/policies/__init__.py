@@ -19,14 +19,17 @@ SUBJECT = "sojourn"
 
 def get_policy(name: str) -> Policy:
     """An instance of the registered sojourn policy `name` (InvalidInput naming the choices)."""
-    cls: type[Policy] = POLICIES.get(name, scope=SUBJECT).obj
-    return cls()
+    entry = POLICIES.get(name, scope=SUBJECT)
+    policy: Policy = entry.obj(name=entry.name, summary=entry.summary, **entry.meta)
+    return policy
 
 
 def policy_names() -> tuple[str, ...]:
     """Registered sojourn policies: non-preemptive, preemptive, then outcome-reading ones."""
     entries = POLICIES.entries(scope=SUBJECT)
-    ranked = sorted(entries, key=lambda e: (e.meta["uses_outcomes"], e.meta["preemptive"]))
+    ranked = sorted(
+        entries, key=lambda e: (e.meta.get("uses_outcomes", False), e.meta["preemptive"])
+    )
     return tuple(e.name for e in ranked)
 
 

@@ -9,25 +9,27 @@ cancelled. Ties are broken by arrival order (earlier first) in the simulator.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar, TypeVar
 
 import numpy as np
 
-from schedlab.experiments.registry import POLICIES
 from schedlab.experiments.sojourn.workload_model import Workload
 
 SUBJECT = "sojourn"
-P = TypeVar("P", bound="type[Policy]")
 
 
 class Policy(ABC):
     """Subclass per policy, one small module each named `policy_*`, decorated with
-    `@register_policy` (found by discovery; plugins may live in any module)."""
+    `@register_policy("sojourn", name, summary=..., preemptive=...)` (and `uses_outcomes=True`
+    for a policy that reads the realized outcomes); `get_policy(name)` builds it with what was
+    registered. Found by discovery; plugins may live in any module."""
 
-    name: ClassVar[str]
-    summary: ClassVar[str]
-    preemptive: ClassVar[bool]
-    uses_outcomes: ClassVar[bool] = False  # only the oracle reads the realized outcomes
+    def __init__(
+        self, *, name: str, summary: str, preemptive: bool, uses_outcomes: bool = False
+    ) -> None:
+        self.name = name
+        self.summary = summary
+        self.preemptive = preemptive
+        self.uses_outcomes = uses_outcomes  # only the oracle reads the realized outcomes
 
     @abstractmethod
     def keys(self, workload: Workload, levels: np.ndarray) -> np.ndarray:
@@ -40,16 +42,3 @@ class Policy(ABC):
 def lower_first(index: np.ndarray) -> np.ndarray:
     """Turn a higher-first index into a lower-first key (NaN levels are never used)."""
     return -index
-
-
-def register_policy(cls: P) -> P:
-    """Class decorator: register the policy in `POLICIES` (scope "sojourn") under `cls.name`."""
-    POLICIES.add(
-        cls.name,
-        cls,
-        scope=SUBJECT,
-        summary=cls.summary,
-        preemptive=cls.preemptive,
-        uses_outcomes=cls.uses_outcomes,
-    )
-    return cls

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedlab.experiments.sojourn.policies.base import Policy, lower_first, register_policy
+from schedlab.experiments.registry import register_policy
+from schedlab.experiments.sojourn.policies.base import SUBJECT, Policy, lower_first
 from schedlab.experiments.sojourn.workload_model import Workload
 
 
-@register_policy
+@register_policy(
+    SUBJECT,
+    "gamma",
+    summary="success-only index pi / E[(X-a)^+], highest first (preemptive at checkpoints)",
+    preemptive=True,
+)
 class Gamma(Policy):
-    name = "gamma"
-    summary = "success-only index pi / E[(X-a)^+], highest first (preemptive at checkpoints)"
-    preemptive = True
-
     def keys(self, workload: Workload, levels: np.ndarray) -> np.ndarray:
         return lower_first(workload.indices["gamma"])

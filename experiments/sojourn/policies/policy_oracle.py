@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedlab.experiments.sojourn.policies.base import Policy, register_policy
+from schedlab.experiments.registry import register_policy
+from schedlab.experiments.sojourn.policies.base import SUBJECT, Policy
 from schedlab.experiments.sojourn.workload_model import Workload
 
 
-@register_policy
+@register_policy(
+    SUBJECT,
+    "oracle",
+    summary="reference (not a bound): successful jobs first, then SRPT on realized sizes",
+    preemptive=True,
+    uses_outcomes=True,
+)
 class Oracle(Policy):
-    name = "oracle"
-    summary = "reference (not a bound): successful jobs first, then SRPT on realized sizes"
-    preemptive = True
-    uses_outcomes = True
-
     def keys(self, workload: Workload, levels: np.ndarray) -> np.ndarray:
         d = workload.dists
         rows = np.arange(d.n)

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedlab.experiments.sojourn.policies.base import Policy, register_policy
+from schedlab.experiments.registry import register_policy
+from schedlab.experiments.sojourn.policies.base import SUBJECT, Policy
 from schedlab.experiments.sojourn.workload_model import Workload
 
 
-@register_policy
+@register_policy(
+    SUBJECT,
+    "serpt",
+    summary="shortest expected remaining size first (preemptive at checkpoints)",
+    preemptive=True,
+)
 class SERPT(Policy):
-    name = "serpt"
-    summary = "shortest expected remaining size first (preemptive at checkpoints)"
-    preemptive = True
-
     def keys(self, workload: Workload, levels: np.ndarray) -> np.ndarray:
         return workload.indices["serpt"]

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedlab.experiments.sojourn.policies.base import Policy, lower_first, register_policy
+from schedlab.experiments.registry import register_policy
+from schedlab.experiments.sojourn.policies.base import SUBJECT, Policy, lower_first
 from schedlab.experiments.sojourn.workload_model import Workload
 
 
-@register_policy
+@register_policy(
+    SUBJECT,
+    "smith",
+    summary="Smith's rule pi / E[X], highest first (non-preemptive)",
+    preemptive=False,
+)
 class Smith(Policy):
-    name = "smith"
-    summary = "Smith's rule pi / E[X], highest first (non-preemptive)"
-    preemptive = False
-
     def keys(self, workload: Workload, levels: np.ndarray) -> np.ndarray:
         g0 = workload.indices["gamma"][:, :1]  # gamma at age 0 = pi / E[X]
         return np.repeat(lower_first(g0), workload.dists.width, axis=1)
