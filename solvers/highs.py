@@ -15,6 +15,7 @@ import highspy
 import numpy as np
 
 from schedlab.solvers.result import Status, certify
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 #: Relative proof tolerance (MILPs run to mip_abs_gap 1e-9 and a zero relative gap).
 HIGHS_TOL = 1e-9
@@ -102,18 +103,20 @@ def run_highs(
     *,
     maximize: bool,
     integer: bool,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     simplex: bool = True,
     start: np.ndarray | None = None,
     threads: int = 1,
 ) -> HighsOutcome:
     """Solve with HiGHS (silent); MILPs to a zero relative gap; `start`: a MIP start (column
-    values; HiGHS checks it and ignores it when infeasible)."""
+    values; HiGHS checks it and ignores it when infeasible); HiGHS gets the time left before
+    `deadline`."""
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", int(threads))
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
+    left = deadline.remaining(floor=0.01)  # HiGHS's one conversion
+    if left is not None:
+        h.setOptionValue("time_limit", left)
     if integer:
         h.setOptionValue("mip_rel_gap", 0.0)
         h.setOptionValue("mip_abs_gap", 1e-9)

@@ -2,8 +2,10 @@
 
 A problem is any object with a class attribute `subject` (e.g. "sojourn", "synergy") and a
 `kind` property (the objective or problem kind a method must accept, e.g. "B"). A method is
-`solve_<name>(problem, *, time_limit, seed, options) -> SolveResult`, registered where it is
-defined with `@register_method(subject, name, exact=..., kinds=..., options=...)`.
+`solve_<name>(problem, *, deadline, seed, options) -> SolveResult`, registered where it is
+defined with `@register_method(subject, name, exact=..., kinds=..., options=...)`. `solve` is
+the door of time limits: it turns the user's seconds into one `validate.Deadline`, which the
+method receives unchanged as its `deadline` parameter.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.options import NoOptions, parse_options
 from schedlab.solvers.registry import Entry, Registry
 from schedlab.solvers.result import SolveResult, Status
-from schedlab.solvers.validate import DeadlineExceeded, check_seed, deadline_scope
+from schedlab.solvers.validate import Deadline, DeadlineExceeded, check_seed
 from schedlab.solvers.validate import check_time_limit as _check_time_limit
 
 
@@ -105,12 +107,9 @@ def solve(
         )
     opts = parse_options(spec.options or NoOptions, options, where=f"method {spec.key}")
     t0 = time.perf_counter()
-    deadline = None if time_limit is None else t0 + time_limit
+    deadline = Deadline.after(time_limit)  # the one conversion of the user's seconds
     try:
-        with deadline_scope(deadline):  # model builders call check_deadline()
-            result: SolveResult[Any] = spec.obj(
-                problem, time_limit=time_limit, seed=seed, options=opts
-            )
+        result: SolveResult[Any] = spec.obj(problem, deadline=deadline, seed=seed, options=opts)
     except DeadlineExceeded:  # the limit passed while building: no solution, said so
         runtime = time.perf_counter() - t0
         return SolveResult(

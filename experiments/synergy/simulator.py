@@ -46,7 +46,7 @@ from schedlab.solvers.synergy.allocators import FAST_TAG, SUBJECT, RoundAllocato
 from schedlab.solvers.synergy.packing import RoundArrays
 from schedlab.solvers.synergy.problem import Cluster, Job, Snapshot
 from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
-from schedlab.solvers.validate import check_work
+from schedlab.solvers.validate import Deadline, check_work
 
 # A job whose remaining work ends within this (relative) of the round end completes.
 _DONE_RTOL = 1e-12
@@ -246,7 +246,8 @@ class _Allocator:
             run, placement = ra.run, _Placements(ra)
             tput, cpg, mpg, used = ra.tput_per_gpu, ra.cpus_per_gpu, ra.mem_gb_per_gpu, ra.used_gpus
         else:
-            rr = fn(models.tolist(), gpus.tolist(), time_limit=self.time_limit)
+            # the door of the per-round limit: the user's seconds become this round's deadline
+            rr = fn(models.tolist(), gpus.tolist(), deadline=Deadline.after(self.time_limit))
             self._count(rr.stats)
             run = np.fromiter(rr.run, dtype=bool, count=len(rr.run))
             tput = np.asarray(rr.tput_per_gpu, dtype=float)

@@ -19,14 +19,18 @@ from schedlab.solvers.kernels.tables import LopTables, TruncTables
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, b_weights
 from schedlab.solvers.sojourn.problem import Instance
 from schedlab.solvers.sojourn.tables import lop_tables, trunc_tables
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 CHUNK = DEFAULT_CHUNK  # 65,536 orders per kernel call
 
 
-def linear_ordering_weights(inst: Instance, objective: Objective) -> tuple[np.ndarray, np.ndarray]:
+def linear_ordering_weights(
+    inst: Instance, objective: Objective, *, deadline: Deadline = NO_DEADLINE
+) -> tuple[np.ndarray, np.ndarray]:
     """(c, W) with value(order) = sum_i c_i + sum_{j before i} W[j, i], for A and B.
 
-    A: c_i = pi_i m_i and W[j, i] = E[X_j] pi_i. B: the Gauss-Legendre weights of `b_weights`.
+    A: c_i = pi_i m_i and W[j, i] = E[X_j] pi_i. B: the Gauss-Legendre weights of `b_weights`
+    (DeadlineExceeded once `deadline` passes).
     """
     if objective.kind == "A":
         c = inst.pi * inst.m
@@ -34,7 +38,7 @@ def linear_ordering_weights(inst: Instance, objective: Objective) -> tuple[np.nd
         np.fill_diagonal(W, 0.0)
         return c, W
     if objective.kind == "B":
-        return b_weights(inst)
+        return b_weights(inst, deadline=deadline)
     raise ValueError(f"objective {objective.kind} is not a linear ordering problem")
 
 

@@ -32,7 +32,7 @@ from schedlab.solvers.sojourn.lop import (
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import check_deadline
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 MAX_SCALE_BITS = 40
 # CP-SAT copies the model to C++ and loads it before its clock starts: 0.2-0.35x the time spent
@@ -71,6 +71,7 @@ class CpSatBlockModel:
         seed: int | None,
         deterministic_time: float | None,
         scale_bits: int | None,
+        deadline: Deadline = NO_DEADLINE,
     ) -> None:
         self.n = n = Wb.shape[0]
         self.workers = workers
@@ -81,7 +82,7 @@ class CpSatBlockModel:
         self.model = cp_model.CpModel()
         self.x = {}
         for a in range(n):
-            check_deadline()  # building n^2/2 variables can outlast the time limit
+            deadline.check()  # building n^2/2 variables can outlast the time limit
             for b in range(a + 1, n):
                 self.x[a, b] = self.model.new_bool_var(f"x_{a}_{b}")
         self.pairs = list(self.x)
@@ -99,14 +100,13 @@ class CpSatBlockModel:
             self.model.add_bool_or([xab, xbc, ~xac])
         self.build_s += time.perf_counter() - t0
 
-    def solve(self, time_left: float | None, hint: Sequence[int] | None) -> RoundResult:
-        if time_left is not None:
-            # the hand-over is not under CP-SAT's time limit: skip a round it would not fit in
-            # (at n = 300 with every triangle it overran a 60 s limit by 11 s)
-            handover = HANDOVER_FACTOR * self.build_s
-            if handover > 0.9 * time_left:
-                return skipped_round()
-            time_left -= handover
+    def solve(self, deadline: Deadline, hint: Sequence[int] | None) -> RoundResult:
+        # the hand-over is not under CP-SAT's time limit: skip a round it would not fit in
+        # (more than 0.9 of the time left; at n = 300 with every triangle it overran a 60 s
+        # limit by 11 s), and keep its time out of CP-SAT's limit
+        handover = HANDOVER_FACTOR * self.build_s
+        if deadline.passed(within=handover / 0.9):
+            return skipped_round()
         if hint is not None:
             pos = np.empty(self.n, dtype=np.int64)
             pos[np.asarray(hint, dtype=np.int64)] = np.arange(self.n)
@@ -116,9 +116,10 @@ class CpSatBlockModel:
         solver = cp_model.CpSolver()
         prm = solver.parameters
         prm.num_workers = self.workers
-        prm.random_seed = int(self.seed or 0) % 2**31
-        if time_left is not None:
-            prm.max_time_in_seconds = max(float(time_left), 0.001)
+        prm.random_seed = solver_seed(self.seed)
+        left = deadline.minus(handover).remaining(floor=0.001)  # CP-SAT's one conversion
+        if left is not None:
+            prm.max_time_in_seconds = left
         if self.deterministic_time is not None:
             prm.max_deterministic_time = float(self.deterministic_time)
         status = solver.solve(self.model)
@@ -178,7 +179,7 @@ class CpsatOptions:
 def solve_cpsat(
     problem: SojournProblem,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: CpsatOptions,
 ) -> SolveResult[list[str]]:
@@ -202,14 +203,15 @@ def solve_cpsat(
         inst,
         objective,
         "cpsat",
-        lambda Wb: CpSatBlockModel(
+        lambda Wb, dl: CpSatBlockModel(
             Wb,
             workers=o.workers,
             seed=seed,
             deterministic_time=o.deterministic_time,
             scale_bits=o.scale_bits,
+            deadline=dl,
         ),
-        time_limit=time_limit,
+        deadline=deadline,
         triangles=o.triangles,
         decompose=o.decompose,
         warm_start=o.warm_start,

@@ -51,6 +51,7 @@ from schedlab.solvers.sojourn.lop import (
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 VIOL_TOL = 1e-7  # an LP triangle counts as violated above this (scaled units)
 MAX_LP_ROUNDS = 200
@@ -165,8 +166,8 @@ class HighsCutModel:
                      ("dual_feasibility_tolerance", 1e-9), ("threads", 1)):  # fmt: skip
             h.setOptionValue(k, v)
         if seed is not None:
-            h.setOptionValue("random_seed", int(seed) % 2**31)
-        self.wall_deadline: float | None = None  # HiGHS runs are interrupted after this
+            h.setOptionValue("random_seed", solver_seed(seed))
+        self.wall_deadline = NO_DEADLINE  # HiGHS runs are interrupted after this
         interrupt_after(h, lambda: self.wall_deadline)
         P = len(self.d)
         h.addVars(P, np.zeros(P), np.ones(P))
@@ -256,7 +257,7 @@ class HighsCutModel:
     def _closed(self) -> bool:
         return self.best_lb is not None and self.best_lb >= self.order_cost - self.close_abs
 
-    def packing_certificate(self, deadline: float | None) -> dict[str, float]:
+    def packing_certificate(self, deadline: Deadline) -> dict[str, float]:
         """Column generation of the cycle packing (`solvers.sojourn.cyclepack`) from the best
         order: its bound and orders join the LP phase's; it closes the block when it meets the
         best order within the closing slack."""
@@ -271,7 +272,7 @@ class HighsCutModel:
             self.closed_by_lp = self.closed_by_packing = True
         return dict(out.stats)
 
-    def lp_rounds(self, deadline: float | None) -> dict[str, float]:
+    def lp_rounds(self, deadline: Deadline = NO_DEADLINE) -> dict[str, float]:
         """Cut rounds (interior point, no crossover: each LP from scratch, no basis to keep)
         until the Lagrangian bound meets the best order (proof without MIP), no triangle is
         violated, or the deadline. Each LP solution, rounded and improved by insertion
@@ -280,10 +281,9 @@ class HighsCutModel:
         self.h.setOptionValue("solver", "ipm")
         self.h.setOptionValue("run_crossover", "off")
         for rounds in range(1, MAX_LP_ROUNDS + 1):  # noqa: B007
-            if deadline is not None:
-                if time.perf_counter() >= deadline:
-                    break
-                self._time_limit(deadline - time.perf_counter())
+            if deadline.passed():
+                break
+            self._time_limit(deadline)
             t_run = time.perf_counter()
             self.h.run()
             if self.h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
@@ -306,7 +306,7 @@ class HighsCutModel:
                 cyc = violated_cycles(Y, cuts_per_round(self.n))
                 new = np.asarray([t if k == 1 else (t[0], t[2], t[1]) for t, k in cyc])
                 general += len(new)
-            if not len(new) or (deadline is not None and time.perf_counter() > deadline):
+            if not len(new) or deadline.passed():
                 break
             purged += self._purge_slack_rows()
             self.add_cycle_rows(new)
@@ -323,11 +323,13 @@ class HighsCutModel:
         np.fill_diagonal(before, False)
         return before
 
-    def _time_limit(self, seconds: float) -> None:
+    def _time_limit(self, deadline: Deadline) -> None:
         """HiGHS's time limit counts the run time of every run of this object: add it; the
         interrupt callbacks enforce the same deadline on the wall clock."""
-        self.h.setOptionValue("time_limit", float(self.h.getRunTime()) + max(seconds, 0.01))
-        self.wall_deadline = time.perf_counter() + max(seconds, 0.01)
+        left = deadline.remaining(floor=0.01)  # HiGHS's one conversion
+        if left is not None:
+            self.h.setOptionValue("time_limit", float(self.h.getRunTime()) + left)
+        self.wall_deadline = deadline
 
     def _x_of(self, order: Sequence[int]) -> np.ndarray:
         pos = np.empty(self.n, dtype=np.int64)
@@ -365,13 +367,12 @@ class HighsCutModel:
         self.h.setOptionValue("mip_rel_gap", 0.0)
         self.h.setOptionValue("mip_abs_gap", self.gap_abs / self.s)
 
-    def solve(self, time_left: float | None, hint: Sequence[int] | None) -> RoundResult:
-        t0 = time.perf_counter()
+    def solve(self, deadline: Deadline, hint: Sequence[int] | None) -> RoundResult:
         stats: dict[str, float] = {}
         if hint is not None:
             self._offer(hint)
         if not self.lp_done:
-            lp_deadline = None if time_left is None else t0 + LP_TIME_SHARE * time_left
+            lp_deadline = deadline.share(LP_TIME_SHARE)
             if self.packing:
                 stats.update(self.packing_certificate(lp_deadline))
             if not self.closed_by_lp:
@@ -391,14 +392,13 @@ class HighsCutModel:
             start = self.hs.HighsSolution()
             start.col_value = start_x.tolist()
             self.h.setSolution(start)
-        if time_left is not None:
-            left = time_left - (time.perf_counter() - t0)
-            # a MIP's presolve and root are not always interruptible: skip one that would overrun,
-            # and one after a packing stopped by time (no LP round ran to size its root)
-            if self.packing_stopped or left <= max(0.01, MIP_ROOT_FACTOR * self.last_lp_s):
-                stats["mip_skipped_for_time"] = 1
-                return RoundResult(self._start_before(start_x), False, lp_bound, stats)
-            self._time_limit(left)
+        # a MIP's presolve and root are not always interruptible: skip one that would overrun,
+        # and one after a packing stopped by time (no LP round ran to size its root)
+        root_s = max(0.01, MIP_ROOT_FACTOR * self.last_lp_s)
+        if self.packing_stopped or deadline.passed(within=root_s):
+            stats["mip_skipped_for_time"] = 1
+            return RoundResult(self._start_before(start_x), False, lp_bound, stats)
+        self._time_limit(deadline)
         self.h.run()
         info = self.h.getInfo()
         status = self.h.getModelStatus()
@@ -459,7 +459,7 @@ def block_close_abs(Wb: np.ndarray) -> float:
 def solve_lpcut(
     problem: SojournProblem,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: LpcutOptions,
 ) -> SolveResult[list[str]]:
@@ -473,7 +473,7 @@ def solve_lpcut(
         inst,
         objective,
         "lpcut",
-        lambda Wb: HighsCutModel(
+        lambda Wb, _deadline: HighsCutModel(
             Wb,
             gap_abs=block_gap_abs(Wb),
             close_abs=block_close_abs(Wb),
@@ -481,7 +481,7 @@ def solve_lpcut(
             packing=options.packing,
             packing_master=options.packing_master,
         ),
-        time_limit=time_limit,
+        deadline=deadline,
         triangles="separate",
         decompose=options.decompose,
         warm_start=options.warm_start,

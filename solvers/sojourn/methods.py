@@ -1,7 +1,7 @@
 """`solve(inst, objective, method, ...)`: the one `schedlab.solvers.solve` for sojourn callers.
 
 Methods register themselves in `schedlab.solvers.solve.METHODS` (scope "sojourn") where they
-are defined, as `solve_<name>(problem: SojournProblem, *, time_limit, seed, options)`; the
+are defined, as `solve_<name>(problem: SojournProblem, *, deadline, seed, options)`; the
 solution of every result is the order as a list of job ids.
 """
 

@@ -30,6 +30,7 @@ from schedlab.solvers.synergy.allocation import Allocation
 from schedlab.solvers.synergy.placement import Placer, RoundResult
 from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.solution import make_result
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 SUBJECT = "synergy"
 FAST_TAG = "fast"  # methods with a fast path (an Allocator)
@@ -39,7 +40,7 @@ class Allocator(Protocol):
     """One round on plain lists: the jobs' model indices and GPU demands in policy order."""
 
     def __call__(
-        self, models: Sequence[int], gpus: Sequence[int], *, time_limit: float | None = None
+        self, models: Sequence[int], gpus: Sequence[int], *, deadline: Deadline = NO_DEADLINE
     ) -> RoundResult: ...
 
 
@@ -58,7 +59,7 @@ class FastMethod:
         self,
         snap: Snapshot,
         *,
-        time_limit: float | None = None,
+        deadline: Deadline = NO_DEADLINE,
         seed: int | None = None,
         options: Any,
     ) -> SolveResult[Allocation | None]:
@@ -68,7 +69,7 @@ class FastMethod:
             self.name,
             snap.model_indices(),
             snap.gpu_demands(),
-            time_limit=time_limit,
+            deadline=deadline,
             options=options,
         )
         runtime = time.perf_counter() - t0
@@ -130,9 +131,9 @@ class RoundAllocator(Placer):
         models: Sequence[int],
         gpus: Sequence[int],
         *,
-        time_limit: float | None = None,
+        deadline: Deadline = NO_DEADLINE,
         options: Any = None,
     ) -> RoundResult:
         """Allocate one round with the registered fast allocator `method` (see `fast_methods`;
-        proportional, greedy, tune, opt, and any plugin's)."""
-        return self.allocator(method, options)(models, gpus, time_limit=time_limit)
+        proportional, greedy, tune, opt, and any plugin's) within `deadline`."""
+        return self.allocator(method, options)(models, gpus, deadline=deadline)

@@ -32,6 +32,7 @@ import numpy as np
 from schedlab.solvers.synergy.allocators import Allocator, register_allocator
 from schedlab.solvers.synergy.packing import GREEDY, PROPORTIONAL, TUNE, RoundArrays
 from schedlab.solvers.synergy.placement import Placer, RoundResult
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 _MODES = {"proportional": PROPORTIONAL, "greedy": GREEDY, "tune": TUNE}
 _STATS = {
@@ -58,7 +59,7 @@ class Packed:
         return ra
 
     def __call__(
-        self, models: Sequence[int], gpus: Sequence[int], *, time_limit: float | None = None
+        self, models: Sequence[int], gpus: Sequence[int], *, deadline: Deadline = NO_DEADLINE
     ) -> RoundResult:
         ra = self.arrays(models, gpus)
         return RoundResult.from_arrays(ra, gpus, ra.stats)

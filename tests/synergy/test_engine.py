@@ -89,7 +89,7 @@ from schedlab.solvers.synergy import register_allocator
 
 @register_allocator("ideal-or-prop", summary="ideal demand, else proportional share")
 def ideal_or_prop(p, options):
-    def run(models, gpus, *, time_limit=None):
+    def run(models, gpus, *, deadline=None):
         st = p.state(len(models))
         fallbacks = 0
         for j, (k, g) in enumerate(zip(models, gpus)):
