@@ -49,7 +49,7 @@ PER_ARC = {"pdlp": 8, "ipm": 3}  # columns priced per reversed arc per round (be
 # 3 took 15.5/39.2 s, 5 14.6/25.0 s, 8 13.6/20.4 s, 12 -/21.4 s, 16 -/26.9 s. Interior point: 3
 # took -/98.1 s, 8 -/102.9 s (masters twice as large), and from lpcut's starting order 8 did not
 # prove 40001 in 500 s where 3 takes 119 s.
-RED_TOL = 1e-9  # a column enters when its reduced cost exceeds this
+RED_TOL = 1e-9  # a column enters when its reduced cost exceeds this (pricing threshold)
 LOOSE_TOL = 1e-4  # the master's relative optimality tolerance while pricing with HOP: the
 # packing's value needs ~1e-4 relative (PDLP at 3e-5: 35.4 s instead of 20.4 s; 3e-4: 18.1 s)
 PURGE_REL = 1e-4  # columns below this share of the largest weight leave the master
@@ -58,8 +58,10 @@ STALL_ROUNDS = 2  # restricted pricing that gained less than the closing slack i
 # rounds gives way to pricing over every cycle of T (the incumbent may be suboptimal, or the LP
 # optimum may need cycles that the incumbent reverses twice)
 GENERAL_LIMIT = 20_000  # columns per round of the general pricing
-EXACT_TOL = 1e-9  # the master's tolerance once the loose rounds price nothing (pricing then
-# without HOP): a block is left to the triangle LP only when exact pricing finds no column
+EXACT_TOL = 1e-9  # the master LP solver's optimality tolerance once the loose rounds price
+# nothing (pricing then without HOP): a block is left to the triangle LP only when exact pricing
+# finds no column. A solver setting, not the proof tolerance (result.PROOF_TOL): the packing's
+# bound is made sound by shaving, whatever the solver's accuracy
 MasterLp = Literal["pdlp", "ipm"]  # OR-Tools' PDLP, or HiGHS's interior point (no crossover)
 SOUND_MARGIN = 1e-12  # relative slack for float rounding in the packing's value
 

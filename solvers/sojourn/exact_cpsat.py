@@ -49,8 +49,8 @@ def scale_costs(d: np.ndarray, bits: int | None = None) -> tuple[np.ndarray, flo
     """(d_int, s, E): integer coefficients round(s d), the scale s and the rounding slack E.
 
     For every 0/1 vector x: sum d x >= (sum d_int x) / s - E. With 2^40 as the largest
-    coefficient, E is about 1e-12 of the largest |d| per pair, far below the 1e-9 optimality
-    tolerance; 2^30 was measurably too coarse (gap 2.7e-9 at n = 100).
+    coefficient, E is about 1e-12 of the largest |d| per pair, far below the proof tolerance
+    (PROOF_TOL = 1e-9); 2^30 was measurably too coarse (gap 2.7e-9 at n = 100).
     """
     bits = default_scale_bits(d.size) if bits is None else bits
     top = float(np.max(np.abs(d))) if d.size else 0.0

@@ -18,7 +18,7 @@ tolerances act on numbers of order 1, not 1e-5), and triangle rows for chosen tr
 2. A sound bound from the LP duals whatever HiGHS's tolerances: for y >= 0 on rows A x <= r
    and 0 <= x <= 1, d x >= sum_j min(0, (d + A^T y)_j) - y r (weak duality; theory/
    sojourn_cycles.py has the pair structure, `lagrangian_bound` the arithmetic). The block is
-   proven when this bound is within half the proof tolerance (`lop.OPT_REL_TOL`: the status
+   proven when this bound is within half the proof tolerance (`result.PROOF_TOL`: the status
    rule of `certify`) of the block's pairwise-minimum cost (`block_close_abs`), with no MIP.
 3. Otherwise the MIP on the cut model, started from the best order, with an absolute gap below
    the proof tolerance; lazy rounds as in `lop.solve_block` if the integer solution still has a
@@ -36,10 +36,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from schedlab.solvers.backends import interrupt_after
-from schedlab.solvers.result import SolveResult
+from schedlab.solvers.result import PROOF_TOL, SolveResult
 from schedlab.solvers.sojourn.cyclepack import CyclePacker, MasterLp
 from schedlab.solvers.sojourn.lop import (
-    OPT_REL_TOL,
     RoundResult,
     Triple,
     lop_cost,
@@ -443,9 +442,9 @@ def block_close_abs(Wb: np.ndarray) -> float:
     """How close the LP bound must come to a block's incumbent to close it: half the proof
     tolerance of the block's pairwise-minimum cost. Sound for the whole order: the blocks'
     pairwise minima sum to at most the optimum (costs are non-negative), so the blocks' slacks
-    sum to at most half of `OPT_REL_TOL` of the value. Computed from the block alone, so
+    sum to at most half of `PROOF_TOL` of the value. Computed from the block alone, so
     nothing runs before `solve_lop`, whose time limit covers the data preparation."""
-    return 0.5 * OPT_REL_TOL * pairwise_min_bound(Wb)
+    return 0.5 * PROOF_TOL * pairwise_min_bound(Wb)
 
 
 @register_method(

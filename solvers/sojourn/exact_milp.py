@@ -42,7 +42,7 @@ from schedlab.solvers.solve import register_method
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 MILP_SOLVERS = ("highs", "cbc")
-GAP_REL = 1e-11  # relative MIP gap asked of the back end (our own OPTIMAL test is 1e-9)
+GAP_REL = 1e-11  # relative MIP gap asked of the back end (below result.PROOF_TOL, 1e-9)
 # PuLP's hand-over to the back end takes about this multiple of the time spent building the
 # PuLP rows (measured at n = 80: HiGHS transfer 0.9x, MPS writing 0.45x; with margin).
 HANDOVER_FACTOR = {"highs": 1.2, "cbc": 0.7}

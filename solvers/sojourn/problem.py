@@ -35,6 +35,7 @@ from schedlab.solvers.validate import (
 if TYPE_CHECKING:  # objectives imports this module
     from schedlab.solvers.sojourn.objectives import Objective
 
+#: Input rule: a job's outcome probabilities sum to 1 within this (absolute).
 PROB_TOL = 1e-9
 #: Input rules (see docs/architecture.md): at most MAX_JOBS jobs of at most MAX_OUTCOMES
 #: outcomes each; sizes in (0, MAX_MAGNITUDE] (1e12), so every derived sum stays finite.

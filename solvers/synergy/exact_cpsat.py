@@ -26,7 +26,6 @@ from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, total_tput
 from schedlab.solvers.synergy.exact_model import (
-    EXACT_TOL,
     RUN_SET_HELP,
     Counts,
     ExactStructure,
@@ -325,7 +324,7 @@ def solve_cpsat(
         if total_tput(snap, hint) > total_tput(snap, alloc):  # CP-SAT may drop a hint
             alloc = hint
     runtime = time.perf_counter() - t0
-    return certified_result(snap, alloc, "cpsat", runtime, bound, tol=EXACT_TOL, stats=stats)
+    return certified_result(snap, alloc, "cpsat", runtime, bound, stats=stats)
 
 
 def _incumbent_result(
@@ -341,4 +340,4 @@ def _incumbent_result(
     runtime = time.perf_counter() - t0
     if hint is None:
         return SolveResult(Status.TIMEOUT, None, bound, None, "cpsat", runtime, stats)
-    return certified_result(st.snap, hint, "cpsat", runtime, bound, tol=EXACT_TOL, stats=stats)
+    return certified_result(st.snap, hint, "cpsat", runtime, bound, stats=stats)

@@ -21,7 +21,6 @@ from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, total_tput
 from schedlab.solvers.synergy.configs import all_configs
 from schedlab.solvers.synergy.exact_model import (
-    EXACT_TOL,
     RUN_SET_HELP,
     ExactStructure,
     RunSet,
@@ -102,7 +101,7 @@ def solve_enum(
     alloc = Allocation(jobs)
     # a finished search proves its best value optimal; a stopped one has no bound
     bound = None if search.stopped else total_tput(snap, alloc)
-    return certified_result(snap, alloc, "enum", runtime, bound, tol=EXACT_TOL, stats=stats)
+    return certified_result(snap, alloc, "enum", runtime, bound, stats=stats)
 
 
 class _Search:

@@ -31,7 +31,6 @@ from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, total_tput
 from schedlab.solvers.synergy.exact_model import (
-    EXACT_TOL,
     RUN_SET_HELP,
     Counts,
     ExactStructure,
@@ -189,7 +188,7 @@ def solve_milp(
         status = Status.INFEASIBLE if stats.get("infeasible") else Status.TIMEOUT
         bound = None if status is Status.INFEASIBLE else bound
         return SolveResult(status, None, bound, None, "milp", runtime, stats)
-    return certified_result(snap, alloc, "milp", runtime, bound, tol=EXACT_TOL, stats=stats)
+    return certified_result(snap, alloc, "milp", runtime, bound, stats=stats)
 
 
 def _best(

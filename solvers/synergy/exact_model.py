@@ -38,8 +38,6 @@ RUN_SET_HELP = (
     "run exactly the jobs GPU-proportional runs (each >= its proportional throughput), "
     "or any subset at any configuration"
 )
-#: Relative proof tolerance of the exact methods: optimal when the bound meets the value.
-EXACT_TOL = 1e-9
 #: Memory the door reserves per model variable (PuLP/CP-SAT objects, rows that name it).
 MODEL_BYTES_PER_VAR = 1024
 
