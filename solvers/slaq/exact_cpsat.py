@@ -27,7 +27,7 @@ from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 @dataclass(frozen=True)
 class CpsatOptions:
-    workers: int = field(default=1, metadata={"help": "CP-SAT search workers"})
+    num_workers: int = field(default=1, metadata={"help": "CP-SAT search workers"})
     resolution: float = field(
         default=1e8,
         metadata={"help": "integer scale of the largest |Q|", "range": (1.0, 1e15)},
@@ -81,7 +81,7 @@ def solve_cpsat(
         md.maximize(t_var)
         slack = 0.5 / scale
     solver = cp_model.CpSolver()
-    solver.parameters.num_workers = options.workers
+    solver.parameters.num_workers = options.num_workers
     left = deadline.remaining(floor=0.01)
     if left is not None:
         solver.parameters.max_time_in_seconds = left

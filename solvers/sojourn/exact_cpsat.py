@@ -67,16 +67,16 @@ class CpSatBlockModel:
         self,
         Wb: np.ndarray,
         *,
-        workers: int,
+        num_workers: int,
         seed: int | None,
-        deterministic_time: float | None,
+        max_deterministic_time: float | None,
         scale_bits: int | None,
         deadline: Deadline = NO_DEADLINE,
     ) -> None:
         self.n = n = Wb.shape[0]
-        self.workers = workers
+        self.num_workers = num_workers
         self.seed = seed
-        self.deterministic_time = deterministic_time
+        self.max_deterministic_time = max_deterministic_time
         self.const = float(np.tril(Wb, -1).sum())  # sum_{a<b} W[b, a]
         self.build_s = 0.0  # seconds spent adding triangles (predicts the hand-over)
         self.model = cp_model.CpModel()
@@ -115,13 +115,13 @@ class CpSatBlockModel:
                 self.model.add_hint(v, bool(pos[a] < pos[b]))
         solver = cp_model.CpSolver()
         prm = solver.parameters
-        prm.num_workers = self.workers
+        prm.num_workers = self.num_workers
         prm.random_seed = solver_seed(self.seed)
         left = deadline.minus(handover).remaining(floor=0.001)  # CP-SAT's one conversion
         if left is not None:
             prm.max_time_in_seconds = left
-        if self.deterministic_time is not None:
-            prm.max_deterministic_time = float(self.deterministic_time)
+        if self.max_deterministic_time is not None:
+            prm.max_deterministic_time = float(self.max_deterministic_time)
         status = solver.solve(self.model)
         has = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
         before = None
@@ -147,7 +147,9 @@ class CpSatBlockModel:
 class CpsatOptions:
     """Options of `cpsat`."""
 
-    workers: int = field(default=1, metadata={"help": "CP-SAT search threads (1 = deterministic)"})
+    num_workers: int = field(
+        default=1, metadata={"help": "CP-SAT search threads (1 = deterministic)"}
+    )
     triangles: Literal["lazy", "all"] = field(
         default="lazy",
         metadata={"help": "triangle inequalities: added round by round (lazy) or all up front"},
@@ -155,7 +157,7 @@ class CpsatOptions:
     decompose: bool = field(
         default=True, metadata={"help": "solve the preference blocks separately"}
     )
-    deterministic_time: float | None = field(
+    max_deterministic_time: float | None = field(
         default=None, metadata={"help": "CP-SAT deterministic time per round (reproducible stops)"}
     )
     scale_bits: int | None = field(
@@ -183,16 +185,16 @@ def solve_cpsat(
     seed: int | None = None,
     options: CpsatOptions,
 ) -> SolveResult[list[str]]:
-    """CP-SAT for A or B: `workers` search threads (1 = deterministic), `seed` its random seed.
+    """CP-SAT for A or B: `num_workers` search threads (1 = deterministic), `seed` its seed.
 
-    `deterministic_time` caps CP-SAT's deterministic time per round (reproducible stops);
+    `max_deterministic_time` caps CP-SAT's deterministic time per round (reproducible stops);
     `triangles` and `decompose` as for milp.
     """
     inst, objective = problem.instance, problem.objective
     o = options
     refuse_non_lop(objective, "cpsat")
-    if o.workers < 1:
-        raise InvalidInput(f"workers: must be a positive integer (got {o.workers!r})")
+    if o.num_workers < 1:
+        raise InvalidInput(f"num_workers: must be a positive integer (got {o.num_workers!r})")
     if o.scale_bits is not None and not 8 <= o.scale_bits <= MAX_SCALE_BITS:
         raise InvalidInput(
             f"scale_bits: must lie in 8..{MAX_SCALE_BITS} (got {o.scale_bits!r}); leave it unset "
@@ -205,9 +207,9 @@ def solve_cpsat(
         "cpsat",
         lambda Wb, dl: CpSatBlockModel(
             Wb,
-            workers=o.workers,
+            num_workers=o.num_workers,
             seed=seed,
-            deterministic_time=o.deterministic_time,
+            max_deterministic_time=o.max_deterministic_time,
             scale_bits=o.scale_bits,
             deadline=dl,
         ),
@@ -215,6 +217,10 @@ def solve_cpsat(
         triangles=o.triangles,
         decompose=o.decompose,
         warm_start=o.warm_start,
-        extra_stats={"workers": o.workers, "triangles_mode": o.triangles, "decompose": o.decompose},
+        extra_stats={
+            "num_workers": o.num_workers,
+            "triangles_mode": o.triangles,
+            "decompose": o.decompose,
+        },
     )
     return replace(res, runtime_s=time.perf_counter() - t0)

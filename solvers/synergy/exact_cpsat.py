@@ -57,7 +57,7 @@ class CpsatOptions:
     """Options of the exact CP-SAT model."""
 
     run_set: RunSet = field(default="proportional", metadata={"help": RUN_SET_HELP})
-    workers: int = field(default=1, metadata={"help": "CP-SAT workers"})
+    num_workers: int = field(default=1, metadata={"help": "CP-SAT workers"})
     max_deterministic_time: float | None = field(
         default=None, metadata={"help": "CP-SAT deterministic time limit (reproducible)"}
     )
@@ -228,7 +228,7 @@ def _solver(
 ) -> cp_model.CpSolver:
     """CP-SAT with the options, the time left before `deadline` and the seed."""
     solver = cp_model.CpSolver()
-    solver.parameters.num_workers = o.workers
+    solver.parameters.num_workers = o.num_workers
     left = deadline.remaining(floor=0.01)  # CP-SAT's one conversion
     if left is not None:
         solver.parameters.max_time_in_seconds = left

@@ -105,7 +105,7 @@ def test_sojourn_cpsat_skips_a_round_whose_handover_does_not_fit():
 
     from schedlab.solvers.sojourn.exact_cpsat import HANDOVER_FACTOR, CpSatBlockModel
 
-    m = CpSatBlockModel(_cyclic_block(12), workers=1, seed=0, deterministic_time=None,
+    m = CpSatBlockModel(_cyclic_block(12), num_workers=1, seed=0, max_deterministic_time=None,
                         scale_bits=None)  # fmt: skip
     m.add_triangles(list(itertools.combinations(range(12), 3)))
     assert m.build_s > 0.0

@@ -209,8 +209,8 @@ def test_stopped_cpsat_never_claims_optimal():
         "cpsat",
         triangles="all",
         decompose=False,
-        deterministic_time=1e-3,
-        workers=1,
+        max_deterministic_time=1e-3,
+        num_workers=1,
         seed=0,
     )
     assert r.status in (Status.FEASIBLE, Status.TIMEOUT)
@@ -254,8 +254,8 @@ def test_refusals():
         solve(inst, Objective("B"), "milp", solver="gurobi")
     with pytest.raises(InvalidInput, match="triangles"):
         solve(inst, Objective("B"), "cpsat", triangles="some")
-    with pytest.raises(InvalidInput, match="workers"):
-        solve(inst, Objective("B"), "cpsat", workers=0)
+    with pytest.raises(InvalidInput, match="num_workers"):
+        solve(inst, Objective("B"), "cpsat", num_workers=0)
 
 
 def test_zero_success_probability_jobs():

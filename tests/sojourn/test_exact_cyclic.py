@@ -18,8 +18,8 @@ from schedlab.solvers.sojourn.objectives import Objective, b_weights
 B = Objective("B")
 REL = 1e-9
 BACKENDS = [
-    ("cpsat", {"workers": 1}),
-    ("cpsat", {"workers": 1, "warm_start": True}),
+    ("cpsat", {"num_workers": 1}),
+    ("cpsat", {"num_workers": 1, "warm_start": True}),
     ("milp", {"solver": "highs"}),
     ("milp", {"solver": "cbc"}),
     ("lpcut", {}),
@@ -55,7 +55,7 @@ def test_lpcut_equals_brute_force(seed):
 def test_lazy_re_solve_runs_and_stays_exact():
     # the first tournament of the 20-job block still has 3-cycles: a second round is needed
     inst = generate(20, 12_000, family="cyclic")
-    r = solve(inst, B, "cpsat", workers=1, seed=0)
+    r = solve(inst, B, "cpsat", num_workers=1, seed=0)
     assert r.stats["lazy_rounds"] >= 2 and r.stats["solver_calls"] >= 2
     assert r.status is Status.OPTIMAL and close(r.value, solve(inst, B, "dp").value)
 
@@ -71,7 +71,7 @@ def hard():
 @pytest.mark.parametrize(
     ("method", "opts", "limit"),
     [
-        ("cpsat", {"workers": 1, "warm_start": True, "deterministic_time": 0.05}, None),
+        ("cpsat", {"num_workers": 1, "warm_start": True, "max_deterministic_time": 0.05}, None),
         ("milp", {"solver": "highs"}, 0.3),
         ("milp", {"solver": "cbc"}, 0.3),
         ("lpcut", {}, 0.05),

@@ -101,7 +101,9 @@ def test_block_models_prove_random_lops():
     np.fill_diagonal(W, 0.0)
     best = brute_min(W)
     models = [PulpBlockModel(W, "highs", 1e-12, 0), PulpBlockModel(W, "cbc", 1e-12, 0)]
-    models.append(CpSatBlockModel(W, workers=1, seed=0, deterministic_time=None, scale_bits=None))
+    models.append(
+        CpSatBlockModel(W, num_workers=1, seed=0, max_deterministic_time=None, scale_bits=None)
+    )
     for m in models:
         m.add_triangles(triangles_all(7))
         r = m.solve(Deadline.after(30.0), None)
