@@ -10,7 +10,6 @@ File format (JSON): see `App.from_json`; a chain when `edges` is omitted (in lis
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -20,7 +19,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, load_json_file, short
+from schedlab.solvers.serialize import json_text, load_as, save_json
+from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, short
 
 #: Absolute latency tolerance (ms) of every feasibility check: latency <= budget + LAT_TOL.
 LAT_TOL = 1e-9
@@ -187,7 +187,7 @@ class App:
     @classmethod
     def from_json(cls, path: str | Path) -> App:
         """Read an application file with the door's rules (UTF-8, size cap, guarded JSON)."""
-        return _parse(load_json_file(path, "the application file"), str(path))
+        return load_as(lambda data: _parse(data, str(path)), path, "the application file")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -199,7 +199,11 @@ class App:
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=1)
+        return json_text(self.to_dict())
+
+    def save(self, path: str | Path) -> None:
+        """Write atomically (temporary file, then rename)."""
+        save_json(path, self.to_dict())
 
 
 def _num(p: Problems, where: str, v: Any, *, positive: bool = True, zero_ok: bool = False) -> float:
