@@ -342,17 +342,3 @@ def _parse(data: Any, source: str | None) -> App:
     except InvalidInput as exc:
         raise exc.with_source(source) if source else exc from None
     return app
-
-
-def chain_app(
-    name: str,
-    slo_ms: float,
-    stages: list[list[Config]],
-    prices: Prices | None = None,
-    ids: list[str] | None = None,
-) -> App:
-    """A chain application from per-stage configuration lists (ids f0, f1, ... by default)."""
-    ids = ids or [f"f{i}" for i in range(len(stages))]
-    funcs = tuple(Function(fid, tuple(cs)) for fid, cs in zip(ids, stages, strict=True))
-    edges = tuple((ids[i], ids[i + 1]) for i in range(len(ids) - 1))
-    return App(name, slo_ms, funcs, edges, prices or Prices())

@@ -9,11 +9,9 @@ vectorized reference used by brute force and local search.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 
-from schedlab.solvers.kernels.evaluate import evaluate_tables, iter_table_values
+from schedlab.solvers.kernels.evaluate import evaluate_tables
 from schedlab.solvers.kernels.orders import DEFAULT_CHUNK, OrderSource
 from schedlab.solvers.kernels.tables import LopTables, TruncTables
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, b_weights
@@ -47,21 +45,6 @@ def _tables(inst: Instance, objective: Objective, tables: str) -> LopTables | Tr
     if objective.kind in LINEAR_ORDERING:
         return lop_tables(inst, objective, tables)
     return trunc_tables(inst, objective)
-
-
-def iter_values(
-    inst: Instance,
-    orders: OrderSource,
-    objective: Objective,
-    *,
-    backend: str = "numpy",
-    chunk_size: int = CHUNK,
-    tables: str = "nodes",
-    check: bool = True,
-) -> Iterator[tuple[int, np.ndarray]]:
-    """Yield (first row, values) chunk by chunk; see `evaluate_orders`."""
-    t = _tables(inst, objective, tables)
-    yield from iter_table_values(t, orders, backend=backend, chunk_size=chunk_size, check=check)
 
 
 def evaluate_orders(

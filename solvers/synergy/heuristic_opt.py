@@ -236,17 +236,6 @@ class OptAllocator:
     __call__ = allocate
 
 
-def opt_round(
-    ra: Placer,
-    models: Sequence[int],
-    gpus: Sequence[int],
-    *,
-    deadline: Deadline = NO_DEADLINE,
-) -> RoundResult:
-    """Synergy-OPT for one round without memoization (see `OptAllocator` for repeated use)."""
-    return OptAllocator(ra).allocate(models, gpus, deadline=deadline)
-
-
 @register_allocator(
     "opt", summary="Synergy-OPT: MILP configurations, LP packing, rounding", tags=("paper",)
 )
