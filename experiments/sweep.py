@@ -17,7 +17,6 @@ sets none runs serially.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pickle
@@ -41,18 +40,6 @@ SCHEDULER_ENV = "SCHEDLAB_DASK_SCHEDULER"
 START_ENV = "SCHEDLAB_SWEEP_START"  # process start method of the local pool (fork, spawn, ...)
 CLUSTER_HINT = "install the cluster extra: pip install 'schedlab[cluster]'"
 CONNECT_TIMEOUT_S = 30.0  # how long to try reaching a Dask scheduler
-
-
-# ---- cells and seeds -----------------------------------------------------------------------
-def cell_seed(study_seed: int, cell: Mapping[str, Any]) -> int:
-    """A 63-bit seed for `cell`, derived with `SeedSequence` from the study seed and the cell's
-    config (not its position), so adding cells to a study leaves the others' seeds alone."""
-    import numpy as np
-
-    digest = hashlib.sha256(json.dumps(dict(cell), sort_keys=True).encode()).digest()
-    words = [int.from_bytes(digest[k : k + 4], "little") for k in range(0, 16, 4)]
-    ss = np.random.SeedSequence(entropy=study_seed, spawn_key=words)
-    return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
 @dataclass(frozen=True)

@@ -4,25 +4,28 @@ HiGHS runs stopped on the wall clock (neither solver's own limit is checked ever
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from schedlab.solvers.validate import Deadline
 
 #: CBC overruns `-sec` inside its root LP; it is killed this long after the limit.
 CBC_KILL_GRACE_S = 1.0
 
 
-def run_cbc(mps: Path, options: list[str], time_limit: float | None) -> tuple[str, bool]:
-    """Run PuLP's CBC binary on `mps` with `-sec time_limit` (when given) and then `options`;
-    kill it CBC_KILL_GRACE_S after the limit. Returns (its output so far, whether killed)."""
+def run_cbc(mps: Path, options: list[str], deadline: Deadline) -> tuple[str, bool]:
+    """Run PuLP's CBC binary on `mps` with `-sec` the time left before `deadline` (when it has
+    one) and then `options`; kill it CBC_KILL_GRACE_S after the limit. Returns (its output so
+    far, whether killed)."""
     from pulp.apis.coin_api import pulp_cbc_path
 
     args = [pulp_cbc_path, str(mps)]
     hard = None
-    if time_limit is not None:
-        args += ["-sec", f"{time_limit:.3f}"]
-        hard = time_limit + CBC_KILL_GRACE_S
+    left = deadline.remaining(floor=0.01)  # CBC's one conversion
+    if left is not None:
+        args += ["-sec", f"{left:.3f}"]
+        hard = left + CBC_KILL_GRACE_S
     try:
         run = subprocess.run(
             [*args, *options], capture_output=True, text=True, timeout=hard,
@@ -34,15 +37,14 @@ def run_cbc(mps: Path, options: list[str], time_limit: float | None) -> tuple[st
     return run.stdout, False
 
 
-def interrupt_after(h: Any, deadline_of: Callable[[], float | None]) -> None:
+def interrupt_after(h: Any, deadline_of: Callable[[], Deadline]) -> None:
     """Arm the simplex, interior-point and MIP interrupt callbacks of the highspy model `h`:
-    a run stops once `time.perf_counter()` passes `deadline_of()` (None: never). HiGHS checks
-    its own time limit between phases only; the flag persists between runs, so it is set
-    either way at every call."""
+    a run stops once the deadline `deadline_of()` has passed. HiGHS checks its own time limit
+    between phases only; the flag persists between runs, so it is set either way at every
+    call."""
 
     def check(event: Any) -> None:
-        d = deadline_of()
-        event.interrupt(d is not None and time.perf_counter() > d)
+        event.interrupt(deadline_of().passed())
 
     for hook in (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt):
         hook.subscribe(check)

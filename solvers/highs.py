@@ -1,9 +1,10 @@
 """A thin in-process HiGHS (highspy) call for LPs and MILPs given column-wise sparse data.
 
 Used by Synergy-OPT every simulated round, where PuLP's model building would dominate the
-run time. The status follows the project's one rule (`certify`): HiGHS's own optimality proof
-(model status optimal, MILPs run to a zero gap) or its dual bound meeting the value; a bound
-crossing the value within solver tolerance is clamped.
+run time. The status follows the project's one rule (`certify` with the one proof tolerance
+`PROOF_TOL`): HiGHS's own optimality proof (model status optimal, MILPs run to a zero gap) or
+its dual bound meeting the value; a bound crossing the value within solver tolerance is
+clamped.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ import highspy
 import numpy as np
 
 from schedlab.solvers.result import Status, certify
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
-#: Relative proof tolerance (MILPs run to mip_abs_gap 1e-9 and a zero relative gap).
-HIGHS_TOL = 1e-9
+#: The absolute MIP gap asked of HiGHS (a solver setting, with a zero relative gap; the status
+#: is decided by `certify`).
+MIP_ABS_GAP = 1e-9
 
 
 @dataclass(frozen=True)
@@ -102,21 +105,23 @@ def run_highs(
     *,
     maximize: bool,
     integer: bool,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     simplex: bool = True,
     start: np.ndarray | None = None,
     threads: int = 1,
 ) -> HighsOutcome:
     """Solve with HiGHS (silent); MILPs to a zero relative gap; `start`: a MIP start (column
-    values; HiGHS checks it and ignores it when infeasible)."""
+    values; HiGHS checks it and ignores it when infeasible); HiGHS gets the time left before
+    `deadline`."""
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", int(threads))
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
+    left = deadline.remaining(floor=0.01)  # HiGHS's one conversion
+    if left is not None:
+        h.setOptionValue("time_limit", left)
     if integer:
         h.setOptionValue("mip_rel_gap", 0.0)
-        h.setOptionValue("mip_abs_gap", 1e-9)
+        h.setOptionValue("mip_abs_gap", MIP_ABS_GAP)
     elif simplex:
         h.setOptionValue("solver", "simplex")
     h.passModel(highs_lp(model, maximize=maximize, integer=integer))
@@ -149,6 +154,6 @@ def _outcome(h: Any, *, integer: bool, maximize: bool) -> HighsOutcome:
     timed_out = ms in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt)
     if value is None and not timed_out and ms != highspy.HighsModelStatus.kOptimal:
         return HighsOutcome(Status.ERROR, x, value, bound, stats)
-    cert = certify(value, bound, "max" if maximize else "min", HIGHS_TOL)
+    cert = certify(value, bound, "max" if maximize else "min")
     stats.update(cert.stats)
     return HighsOutcome(cert.status, x, cert.value, cert.bound, stats)

@@ -42,7 +42,6 @@ class OptionField:
 #: Ranges of option names shared by many methods (a field's `metadata={"range": (lo, hi)}`
 #: overrides): solver threads are 1..256 everywhere.
 NAMED_RANGES: dict[str, tuple[float, float]] = {
-    "workers": (1, 256),
     "num_workers": (1, 256),
     "threads": (1, 256),
     # search budgets and rounds: at least one step, at most what a run can do in a week
@@ -51,7 +50,6 @@ NAMED_RANGES: dict[str, tuple[float, float]] = {
     "max_nodes": (1, 10**12),
     "max_paths": (1, 10**12),
     # CP-SAT deterministic time (its own units, about seconds) and scaling
-    "deterministic_time": (1e-6, 604_800.0),
     "max_deterministic_time": (1e-6, 604_800.0),
     "scale_bits": (8, 62),
     "time_unit_ms": (1e-6, 1e6),

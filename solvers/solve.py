@@ -2,8 +2,10 @@
 
 A problem is any object with a class attribute `subject` (e.g. "sojourn", "synergy") and a
 `kind` property (the objective or problem kind a method must accept, e.g. "B"). A method is
-`solve_<name>(problem, *, time_limit, seed, options) -> SolveResult`, registered where it is
-defined with `@register_method(subject, name, exact=..., kinds=..., options=...)`.
+`solve_<name>(problem, *, deadline, seed, options) -> SolveResult`, registered where it is
+defined with `@register_method(subject, name, exact=..., kinds=..., options=...)`. `solve` is
+the door of time limits: it turns the user's seconds into one `validate.Deadline`, which the
+method receives unchanged as its `deadline` parameter.
 
 A subject may give some of its methods another form, named by a tag and run by one function
 declared with `@method_form(subject, tag)` next to that form's protocol: sojourn's "index"
@@ -22,7 +24,7 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.options import NoOptions, parse_options
 from schedlab.solvers.registry import Entry, Registry
 from schedlab.solvers.result import SolveResult, Status
-from schedlab.solvers.validate import DeadlineExceeded, check_seed, deadline_scope
+from schedlab.solvers.validate import Deadline, DeadlineExceeded, check_seed
 from schedlab.solvers.validate import check_time_limit as _check_time_limit
 
 
@@ -37,7 +39,7 @@ class Problem(Protocol):
 
 SolveFn = Callable[..., SolveResult[Any]]
 F = TypeVar("F", bound=Callable[..., Any])
-#: runner(entry, problem, *, time_limit, seed, options) -> SolveResult: runs a method of a form
+#: runner(entry, problem, *, deadline, seed, options) -> SolveResult: runs a method of a form
 FormRunner = Callable[..., SolveResult[Any]]
 R = TypeVar("R", bound=FormRunner)
 
@@ -86,7 +88,7 @@ def register_method(
 def method_form(subject: str, tag: str) -> Callable[[R], R]:
     """Decorator: declare the runner of the `subject` methods tagged `tag`.
 
-    `runner(entry, problem, *, time_limit, seed, options) -> SolveResult` solves `problem` with
+    `runner(entry, problem, *, deadline, seed, options) -> SolveResult` solves `problem` with
     the registered object `entry.obj` (a key function, an allocator factory, ...)."""
 
     def deco(runner: R) -> R:
@@ -144,12 +146,11 @@ def solve(
         )
     opts = parse_options(spec.options or NoOptions, options, where=f"method {spec.key}")
     t0 = time.perf_counter()
-    deadline = None if time_limit is None else t0 + time_limit
+    deadline = Deadline.after(time_limit)  # the one conversion of the user's seconds
     try:
-        with deadline_scope(deadline):  # model builders call check_deadline()
-            result: SolveResult[Any] = method_runner(spec)(
-                problem, time_limit=time_limit, seed=seed, options=opts
-            )
+        result: SolveResult[Any] = method_runner(spec)(
+            problem, deadline=deadline, seed=seed, options=opts
+        )
     except DeadlineExceeded:  # the limit passed while building: no solution, said so
         runtime = time.perf_counter() - t0
         return SolveResult(

@@ -26,9 +26,7 @@ import math
 import os
 import stat
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -335,49 +333,48 @@ class WorkCap:
 
 # ---- deadlines -----------------------------------------------------------------------------
 class DeadlineExceeded(Exception):  # noqa: N818 - a signal, not an error the user sees
-    """Raised by `check_deadline` inside model building; the solver returns what it has."""
+    """Raised by `Deadline.check` inside model building; the method returns what it has."""
 
 
-_DEADLINE: ContextVar[float | None] = ContextVar("schedlab_deadline", default=None)
+@dataclass(frozen=True)
+class Deadline:
+    """A time limit in its one form: an instant `at` on the `time.perf_counter()` clock (None:
+    no limit). A door (`solve()`, a simulator's per-round limit) makes it once from the user's
+    seconds with `Deadline.after`; it travels unchanged as the `deadline` parameter, so work
+    done before a back end starts counts against the same limit; each back end converts it once
+    to the seconds its solver takes (`remaining`), model builders call `check`."""
+
+    at: float | None = None
+
+    @classmethod
+    def after(cls, seconds: float | None) -> Deadline:
+        """The deadline `seconds` from now (None: no limit); only doors call it."""
+        return cls(None if seconds is None else time.perf_counter() + seconds)
+
+    def remaining(self, floor: float = 0.0) -> float | None:
+        """Seconds left, at least `floor` (None without a limit): a solver's own time limit."""
+        return None if self.at is None else max(floor, self.at - time.perf_counter())
+
+    def passed(self, within: float = 0.0) -> bool:
+        """Whether fewer than `within` seconds are left (0: the deadline has passed)."""
+        return self.at is not None and time.perf_counter() + within >= self.at
+
+    def check(self) -> None:
+        """Raise DeadlineExceeded once the deadline has passed (model-building loops)."""
+        if self.passed():
+            raise DeadlineExceeded
+
+    def share(self, fraction: float) -> Deadline:
+        """An earlier deadline: `fraction` of the time left from now (one phase's budget)."""
+        if self.at is None:
+            return self
+        now = time.perf_counter()
+        return Deadline(now + fraction * max(self.at - now, 0.0))
+
+    def minus(self, seconds: float) -> Deadline:
+        """This deadline `seconds` earlier (time kept for work after the solver returns)."""
+        return self if self.at is None else Deadline(self.at - seconds)
 
 
-@contextmanager
-def deadline_scope(deadline: float | None) -> Iterator[None]:
-    """Within the block, `check_deadline()` raises DeadlineExceeded once `deadline` (a
-    `time.perf_counter()` value) has passed: model builders call it without a new argument.
-    A nested scope never extends the enclosing one (the earlier deadline holds)."""
-    token = _DEADLINE.set(earliest_deadline(deadline))
-    try:
-        yield
-    finally:
-        _DEADLINE.reset(token)
-
-
-def earliest_deadline(deadline: float | None) -> float | None:
-    """The earlier of `deadline` and the enclosing scope's: a method that starts its own clock
-    after some preparation (e.g. `solve_lop` inside `solve`) keeps the caller's limit."""
-    outer = _DEADLINE.get()
-    if outer is None:
-        return deadline
-    return outer if deadline is None else min(outer, deadline)
-
-
-def time_left(t0: float, time_limit: float | None, floor: float = 0.01) -> float | None:
-    """Seconds left of `time_limit` started at `t0` (perf_counter), at least `floor`: what a
-    solver gets after its model was built, so that building and solving share one limit."""
-    if time_limit is None:
-        return None
-    return max(floor, time_limit - (time.perf_counter() - t0))
-
-
-def deadline_passed(deadline: float | None = None) -> bool:
-    """Whether `deadline` (or the enclosing scope's) has passed."""
-    d = deadline if deadline is not None else _DEADLINE.get()
-    return d is not None and time.perf_counter() >= d
-
-
-def check_deadline(deadline: float | None = None) -> None:
-    """Raise DeadlineExceeded when `deadline` (or the enclosing scope's) has passed."""
-    d = deadline if deadline is not None else _DEADLINE.get()
-    if d is not None and time.perf_counter() >= d:
-        raise DeadlineExceeded
+#: No time limit (the default of every `deadline` parameter).
+NO_DEADLINE = Deadline()

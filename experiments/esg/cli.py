@@ -65,13 +65,12 @@ def generate_cmd(stages: int, configs: int, seed: int, shape: str, out: Path | N
       schedlab esg generate --stages 6 --configs 20 --shape dag > dag.json
     """
     from schedlab.solvers.esg.generate import generate
-    from schedlab.solvers.util import atomic_write_text
 
     app = generate(stages, configs, seed, shape=shape)  # type: ignore[arg-type]
     if out is None:
         click.echo(app.to_json())
     else:
-        atomic_write_text(out, app.to_json() + "\n")
+        app.save(out)
         click.echo(str(out), err=True)
 
 

@@ -97,7 +97,7 @@ _ONE = (
     "from schedlab.solvers.slaq.generate import random_snapshot\n"
     "from schedlab.solvers.solve import solve\n"
     "m, j, c, lim = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])\n"
-    "o = {'workers': 1} if m == 'cpsat' else None\n"
+    "o = {'num_workers': 1} if m == 'cpsat' else None\n"
     "r = solve(random_snapshot(j, c, seed=j, min_cores=1), m, time_limit=lim, options=o)\n"
     "print(json.dumps({'status': r.status.value, 'runtime_s': r.runtime_s}))\n"
 )

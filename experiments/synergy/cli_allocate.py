@@ -107,7 +107,7 @@ def allocate(
 
     Prints the status, the total throughput (sum of gpus x normalized per-GPU throughput),
     a proven upper bound when known, and each running job's servers and configuration.
-    Method options (e.g. --solver, --run-set, --workers) are flags; each says which methods
+    Method options (e.g. --solver, --run-set, --num-workers) are flags; each says which methods
     take it, and a flag the chosen method does not take is an error.
 
     \b

@@ -46,7 +46,7 @@ from schedlab.solvers.synergy.allocators import FAST_TAG, SUBJECT, RoundAllocato
 from schedlab.solvers.synergy.placement import RoundResult
 from schedlab.solvers.synergy.problem import Cluster, Job, Snapshot
 from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
-from schedlab.solvers.validate import check_work
+from schedlab.solvers.validate import Deadline, check_work
 
 # A job whose remaining work ends within this (relative) of the round end completes.
 _DONE_RTOL = 1e-12
@@ -237,7 +237,8 @@ class _Allocator:
                 self.stats[name] = self.stats.get(name, 0) + 1
 
     def _fast(self, method: str, models: np.ndarray, gpus: np.ndarray) -> _Round:
-        rr = self.fast.allocator(method)(models, gpus, time_limit=self.time_limit)
+        # the door of the per-round limit: the user's seconds become this round's deadline
+        rr = self.fast.allocator(method)(models, gpus, deadline=Deadline.after(self.time_limit))
         self._count(rr.stats)
         run, placement = rr.run, _Placements(rr)
         n = run.size

@@ -27,7 +27,7 @@ from schedlab.solvers.esg.plan import result
 from schedlab.solvers.esg.problem import APP_KINDS, LAT_TOL, App
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import check_deadline
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 
 @dataclass(frozen=True)
@@ -98,14 +98,13 @@ def astar_chain(
     costs: list[np.ndarray],
     budget: float,
     opts: AStarOptions | None = None,
-    deadline: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
 ) -> ChainSearch:
     """Cheapest configuration path through the stages whose summed latency fits `budget`.
 
-    Past `deadline` (perf_counter), the best complete path generated so far is returned with
-    `stopped` and a lower bound (the least f in the open list: the heuristic is admissible,
-    and pruned nodes cannot beat the incumbent). Without `deadline`, an enclosing
-    `deadline_scope` stops the search with DeadlineExceeded (no partial answer)."""
+    Past `deadline`, the best complete path generated so far is returned with `stopped` and
+    a lower bound (the least f in the open list: the heuristic is admissible, and pruned
+    nodes cannot beat the incumbent)."""
     opts = opts or AStarOptions()
     k = len(lats)
     raw = path_count(len(x) for x in lats)
@@ -139,13 +138,10 @@ def astar_chain(
 
     while heap:
         pops += 1
-        if pops % CLOCK_EVERY == 0:
-            if deadline is None:
-                check_deadline()
-            elif time.perf_counter() >= deadline:
-                lb = min(heap[0][0], best)
-                got = path(best_nid) if best_nid >= 0 else None
-                return ChainSearch(got, best, expanded, generated, raw, True, lb)
+        if pops % CLOCK_EVERY == 0 and deadline.passed():
+            lb = min(heap[0][0], best)
+            got = path(best_nid) if best_nid >= 0 else None
+            return ChainSearch(got, best, expanded, generated, raw, True, lb)
         f, lat, nid, stage, cost = heapq.heappop(heap)
         if stage == k:
             return ChainSearch(path(nid), cost, expanded, generated, raw)
@@ -191,18 +187,17 @@ def astar_chain(
     summary="ESG_1Q A* with latency/cost blades (exact on chains; DAGs via the SLO split)",
 )
 def solve_astar(
-    app: App, *, time_limit: float | None = None, seed: int | None = None, options: AStarOptions
+    app: App, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None, options: AStarOptions
 ) -> SolveResult:
     """A* on a chain (proven optimal); on a DAG, the dominator SLO split with A* per branch."""
     t0 = time.perf_counter()
     if not app.is_chain:
         from schedlab.solvers.esg.slo_split import split_solve
 
-        choice, stats = split_solve(app, "min_latency", options)
+        choice, stats = split_solve(app, "min_latency", options, deadline)
         return result(app, choice, "astar", t0, exact=False, proven_infeasible=True, stats=stats)
     order = app.topo_order()
     lats, costs = app.stage_latency(), app.stage_cost()
-    deadline = None if time_limit is None else t0 + time_limit
     ol, oc = [lats[i] for i in order], [costs[i] for i in order]
     s = astar_chain(ol, oc, app.budget, options, deadline=deadline)
     stats = {"nodes_expanded": s.nodes_expanded, "nodes_generated": s.nodes_generated}

@@ -19,7 +19,7 @@ from schedlab.solvers.esg.plan import result
 from schedlab.solvers.esg.problem import APP_KINDS, App
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import check_deadline, solver_seed, time_left
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 COST_TOP = float(2**46)
 
@@ -46,7 +46,7 @@ def _ticks(v: float, unit: float) -> tuple[int, bool]:
     summary="CP-SAT on the DAG (integer-scaled)",
 )
 def solve_cpsat(
-    app: App, *, time_limit: float | None = None, seed: int | None = None, options: CpsatOptions
+    app: App, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None, options: CpsatOptions
 ) -> SolveResult:
     """Proven optimum (or infeasible) of the one-application plan, by CP-SAT."""
     from ortools.sat.python import cp_model
@@ -62,7 +62,7 @@ def solve_cpsat(
     m = cp_model.CpModel()
     x, lat_terms, cost_terms = {}, [], []
     for f in range(n):
-        check_deadline()  # building can outlast the time limit on large applications
+        deadline.check()  # building can outlast the time limit on large applications
         terms = []
         for k, c in enumerate(cand[f]):
             x[f, k] = m.new_bool_var(f"x_{f}_{k}")
@@ -81,9 +81,9 @@ def solve_cpsat(
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = options.num_workers
     solver.parameters.random_seed = solver_seed(seed)
-    left = time_left(t0, time_limit)
+    left = deadline.remaining(floor=0.01)  # building counted: what is left goes to CP-SAT
     if left is not None:
-        solver.parameters.max_time_in_seconds = float(left)
+        solver.parameters.max_time_in_seconds = left
     code = solver.solve(m)
     stats: dict[str, Any] = {"cpsat_status": solver.status_name(code), "times_exact": exact_times}
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -14,6 +14,7 @@ from schedlab.solvers.esg.plan import result
 from schedlab.solvers.esg.problem import APP_KINDS, LAT_TOL, App
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def _dag_brute(app: App, cand: list[np.ndarray], block: int = 1 << 15) -> list[i
     summary="Enumerate every configuration path (path kernels on chains)",
 )
 def solve_brute(
-    app: App, *, time_limit: float | None = None, seed: int | None = None, options: BruteOptions
+    app: App, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None, options: BruteOptions
 ) -> SolveResult:
     """Proven optimum by enumeration (or infeasible when no path fits)."""
     from schedlab.solvers.kernels.paths import best_path

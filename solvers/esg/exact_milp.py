@@ -20,7 +20,7 @@ from schedlab.solvers.esg.plan import result
 from schedlab.solvers.esg.problem import APP_KINDS, App
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import check_alloc, check_deadline, time_left
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, check_alloc
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def candidates(app: App, pareto: bool) -> tuple[list[np.ndarray], list[np.ndarra
     summary="MILP on the DAG (PuLP + HiGHS)",
 )
 def solve_milp(
-    app: App, *, time_limit: float | None = None, seed: int | None = None, options: MilpOptions
+    app: App, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None, options: MilpOptions
 ) -> SolveResult:
     """Proven optimum (or infeasible) of the one-application plan, by PuLP + HiGHS."""
     import pulp
@@ -71,7 +71,7 @@ def solve_milp(
     prob = pulp.LpProblem("esg_plan", pulp.LpMinimize)
     x = {}
     for f in range(n):
-        check_deadline()  # building can outlast the time limit on large applications
+        deadline.check()  # building can outlast the time limit on large applications
         for k in range(len(cand[f])):
             x[f, k] = pulp.LpVariable(f"x_{f}_{k}", cat=pulp.LpBinary)
     s = [pulp.LpVariable(f"s_{f}", lowBound=0.0) for f in range(n)]
@@ -82,14 +82,14 @@ def solve_milp(
         float(costs[f][c]) * scale * x[f, k] for f in range(n) for k, c in enumerate(cand[f])
     )
     for f in range(n):
-        check_deadline()
+        deadline.check()
         prob += pulp.lpSum(x[f, k] for k in range(len(cand[f]))) == 1, f"one_{f}"
         prob += s[f] + lat_expr[f] <= app.budget, f"slo_{f}"
         for p in preds[f]:
             prob += s[f] >= s[p] + lat_expr[p], f"prec_{p}_{f}"
     backend = pulp.HiGHS(
         msg=False,
-        timeLimit=time_left(t0, time_limit),
+        timeLimit=deadline.remaining(floor=0.01),
         gapRel=0.0,
         gapAbs=1e-12,
         threads=options.threads,

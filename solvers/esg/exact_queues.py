@@ -30,7 +30,7 @@ from schedlab.solvers.esg.problem import LAT_TOL
 from schedlab.solvers.esg.problem_queues import Choice, QueuesProblem, StageTable, queues_result
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import check_deadline, time_left
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 KINDS = ("queues",)
 
@@ -113,7 +113,7 @@ class QBruteOptions:
 def solve_q_brute(
     problem: QueuesProblem,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: QBruteOptions,
 ) -> SolveResult:
@@ -127,7 +127,7 @@ def solve_q_brute(
         )
     opts: list[list[tuple[float, tuple[int, ...] | None]]] = []
     for q, rows in zip(problem.queues, tabs, strict=True):
-        check_deadline()
+        deadline.check()
         paths: list[tuple[float, tuple[int, ...] | None]] = [(0.0, None)]
         for ks in itertools.product(*(range(len(t.lat)) for t in rows)):
             lat = sum(float(t.lat[k]) for k, t in zip(ks, rows, strict=True))
@@ -145,7 +145,7 @@ def solve_q_brute(
     caps = [[inv.vcpus, inv.gpu] for inv in problem.invokers]
     for n_tried, (_, _, pick) in enumerate(combos):
         if n_tried % 1024 == 0:
-            check_deadline()
+            deadline.check()
         items = [
             (q, s, k) for q, (_, ks) in enumerate(pick) if ks is not None for s, k in enumerate(ks)
         ]
@@ -214,7 +214,7 @@ def _highs_bound(prob: Any) -> float:
 def solve_q_milp(
     problem: QueuesProblem,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: QMilpOptions,
 ) -> SolveResult:
@@ -236,7 +236,7 @@ def solve_q_milp(
         by_q.setdefault(key[0], []).append((key, v))
         by_j.setdefault(key[3], []).append((key, v))
     for q, rows in enumerate(tabs):
-        check_deadline()  # building can outlast the time limit on many queues
+        deadline.check()  # building can outlast the time limit on many queues
         for s in range(len(rows)):
             prob += pulp.lpSum(by_qs.get((q, s), [])) == y[q]
         lat = [float(tabs[q][s].lat[k]) * v for (_, s, k, _), v in by_q.get(q, [])]
@@ -253,7 +253,7 @@ def solve_q_milp(
                               threads=options.threads))  # fmt: skip
         return int(prob.sol_status)
 
-    sol1 = run(time_left(t0, time_limit))  # building counts against the limit
+    sol1 = run(deadline.remaining(floor=0.01))  # building counts against the limit
     stats["phase1"] = pulp.LpSolution[sol1]
     if sol1 not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
         return queues_result(problem, None, "q_milp", time.perf_counter() - t0, exact=True,
@@ -268,8 +268,7 @@ def solve_q_milp(
     prob.setObjective(
         pulp.lpSum(float(tabs[q][s].cost[k]) * scale * v for (q, s, k, _), v in w.items())
     )
-    left = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 0.01)
-    sol2 = run(left)
+    sol2 = run(deadline.remaining(floor=0.01))
     stats["phase2"] = pulp.LpSolution[sol2]
     on = [key for key, v in w.items() if (v.value() or 0.0) > 0.5]
     if hits_ub > hits:
@@ -312,7 +311,7 @@ def _ints(values: list[float], unit: float, up: bool) -> tuple[list[int], bool]:
 def solve_q_cpsat(
     problem: QueuesProblem,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: QCpsatOptions,
 ) -> SolveResult:
@@ -356,9 +355,10 @@ def solve_q_cpsat(
     m.minimize(weight * (nq - sum(y)) + sum(c * v for c, v in zip(cost, w, strict=True)))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = options.num_workers
-    solver.parameters.random_seed = int(seed or 0)
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_limit)
+    solver.parameters.random_seed = solver_seed(seed)
+    left = deadline.remaining(floor=0.01)  # building counted: what is left goes to CP-SAT
+    if left is not None:
+        solver.parameters.max_time_in_seconds = left
     code = solver.solve(m)
     stats: dict[str, Any] = {"cpsat_status": solver.status_name(code), "scaling_exact": exact}
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

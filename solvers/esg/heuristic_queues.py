@@ -21,10 +21,12 @@ from schedlab.solvers.esg.problem_queues import Choice, QueuesProblem, queues_re
 from schedlab.solvers.options import NoOptions
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, DeadlineExceeded
 
 
-def esg_queues(problem: QueuesProblem) -> list[Choice]:
-    """The per-queue A* + dispatch choices (see the module doc)."""
+def esg_queues(problem: QueuesProblem, deadline: Deadline = NO_DEADLINE) -> list[Choice]:
+    """The per-queue A* + dispatch choices (see the module doc); DeadlineExceeded once
+    `deadline` stops an A* search."""
     tabs = problem.tables()
     cluster = [Invoker(i.vcpus, i.gpu) for i in problem.invokers]
     choices: list[Choice] = [None] * len(problem.queues)
@@ -43,7 +45,10 @@ def esg_queues(problem: QueuesProblem) -> list[Choice]:
             [t.lat[k] for t, k in zip(rows, keep, strict=True)],
             [t.cost[k] for t, k in zip(rows, keep, strict=True)],
             problem.queues[q].budget_ms,
+            deadline=deadline,
         )
+        if s.stopped:
+            raise DeadlineExceeded
         if s.choice is None:
             continue
         picks = [int(k[p]) for k, p in zip(keep, s.choice, strict=True)]
@@ -75,11 +80,11 @@ def esg_queues(problem: QueuesProblem) -> list[Choice]:
 def solve_q_esg(
     problem: QueuesProblem,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: NoOptions,
 ) -> SolveResult:
     """Per-queue A* + dispatch; a heuristic (status feasible)."""
     t0 = time.perf_counter()
-    choices = esg_queues(problem)
+    choices = esg_queues(problem, deadline)
     return queues_result(problem, choices, "q_esg", time.perf_counter() - t0, exact=False)

@@ -25,6 +25,7 @@ from schedlab.solvers.esg.problem import APP_KINDS, LAT_TOL, App, Function
 from schedlab.solvers.options import NoOptions
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 
 def mask_all(f: Function) -> np.ndarray:
@@ -125,7 +126,7 @@ def _baseline(app: App, policy: str, name: str) -> SolveResult:
     summary="cheapest feasible configuration per stage",
 )
 def solve_greedy(
-    app: App, *, time_limit: float | None = None, seed: int | None = None, options: NoOptions
+    app: App, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None, options: NoOptions
 ) -> SolveResult:
     """Greedy cheapest-feasible with a fastest-rest look-ahead."""
     return _baseline(app, "greedy", "greedy")
@@ -135,7 +136,7 @@ def solve_greedy(
     "esg", "static", exact=False, kinds=APP_KINDS, summary="fixed resources, no batching"
 )
 def solve_static(
-    app: App, *, time_limit: float | None = None, seed: int | None = None, options: NoOptions
+    app: App, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None, options: NoOptions
 ) -> SolveResult:
     """Batch 1 at the largest resources offered."""
     return _baseline(app, "static", "static")
@@ -145,7 +146,7 @@ def solve_static(
     "esg", "batch", exact=False, kinds=APP_KINDS, summary="BATCH-like: batching on whole GPUs"
 )
 def solve_batch(
-    app: App, *, time_limit: float | None = None, seed: int | None = None, options: NoOptions
+    app: App, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None, options: NoOptions
 ) -> SolveResult:
     """Any batch size on a whole GPU with the fewest vCPUs."""
     return _baseline(app, "batch", "batch")
@@ -155,7 +156,7 @@ def solve_batch(
     "esg", "infless", exact=False, kinds=APP_KINDS, summary="INFless-like: no GPU sharing"
 )
 def solve_infless(
-    app: App, *, time_limit: float | None = None, seed: int | None = None, options: NoOptions
+    app: App, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None, options: NoOptions
 ) -> SolveResult:
     """Any batch and vCPUs on a whole GPU, each function within its own budget share."""
     return _baseline(app, "infless", "infless")

@@ -10,7 +10,6 @@ File format (JSON): see `App.from_json`; a chain when `edges` is omitted (in lis
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -20,7 +19,8 @@ from typing import Any, ClassVar, Literal, get_args
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, load_json_file, short
+from schedlab.solvers.serialize import json_text, load_as, save_json
+from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, short
 
 #: Absolute latency tolerance (ms) of every feasibility check: latency <= budget + LAT_TOL.
 LAT_TOL = 1e-9
@@ -188,7 +188,7 @@ class App:
     @classmethod
     def from_json(cls, path: str | Path) -> App:
         """Read an application file with the door's rules (UTF-8, size cap, guarded JSON)."""
-        return _parse(load_json_file(path, "the application file"), str(path))
+        return load_as(lambda data: _parse(data, str(path)), path, "the application file")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -200,7 +200,11 @@ class App:
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=1)
+        return json_text(self.to_dict())
+
+    def save(self, path: str | Path) -> None:
+        """Write atomically (temporary file, then rename)."""
+        save_json(path, self.to_dict())
 
 
 def _num(p: Problems, where: str, v: Any, *, positive: bool = True, zero_ok: bool = False) -> float:
@@ -339,17 +343,3 @@ def _parse(data: Any, source: str | None) -> App:
     except InvalidInput as exc:
         raise exc.with_source(source) if source else exc from None
     return app
-
-
-def chain_app(
-    name: str,
-    slo_ms: float,
-    stages: list[list[Config]],
-    prices: Prices | None = None,
-    ids: list[str] | None = None,
-) -> App:
-    """A chain application from per-stage configuration lists (ids f0, f1, ... by default)."""
-    ids = ids or [f"f{i}" for i in range(len(stages))]
-    funcs = tuple(Function(fid, tuple(cs)) for fid, cs in zip(ids, stages, strict=True))
-    edges = tuple((ids[i], ids[i + 1]) for i in range(len(ids) - 1))
-    return App(name, slo_ms, funcs, edges, prices or Prices())

@@ -19,7 +19,6 @@ application object, a chain}, "budget_ms": 80, "requests": 3, "from_stage": 0}, 
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.esg.dispatch import CAP_TOL
 from schedlab.solvers.esg.problem import LAT_TOL, App
 from schedlab.solvers.result import Certificate, SolveResult, Status, certify
+from schedlab.solvers.serialize import load_as
 
 #: per queue: None (a miss) or per stage (configuration index, invoker index)
 Choice = tuple[tuple[int, int], ...] | None
@@ -114,13 +114,8 @@ class QueuesProblem:
 
     @classmethod
     def from_json(cls, path: str | Path) -> QueuesProblem:
-        try:
-            data = json.loads(Path(path).read_text())
-        except FileNotFoundError:
-            raise InvalidInput(f"{path}: no such file") from None
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
-        return _parse(data, str(path))
+        """Read a queues file with the door's rules (UTF-8, size cap, guarded JSON)."""
+        return load_as(lambda data: _parse(data, str(path)), path, "the queues file")
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -30,6 +30,7 @@ from schedlab.solvers.esg.plan import longest_path, result
 from schedlab.solvers.esg.problem import APP_KINDS, LAT_TOL, App
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, DeadlineExceeded
 
 Rule = Literal["min_latency", "slack"]
 
@@ -114,13 +115,21 @@ def split_budget(app: App, segs: list[list[int]], rule: Rule) -> list[float] | N
 
 
 def _solve_path(
-    app: App, path: list[int], fixed: dict[int, int], budget: float, opts: AStarOptions | None
+    app: App,
+    path: list[int],
+    fixed: dict[int, int],
+    budget: float,
+    opts: AStarOptions | None,
+    deadline: Deadline = NO_DEADLINE,
 ) -> int:
-    """A* over `path` with fixed functions pinned; writes into `fixed`; returns nodes expanded."""
+    """A* over `path` with fixed functions pinned; writes into `fixed`; returns nodes expanded.
+    DeadlineExceeded when `deadline` stops the search (a split plan needs every path)."""
     lats, costs = app.stage_latency(), app.stage_cost()
     ls = [lats[i][[fixed[i]]] if i in fixed else lats[i] for i in path]
     cs = [costs[i][[fixed[i]]] if i in fixed else costs[i] for i in path]
-    s = astar_chain(ls, cs, budget, opts)
+    s = astar_chain(ls, cs, budget, opts, deadline)
+    if s.stopped:
+        raise DeadlineExceeded
     if s.choice is None:
         for i in path:
             fixed.setdefault(i, int(np.argmin(lats[i])))
@@ -147,7 +156,7 @@ def _branches(app: App, seg: list[int]) -> list[list[int]]:
 
 
 def split_solve(
-    app: App, rule: Rule, opts: AStarOptions | None = None
+    app: App, rule: Rule, opts: AStarOptions | None = None, deadline: Deadline = NO_DEADLINE
 ) -> tuple[list[int] | None, dict[str, Any]]:
     """Plan by the dominator split (choice per function, or None when no plan fits)."""
     segs = merged_segments(app)
@@ -158,7 +167,7 @@ def split_solve(
     fixed: dict[int, int] = {}
     for (seg, is_chain), b in zip(segs, budgets, strict=True):
         for path in [seg] if is_chain else _branches(app, seg):
-            stats["nodes_expanded"] += _solve_path(app, path, fixed, b, opts)
+            stats["nodes_expanded"] += _solve_path(app, path, fixed, b, opts, deadline)
     choice = [fixed[i] for i in range(len(app.functions))]
     lats = app.stage_latency()
     if longest_path(app, [float(lats[i][k]) for i, k in enumerate(choice)]) > app.budget + LAT_TOL:
@@ -181,9 +190,9 @@ class SplitOptions:
     summary="dominator-tree SLO split, each segment/branch by A* as a chain",
 )
 def solve_split(
-    app: App, *, time_limit: float | None = None, seed: int | None = None, options: SplitOptions
+    app: App, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None, options: SplitOptions
 ) -> SolveResult:
     """Heuristic plan by the SLO split; infeasible only when even the fastest plan misses."""
     t0 = time.perf_counter()
-    choice, stats = split_solve(app, options.rule)
+    choice, stats = split_solve(app, options.rule, deadline=deadline)
     return result(app, choice, "split", t0, exact=False, proven_infeasible=True, stats=stats)

@@ -22,12 +22,12 @@ from schedlab.solvers.slaq.heuristics import allocation_of
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
 from schedlab.solvers.slaq.quality import quality_model
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import check_deadline, solver_seed, time_left
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 
 @dataclass(frozen=True)
 class CpsatOptions:
-    workers: int = field(default=1, metadata={"help": "CP-SAT search workers"})
+    num_workers: int = field(default=1, metadata={"help": "CP-SAT search workers"})
     resolution: float = field(
         default=1e8,
         metadata={"help": "integer scale of the largest |Q|", "range": (1.0, 1e15)},
@@ -47,7 +47,7 @@ class CpsatOptions:
 def solve_cpsat(
     snap: Snapshot,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: CpsatOptions = CpsatOptions(),
 ) -> SolveResult[Allocation | None]:
@@ -64,7 +64,7 @@ def solve_cpsat(
     e = [md.new_int_var(0, free, f"e_{j}") for j in range(n)]
     q, lo, hi = [], 0, 0
     for j, t in enumerate(tables):
-        check_deadline()
+        deadline.check()
         ints = [int(v) for v in np.rint(t * scale)]
         lo, hi = (min(ints), max(ints)) if j == 0 else (min(lo, *ints), max(hi, *ints))
         qj = md.new_int_var(min(ints), max(ints), f"q_{j}")
@@ -81,9 +81,10 @@ def solve_cpsat(
         md.maximize(t_var)
         slack = 0.5 / scale
     solver = cp_model.CpSolver()
-    solver.parameters.num_workers = options.workers
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_left(t0, time_limit) or time_limit)
+    solver.parameters.num_workers = options.num_workers
+    left = deadline.remaining(floor=0.01)
+    if left is not None:
+        solver.parameters.max_time_in_seconds = left
     if options.max_deterministic_time is not None:
         solver.parameters.max_deterministic_time = float(options.max_deterministic_time)
     if seed is not None:

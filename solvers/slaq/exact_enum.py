@@ -23,7 +23,7 @@ from schedlab.solvers.slaq.heuristics import allocation_of
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
 from schedlab.solvers.slaq.quality import quality_model
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import check_deadline
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 
 @dataclass(frozen=True)
@@ -53,13 +53,13 @@ def compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
 
 
 def best_by_enumeration(
-    tables: Sequence[np.ndarray], free: int, objective: str
+    tables: Sequence[np.ndarray], free: int, objective: str, deadline: Deadline = NO_DEADLINE
 ) -> tuple[float, tuple[int, ...]]:
     """(optimum, extra cores per job) over every composition of `free` (ties: first found)."""
     best, arg = -math.inf, tuple(0 for _ in tables)
     for i, comp in enumerate(compositions(free, len(tables))):
         if i % 65536 == 0:
-            check_deadline()
+            deadline.check()
         vals = [float(t[k]) for t, k in zip(tables, comp, strict=True)]
         v = (sum(vals) if objective == "sum" else min(vals)) if vals else 0.0
         if v > best:
@@ -89,7 +89,7 @@ def allocation_count(free: int, n: int, cap: int) -> int:
 def solve_enum(
     snap: Snapshot,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: EnumOptions = EnumOptions(),
 ) -> SolveResult[Allocation | None]:
@@ -105,7 +105,7 @@ def solve_enum(
             f"max_allocations={options.max_allocations:,}; use milp, cpsat or dp"
         )
     qm.check_size(0, "enum")
-    best, extra = best_by_enumeration(qm.tables(), qm.free, snap.objective)
+    best, extra = best_by_enumeration(qm.tables(), qm.free, snap.objective, deadline)
     alloc = allocation_of(snap, qm, extra)
     value = qm.objective(alloc.cores, snap.objective)
     cert = certify(value, best, "max")
@@ -115,7 +115,7 @@ def solve_enum(
 
 
 def best_by_dp(
-    tables: Sequence[np.ndarray], free: int, objective: str
+    tables: Sequence[np.ndarray], free: int, objective: str, deadline: Deadline = NO_DEADLINE
 ) -> tuple[float, tuple[int, ...]]:
     """(optimum, extra cores per job) by DP over jobs; every free core must be given."""
     n = len(tables)
@@ -125,12 +125,12 @@ def best_by_dp(
     best = np.asarray(tables[0][: free + 1], dtype=float).copy()
     choice = [np.arange(free + 1)]
     for t in tables[1:]:
-        check_deadline()
+        deadline.check()
         new = np.full(free + 1, -np.inf)
         arg = np.zeros(free + 1, dtype=int)
         for k in range(free + 1):  # job i takes k of r
             if k % 1024 == 1023:
-                check_deadline()
+                deadline.check()
             cand = np.full(free + 1, -np.inf)
             cand[k:] = comb(best[: free + 1 - k], float(t[k]))
             better = cand > new
@@ -154,7 +154,7 @@ def best_by_dp(
 def solve_dp(
     snap: Snapshot,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: NoOptions = NoOptions(),  # noqa: B008 - frozen, stateless
 ) -> SolveResult[Allocation]:
@@ -168,7 +168,7 @@ def solve_dp(
             f"method slaq/dp: {len(qm.old):,} jobs x {qm.free + 1:,}^2 core counts is "
             f"{work:.3g} steps, above 10^12; use greedy, milp or cpsat"
         )
-    best, extra = best_by_dp(qm.tables(), qm.free, snap.objective)
+    best, extra = best_by_dp(qm.tables(), qm.free, snap.objective, deadline)
     alloc = allocation_of(snap, qm, extra)
     value = qm.objective(alloc.cores, snap.objective)
     cert = certify(value, best, "max")

@@ -22,7 +22,7 @@ from schedlab.solvers.slaq.heuristics import allocation_of
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
 from schedlab.solvers.slaq.quality import quality_model
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import check_deadline, time_left
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,11 @@ class MilpOptions:
     threads: int = field(default=1, metadata={"help": "solver threads"})
 
 
-def _backend(options: MilpOptions, time_limit: float | None) -> Any:
+def _backend(options: MilpOptions, deadline: Deadline) -> Any:
     import pulp
 
-    kw: dict[str, Any] = dict(msg=False, timeLimit=time_limit, gapRel=0.0, threads=options.threads)
+    left = deadline.remaining(floor=0.01)
+    kw: dict[str, Any] = dict(msg=False, timeLimit=left, gapRel=0.0, threads=options.threads)
     if options.solver == "highs":
         return pulp.HiGHS(**kw)
     return pulp.PULP_CBC_CMD(**kw)
@@ -50,7 +51,7 @@ def _backend(options: MilpOptions, time_limit: float | None) -> Any:
 def solve_milp(
     snap: Snapshot,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: MilpOptions = MilpOptions(),
 ) -> SolveResult[Allocation | None]:
@@ -65,7 +66,7 @@ def solve_milp(
     y: dict[tuple[int, int], Any] = {}
     q_of = []
     for j, t in enumerate(tables):
-        check_deadline()
+        deadline.check()
         for k in range(1, free + 1):
             y[j, k] = pulp.LpVariable(f"y_{j}_{k}", cat=pulp.LpBinary)
         q_of.append(
@@ -84,7 +85,7 @@ def solve_milp(
             prob += v >= y[j, k + 1], f"prefix_{j}_{k}"
     if tables:
         prob += pulp.lpSum(y.values()) == free, "all_free_cores"
-        prob.solve(_backend(options, time_left(t0, time_limit)))
+        prob.solve(_backend(options, deadline))
     sol = prob.sol_status if tables else pulp.LpSolutionOptimal
     stats: dict[str, Any] = {
         "solver": options.solver,

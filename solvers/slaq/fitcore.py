@@ -1,17 +1,18 @@
 """Compiled fitting core of `predict.fit_many`: every job's window, densification, weights and
 both families' offset searches in one numba loop over jobs (no per-job Python work).
 
-It computes what the numpy reference `predict.fit_families_batch` computes, job by job: the
-same grids, moments (binomial expansion of the power sums) and NNLS active-set enumeration
-(`_nnls3`/`_nnls2` on scalars: bitwise the array enumeration `_nnls`, kept as their test
-oracle). Where speed asked for it, the arithmetic differs by rounding only: sums in 4
-interleaved partial sums instead of BLAS, musl's log polynomial (< 1 ulp) for libm's log,
-exp(beta - alpha u) as an exact exp every ANCHOR points times powers of the step. Results
-agree with the reference to 1e-9 relative (tests/slaq/test_fitcore.py); an offset can move to
-a neighbouring grid point only on a near-tie of the residuals. Each family's offset search is
-one loop body (`_search_inv`, `_search_exp`): a call per offset that passes arrays costs
-numba's reference counting, which once was most of the time. Inputs are flat arrays (all
-histories concatenated), outputs are arrays per job and family.
+It computes what the numpy reference `fit_families_batch` (tests/slaq/numpy_fit.py, the test
+oracle) computes, job by job: the same grids, moments (binomial expansion of the power sums)
+and NNLS active-set enumeration (`_nnls3`/`_nnls2` on scalars: bitwise the array enumeration
+`numpy_fit.nnls_arrays`, their test oracle). Where speed asked for it, the arithmetic differs
+by rounding only: sums in 4 interleaved partial sums instead of BLAS, musl's log polynomial
+(< 1 ulp) for libm's log, exp(beta - alpha u) as an exact exp every ANCHOR points times
+powers of the step. Results agree with the reference to 1e-9 relative
+(tests/slaq/test_fitcore.py); an offset can move to a neighbouring grid point only on a near-tie
+of the residuals. Each family's offset search is one loop body (`_search_inv`, `_search_exp`):
+a call per offset that passes arrays costs numba's reference counting, which once was most of
+the time. Inputs are flat arrays (all histories concatenated), outputs are arrays per job and
+family.
 """
 
 from __future__ import annotations
@@ -27,25 +28,11 @@ _BIN = np.array(
     [[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 2, 1, 0, 0], [1, 3, 3, 1, 0], [1, 4, 6, 4, 1]],
     dtype=np.float64,
 )
-# active sets in itertools.combinations order (columns, -1 = unused): 3 columns all >= 0;
-# 2 columns with column 1 free (never dropped)
-_SETS3 = np.array(
-    [[0, -1, -1], [1, -1, -1], [2, -1, -1], [0, 1, -1], [0, 2, -1], [1, 2, -1], [0, 1, 2]]
-)
-_SETS2 = np.array([[1, -1, -1], [0, 1, -1]])
-_SIZE3 = np.array([1, 1, 1, 2, 2, 2, 3])
-_SIZE2 = np.array([1, 2])
 
 
 class _Work(NamedTuple):
     """Scratch arrays of one fitting loop (allocated once, not per job or offset)."""
 
-    sub: np.ndarray  # (3, 3) active-set normal matrix (`_nnls`, the test oracle)
-    lo: np.ndarray  # (3, 3) LDL' factor
-    rhs: np.ndarray  # (3,)
-    xs: np.ndarray  # (3,) active-set solution
-    d: np.ndarray  # (3,)
-    z: np.ndarray  # (3,)
     x2: np.ndarray  # (3,) best of a refined search
 
 
@@ -99,77 +86,12 @@ def _log_reduced(m, k):  # type: ignore[no-untyped-def]
 @numba.njit(cache=True)
 def _work() -> _Work:
     """Fresh scratch arrays."""
-    v = np.zeros
-    return _Work(v((3, 3)), v((3, 3)), v(3), v(3), v(3), v(3), v(3))
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _ldl_solve(a, b, r, x, lo, d, z) -> None:  # type: ignore[no-untyped-def]
-    """x[:r] with a[:r, :r] x = b[:r]: the unpivoted LDL' of `predict._spd_solve` (lo, d, z:
-    workspace, so that nothing is allocated per solve)."""
-    for i in range(r):
-        for j in range(i):
-            s = a[i, j]
-            for k in range(j):
-                s -= lo[i, k] * lo[j, k] * d[k]
-            lo[i, j] = s / d[j]
-        s = a[i, i]
-        for k in range(i):
-            s -= lo[i, k] ** 2 * d[k]
-        d[i] = s
-    for i in range(r):
-        s = b[i]
-        for k in range(i):
-            s -= lo[i, k] * z[k]
-        z[i] = s
-    for i in range(r - 1, -1, -1):
-        s = z[i] / d[i]
-        for k in range(i + 1, r):
-            s -= lo[k, i] * x[k]
-        x[i] = s
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _nnls(ata, aty, yty, m, out, ws) -> bool:  # type: ignore[no-untyped-def]
-    """Exact NNLS from normal-equation moments by active-set enumeration (`_nnls_normal`):
-    m = 3 all columns >= 0 (inverse-poly); m = 2 column 0 >= 0, column 1 free (exponential).
-    The array form of `_nnls3` / `_nnls2` (which the fits use), kept as their test oracle."""
-    best = np.inf
-    sub, lo, rhs, xs, d, z = ws.sub, ws.lo, ws.rhs, ws.xs, ws.d, ws.z
-    out[0] = out[1] = out[2] = 0.0
-    sets = _SETS3 if m == 3 else _SETS2
-    sizes = _SIZE3 if m == 3 else _SIZE2
-    for si in range(sets.shape[0]):
-        r = sizes[si]
-        for p in range(r):
-            cp = sets[si, p]
-            rhs[p] = aty[cp]
-            for q in range(r):
-                sub[p, q] = ata[cp, sets[si, q]] + (1e-12 if p == q else 0.0)
-        _ldl_solve(sub, rhs, r, xs, lo, d, z)
-        dot = 0.0
-        quad = 0.0
-        for p in range(r):
-            dot += xs[p] * rhs[p]
-            for q in range(r):
-                quad += xs[p] * sub[p, q] * xs[q]
-        res = yty - 2 * dot + quad
-        ok = np.isfinite(res)
-        for p in range(r):
-            ok = ok and np.isfinite(xs[p])
-            if m == 3 or sets[si, p] == 0:
-                ok = ok and xs[p] >= 0
-        if ok and res < best:
-            best = res
-            out[0] = out[1] = out[2] = 0.0
-            for p in range(r):
-                out[sets[si, p]] = xs[p]
-    return np.isfinite(best)
+    return _Work(np.zeros(3))
 
 
 @numba.njit(cache=True)
 def _power_sums(e: np.ndarray, u: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """S[a, p] = sum_n w e^a u^p, a, p = 0..4 (`predict._power_sums`)."""
+    """S[a, p] = sum_n w e^a u^p, a, p = 0..4 (`numpy_fit._power_sums`)."""
     s = np.zeros((5, 5))
     for t in range(len(e)):
         ea = w[t]
@@ -184,7 +106,7 @@ def _power_sums(e: np.ndarray, u: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 @numba.njit(cache=True)
 def _gm(s, d2, d3, d4, delta, power, p):  # type: ignore[no-untyped-def]
-    """sum_n w (e_n + delta)^power u_n^p by the binomial expansion (`predict._gap_moments`)
+    """sum_n w (e_n + delta)^power u_n^p by the binomial expansion (`numpy_fit._gap_moments`)
     from the power sums s, a tuple of 25 floats (row-major; an array would be reference
     counted per call); d2, d3, d4: delta's powers."""
     acc = 0.0
@@ -209,8 +131,9 @@ def _sums_tuple(s):  # type: ignore[no-untyped-def]
 
 @numba.njit(cache=True, error_model="numpy")
 def _set_res(yty, x0, x1, x2, b0, b1, b2, s00, s01, s02, s11, s12, s22, r):  # type: ignore[no-untyped-def]
-    """|A x - y|^2 = y'y - 2 x'A'y + x'A'A x of an active-set solution, in `_nnls`'s order of
-    operations (r = 1, 2, 3 leading entries used; the matrix is symmetric)."""
+    """|A x - y|^2 = y'y - 2 x'A'y + x'A'A x of an active-set solution, in the order of
+    operations of `numpy_fit.nnls_arrays` (r = 1, 2, 3 leading entries used; the matrix is
+    symmetric)."""
     if r == 1:
         dot = 0.0 + x0 * b0
         quad = 0.0 + x0 * s00 * x0
@@ -231,7 +154,7 @@ def _set_res(yty, x0, x1, x2, b0, b1, b2, s00, s01, s02, s11, s12, s22, r):  # t
 
 @numba.njit(cache=True, error_model="numpy")
 def _ls2(a00, a01, a11, b0, b1):  # type: ignore[no-untyped-def]
-    """`_ldl_solve` for r = 2 with scalars (same operations)."""
+    """`numpy_fit.ldl_solve` for r = 2 with scalars (same operations)."""
     d0 = a00
     l10 = a01 / d0
     d1 = a11 - l10**2 * d0
@@ -243,8 +166,9 @@ def _ls2(a00, a01, a11, b0, b1):  # type: ignore[no-untyped-def]
 
 @numba.njit(cache=True, error_model="numpy")
 def _nnls3(a00, a01, a02, a11, a12, a22, b0, b1, b2, yty):  # type: ignore[no-untyped-def]
-    """`_nnls` for m = 3 (every column >= 0) with scalars: the 7 active sets in the same order
-    and operations, so the result is bitwise the array version's. (ok, x0, x1, x2)."""
+    """`numpy_fit.nnls_arrays` for m = 3 (every column >= 0) with scalars: the 7 active sets
+    in the same order and operations, so the result is bitwise the array version's.
+    (ok, x0, x1, x2)."""
     r = 1e-12
     c00, c11, c22 = a00 + r, a11 + r, a22 + r
     best, o0, o1, o2 = np.inf, 0.0, 0.0, 0.0
@@ -280,7 +204,7 @@ def _nnls3(a00, a01, a02, a11, a12, a22, b0, b1, b2, yty):  # type: ignore[no-un
                 o0, o1, o2 = x0, 0.0, x1
             else:
                 o0, o1, o2 = 0.0, x0, x1
-    # {0, 1, 2}: the unpivoted LDL' of `_ldl_solve`
+    # {0, 1, 2}: the unpivoted LDL' of `numpy_fit.ldl_solve`
     d0 = c00
     l10 = a01 / d0
     d1 = c11 - l10**2 * d0
@@ -304,7 +228,8 @@ def _nnls3(a00, a01, a02, a11, a12, a22, b0, b1, b2, yty):  # type: ignore[no-un
 
 @numba.njit(cache=True, error_model="numpy")
 def _nnls2(a00, a01, a11, b0, b1, yty):  # type: ignore[no-untyped-def]
-    """`_nnls` for m = 2 (column 0 >= 0, column 1 free) with scalars, same operations."""
+    """`numpy_fit.nnls_arrays` for m = 2 (column 0 >= 0, column 1 free) with scalars, same
+    operations."""
     r = 1e-12
     c00, c11 = a00 + r, a11 + r
     best, o0, o1 = np.inf, 0.0, 0.0
@@ -339,7 +264,7 @@ def _sum4(r, n):  # type: ignore[no-untyped-def]
 @numba.njit(cache=True, error_model="numpy")
 def _search_inv(grid, u, e, w, lmin, s, bx, r):  # type: ignore[no-untyped-def]
     """inverse-poly: the first grid offset of smallest weighted loss-space sse (np.argmin of
-    `predict._step`), its NNLS solution -> bx. Per offset: the moments from the power sums
+    `numpy_fit._step`), its NNLS solution -> bx. Per offset: the moments from the power sums
     s (binomial expansion), the exact NNLS (`_nnls3`), the residual over the points (a
     vectorized pass, then the sequential sum). One loop body, arrays passed once (a call per
     offset that passes arrays costs reference counting)."""
@@ -440,7 +365,7 @@ def _search(fam, grid, pts, s, bx, b) -> tuple[float, int]:  # type: ignore[no-u
 
 @numba.njit(cache=True)
 def _full(fam, pts, s, geo, lin, bx, ws, b) -> tuple[float, float]:  # type: ignore[no-untyped-def]
-    """`predict._full_search`: the offset grid, then a refined grid around its best point."""
+    """`numpy_fit._full_search`: the offset grid, then a refined grid around its best point."""
     gn = len(geo)
     lmin = pts[4]
     grid = lmin * (1.0 - geo)
@@ -458,7 +383,7 @@ def _full(fam, pts, s, geo, lin, bx, ws, b) -> tuple[float, float]:  # type: ign
 
 @numba.njit(cache=True)
 def _warm(fam, pts, s, t0, span, lin, t_min, bx, ws, b) -> tuple[float, float, bool]:  # type: ignore[no-untyped-def]
-    """`predict._warm_search` for one job: (sse, offset, x, best point on the bracket edge)."""
+    """`numpy_fit._warm_search` for one job: (sse, offset, x, best point on the bracket edge)."""
     gn = len(span)
     lmin = pts[4]
     t = np.minimum(np.maximum(t0 * span, t_min), 1.0)
@@ -478,7 +403,7 @@ def _warm(fam, pts, s, t0, span, lin, t_min, bx, ws, b) -> tuple[float, float, b
 
 @numba.njit(cache=True)
 def _points(flat, start, n, window, dens, dks, decay):
-    """(u = k / k_now, loss, w, k_now) of one history: `predict.fit_points`."""
+    """(u = k / k_now, loss, w, k_now) of one history: `numpy_fit.fit_points`."""
     lo = max(0, n - window)
     m = n - lo
     if m < dens.shape[1]:

@@ -18,6 +18,7 @@ from schedlab.solvers.slaq.alloc_core import heap_arrays, threshold_extra
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
 from schedlab.solvers.slaq.quality import JobQuality, QualityBatch, QualityModel, quality_model
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 QFn = Callable[[np.ndarray], np.ndarray]
 CHUNK = 16
@@ -160,7 +161,7 @@ def _heuristic(snap: Snapshot, name: str) -> SolveResult[Allocation]:
 def solve_greedy(
     snap: Snapshot,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: NoOptions = NO_OPTIONS,
 ) -> SolveResult[Allocation]:
@@ -178,7 +179,7 @@ def solve_greedy(
 def solve_maxmin(
     snap: Snapshot,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: NoOptions = NO_OPTIONS,
 ) -> SolveResult[Allocation]:
@@ -192,7 +193,7 @@ def solve_maxmin(
 def solve_fair(
     snap: Snapshot,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: NoOptions = NO_OPTIONS,
 ) -> SolveResult[Allocation]:

@@ -18,17 +18,16 @@ most `MAX_MAGNITUDE`; ids by `check_id`. The file is read by `load_json_file`.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from schedlab.solvers.errors import InvalidInput, Problems
+from schedlab.solvers.serialize import load_as, save_json
 from schedlab.solvers.slaq.curves import MAX_LOSSES, validate_losses
 from schedlab.solvers.slaq.predict import MODELS
-from schedlab.solvers.util import atomic_write_text
-from schedlab.solvers.validate import check_id, check_number, load_json_file, short
+from schedlab.solvers.validate import check_id, check_number, short
 
 OBJECTIVES = ("sum", "maxmin")
 #: Jobs of one snapshot: the exact methods and the simulator are per job; 10^5 is far beyond a
@@ -236,15 +235,12 @@ class Snapshot:
 
     @classmethod
     def from_json(cls, path: str | Path) -> Snapshot:
-        p = Path(path)
-        data = load_json_file(p, "the SLAQ snapshot")
-        try:
-            return cls.from_dict(data)
-        except InvalidInput as exc:
-            raise exc.with_source(str(p)) from None
+        """Read a snapshot file with the door's rules."""
+        return load_as(cls.from_dict, path, "the SLAQ snapshot")
 
     def to_json(self, path: str | Path) -> None:
-        atomic_write_text(Path(path), json.dumps(self.to_dict(), indent=1) + "\n")
+        """Write the snapshot file atomically."""
+        save_json(path, self.to_dict())
 
     def with_objective(self, objective: str) -> Snapshot:
         """The same snapshot with another objective."""

@@ -20,11 +20,10 @@ from schedlab.solvers.slaq.predict import (
     FAMILY_CODES,
     Fit,
     PredictorConfig,
-    fit,
     fit_many,
     packed,
 )
-from schedlab.solvers.slaq.problem import Job, Snapshot
+from schedlab.solvers.slaq.problem import Snapshot
 from schedlab.solvers.validate import check_alloc
 
 
@@ -118,12 +117,6 @@ def largest_drop(losses: Sequence[float] | np.ndarray) -> float:
         return 1.0
     drop = float(np.max(-np.diff(np.asarray(losses, dtype=float))))
     return drop if drop > 0 else 1.0
-
-
-def job_quality(job: Job, epoch_s: float, model: str = "auto", decay: float = 0.8) -> JobQuality:
-    """Q_j of one job that has at least two loss points."""
-    f = fit(np.asarray(job.losses), model, PredictorConfig(decay=decay))
-    return JobQuality(f, epoch_s / job.core_s_per_iter, largest_drop(job.losses))
 
 
 @dataclass(frozen=True)

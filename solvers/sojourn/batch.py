@@ -9,24 +9,26 @@ vectorized reference used by brute force and local search.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 
-from schedlab.solvers.kernels.evaluate import evaluate_tables, iter_table_values
+from schedlab.solvers.kernels.evaluate import evaluate_tables
 from schedlab.solvers.kernels.orders import DEFAULT_CHUNK, OrderSource
 from schedlab.solvers.kernels.tables import LopTables, TruncTables
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, b_weights
 from schedlab.solvers.sojourn.problem import Instance
 from schedlab.solvers.sojourn.tables import lop_tables, trunc_tables
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 CHUNK = DEFAULT_CHUNK  # 65,536 orders per kernel call
 
 
-def linear_ordering_weights(inst: Instance, objective: Objective) -> tuple[np.ndarray, np.ndarray]:
+def linear_ordering_weights(
+    inst: Instance, objective: Objective, *, deadline: Deadline = NO_DEADLINE
+) -> tuple[np.ndarray, np.ndarray]:
     """(c, W) with value(order) = sum_i c_i + sum_{j before i} W[j, i], for A and B.
 
-    A: c_i = pi_i m_i and W[j, i] = E[X_j] pi_i. B: the Gauss-Legendre weights of `b_weights`.
+    A: c_i = pi_i m_i and W[j, i] = E[X_j] pi_i. B: the Gauss-Legendre weights of `b_weights`
+    (DeadlineExceeded once `deadline` passes).
     """
     if objective.kind == "A":
         c = inst.pi * inst.m
@@ -34,7 +36,7 @@ def linear_ordering_weights(inst: Instance, objective: Objective) -> tuple[np.nd
         np.fill_diagonal(W, 0.0)
         return c, W
     if objective.kind == "B":
-        return b_weights(inst)
+        return b_weights(inst, deadline=deadline)
     raise ValueError(f"objective {objective.kind} is not a linear ordering problem")
 
 
@@ -43,21 +45,6 @@ def _tables(inst: Instance, objective: Objective, tables: str) -> LopTables | Tr
     if objective.kind in LINEAR_ORDERING:
         return lop_tables(inst, objective, tables)
     return trunc_tables(inst, objective)
-
-
-def iter_values(
-    inst: Instance,
-    orders: OrderSource,
-    objective: Objective,
-    *,
-    backend: str = "numpy",
-    chunk_size: int = CHUNK,
-    tables: str = "nodes",
-    check: bool = True,
-) -> Iterator[tuple[int, np.ndarray]]:
-    """Yield (first row, values) chunk by chunk; see `evaluate_orders`."""
-    t = _tables(inst, objective, tables)
-    yield from iter_table_values(t, orders, backend=backend, chunk_size=chunk_size, check=check)
 
 
 def evaluate_orders(

@@ -36,6 +36,7 @@ from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, eval
 from schedlab.solvers.sojourn.problem import SUBJECT, Instance, SojournProblem
 from schedlab.solvers.sojourn.tables import a_tables, b_node_tables
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 EXACT_VALUE_MAX = 2000  # above this n the closed form's O(n^2)-memory quadrature is avoided
 REL_THR = 1e-12  # a move must lower the value by more than this (relative) to count
@@ -81,15 +82,17 @@ def kick(best: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
 
 
 class _Clock:
-    def __init__(self, time_limit: float | None) -> None:
+    """The run's deadline and its elapsed time (for the stats)."""
+
+    def __init__(self, deadline: Deadline) -> None:
         self.t0 = time.perf_counter()
-        self.limit = time_limit
+        self.deadline = deadline
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t0
 
     def out(self) -> bool:
-        return self.limit is not None and self.elapsed() > self.limit
+        return self.deadline.passed()
 
 
 def _descend(
@@ -243,14 +246,14 @@ class BatchlocalOptions:
 def solve_batchlocal(
     problem: SojournProblem,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: BatchlocalOptions,
 ) -> SolveResult[list[str]]:
     """Batched insertion local search from index orders and noisy Smith starts (any objective)."""
     inst, objective = problem.instance, problem.objective
     backend, restarts, rounds = options.backend, options.restarts, options.rounds
-    clock = _Clock(time_limit)
+    clock = _Clock(deadline)
     objective.check_for(inst)
     n = inst.n
     restarts = default_restarts(n) if restarts is None else restarts

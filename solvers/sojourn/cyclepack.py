@@ -32,7 +32,6 @@ worst overload of its arcs (a feasible packing by construction) before its value
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -41,12 +40,8 @@ import numpy as np
 
 from schedlab.solvers.backends import interrupt_after
 from schedlab.solvers.kernels.shortest_paths import dag_all_pairs, floyd_warshall, path
-from schedlab.solvers.sojourn.lop import (
-    deadline_passed,
-    lop_cost,
-    preference_tournament,
-    rounded_order,
-)
+from schedlab.solvers.sojourn.lop import lop_cost, preference_tournament, rounded_order
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 HOP = 1e-4  # pricing length added per arc (scaled units): among equal duals, shorter cycles
 PER_ARC = {"pdlp": 8, "ipm": 3}  # columns priced per reversed arc per round (best first hops),
@@ -54,7 +49,7 @@ PER_ARC = {"pdlp": 8, "ipm": 3}  # columns priced per reversed arc per round (be
 # 3 took 15.5/39.2 s, 5 14.6/25.0 s, 8 13.6/20.4 s, 12 -/21.4 s, 16 -/26.9 s. Interior point: 3
 # took -/98.1 s, 8 -/102.9 s (masters twice as large), and from lpcut's starting order 8 did not
 # prove 40001 in 500 s where 3 takes 119 s.
-RED_TOL = 1e-9  # a column enters when its reduced cost exceeds this
+RED_TOL = 1e-9  # a column enters when its reduced cost exceeds this (pricing threshold)
 LOOSE_TOL = 1e-4  # the master's relative optimality tolerance while pricing with HOP: the
 # packing's value needs ~1e-4 relative (PDLP at 3e-5: 35.4 s instead of 20.4 s; 3e-4: 18.1 s)
 PURGE_REL = 1e-4  # columns below this share of the largest weight leave the master
@@ -63,8 +58,10 @@ STALL_ROUNDS = 2  # restricted pricing that gained less than the closing slack i
 # rounds gives way to pricing over every cycle of T (the incumbent may be suboptimal, or the LP
 # optimum may need cycles that the incumbent reverses twice)
 GENERAL_LIMIT = 20_000  # columns per round of the general pricing
-EXACT_TOL = 1e-9  # the master's tolerance once the loose rounds price nothing (pricing then
-# without HOP): a block is left to the triangle LP only when exact pricing finds no column
+EXACT_TOL = 1e-9  # the master LP solver's optimality tolerance once the loose rounds price
+# nothing (pricing then without HOP): a block is left to the triangle LP only when exact pricing
+# finds no column. A solver setting, not the proof tolerance (result.PROOF_TOL): the packing's
+# bound is made sound by shaving, whatever the solver's accuracy
 MasterLp = Literal["pdlp", "ipm"]  # OR-Tools' PDLP, or HiGHS's interior point (no crossover)
 SOUND_MARGIN = 1e-12  # relative slack for float rounding in the packing's value
 
@@ -205,13 +202,13 @@ class CyclePacker:
         return h, used
 
     def _master(
-        self, cols: list[np.ndarray], deadline: float | None, tol: float
+        self, cols: list[np.ndarray], deadline: Deadline, tol: float
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """Solve the master at `tol` (loose: by `self.master`; tight: HiGHS's interior point);
         (mu, arc duals) or None when stopped by the deadline or without values."""
         pdlp = self.master == "pdlp" and tol >= LOOSE_TOL
         solved = (self._master_pdlp if pdlp else self._master_ipm)(cols, deadline, tol)
-        if solved is None or deadline_passed(deadline):
+        if solved is None or deadline.passed():
             return None
         mu, used, row_dual = solved
         if not (np.all(np.isfinite(mu)) and np.all(np.isfinite(row_dual))):
@@ -221,7 +218,7 @@ class CyclePacker:
         return mu, ell
 
     def _master_pdlp(
-        self, cols: list[np.ndarray], deadline: float | None, tol: float
+        self, cols: list[np.ndarray], deadline: Deadline, tol: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """The master by OR-Tools' PDLP (one thread, from scratch): mu, row arcs, row duals."""
         from ortools.pdlp import solvers_pb2
@@ -241,8 +238,9 @@ class CyclePacker:
         crit = params.termination_criteria
         crit.simple_optimality_criteria.eps_optimal_relative = tol
         crit.simple_optimality_criteria.eps_optimal_absolute = 1e-2 * tol
-        if deadline is not None:
-            crit.time_sec_limit = max(deadline - time.perf_counter(), 0.01)
+        left = deadline.remaining(floor=0.01)  # PDLP's one conversion
+        if left is not None:
+            crit.time_sec_limit = left
         res = pdlp.primal_dual_hybrid_gradient(qp, params)
         mu, dual = np.asarray(res.primal_solution), np.asarray(res.dual_solution)
         if len(mu) != k or len(dual) != m:
@@ -250,7 +248,7 @@ class CyclePacker:
         return mu, used, dual
 
     def _master_ipm(
-        self, cols: list[np.ndarray], deadline: float | None, tol: float
+        self, cols: list[np.ndarray], deadline: Deadline, tol: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """The master by HiGHS's interior point without crossover: mu, row arcs, row duals."""
         h, used = self.packing_lp(cols)
@@ -263,9 +261,10 @@ class CyclePacker:
         for name, value in options.items():
             h.setOptionValue(name, value)
         if self.seed is not None:
-            h.setOptionValue("random_seed", int(self.seed) % 2**31)
-        if deadline is not None:
-            h.setOptionValue("time_limit", max(deadline - time.perf_counter(), 0.01))
+            h.setOptionValue("random_seed", solver_seed(self.seed))
+        left = deadline.remaining(floor=0.01)  # HiGHS's one conversion
+        if left is not None:
+            h.setOptionValue("time_limit", left)
             interrupt_after(h, lambda: deadline)
         h.run()
         sol = h.getSolution()  # at a loose tolerance IPX may end 'unknown' with valid values
@@ -282,7 +281,7 @@ class CyclePacker:
         return rounded_order(self.W, Y)
 
     def certify(
-        self, order: Sequence[int], close_abs: float, deadline: float | None
+        self, order: Sequence[int], close_abs: float, deadline: Deadline = NO_DEADLINE
     ) -> PackingOutcome:
         """Column generation from `order` until the packing's bound is within close_abs of the
         best order's cost, no column prices out, or the deadline."""
@@ -295,7 +294,7 @@ class CyclePacker:
         history: list[float] = []
         general = exact = False
         for _ in range(MAX_ROUNDS):
-            if bound >= cost - close_abs or deadline_passed(deadline):
+            if bound >= cost - close_abs or deadline.passed():
                 break
             history.append(bound)
             general = general or _stalled(history, close_abs)
@@ -326,5 +325,5 @@ class CyclePacker:
             if keep.any():
                 cols = [col for col, kp in zip(cols, keep, strict=True) if kp]
         closed = bound >= cost - close_abs
-        stopped = not closed and deadline_passed(deadline)
+        stopped = not closed and deadline.passed()
         return PackingOutcome(best, cost, bound, closed, stats, stopped)

@@ -32,7 +32,7 @@ from schedlab.solvers.sojourn.lop import (
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import check_deadline
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 MAX_SCALE_BITS = 40
 # CP-SAT copies the model to C++ and loads it before its clock starts: 0.2-0.35x the time spent
@@ -49,8 +49,8 @@ def scale_costs(d: np.ndarray, bits: int | None = None) -> tuple[np.ndarray, flo
     """(d_int, s, E): integer coefficients round(s d), the scale s and the rounding slack E.
 
     For every 0/1 vector x: sum d x >= (sum d_int x) / s - E. With 2^40 as the largest
-    coefficient, E is about 1e-12 of the largest |d| per pair, far below the 1e-9 optimality
-    tolerance; 2^30 was measurably too coarse (gap 2.7e-9 at n = 100).
+    coefficient, E is about 1e-12 of the largest |d| per pair, far below the proof tolerance
+    (PROOF_TOL = 1e-9); 2^30 was measurably too coarse (gap 2.7e-9 at n = 100).
     """
     bits = default_scale_bits(d.size) if bits is None else bits
     top = float(np.max(np.abs(d))) if d.size else 0.0
@@ -67,21 +67,22 @@ class CpSatBlockModel:
         self,
         Wb: np.ndarray,
         *,
-        workers: int,
+        num_workers: int,
         seed: int | None,
-        deterministic_time: float | None,
+        max_deterministic_time: float | None,
         scale_bits: int | None,
+        deadline: Deadline = NO_DEADLINE,
     ) -> None:
         self.n = n = Wb.shape[0]
-        self.workers = workers
+        self.num_workers = num_workers
         self.seed = seed
-        self.deterministic_time = deterministic_time
+        self.max_deterministic_time = max_deterministic_time
         self.const = float(np.tril(Wb, -1).sum())  # sum_{a<b} W[b, a]
         self.build_s = 0.0  # seconds spent adding triangles (predicts the hand-over)
         self.model = cp_model.CpModel()
         self.x = {}
         for a in range(n):
-            check_deadline()  # building n^2/2 variables can outlast the time limit
+            deadline.check()  # building n^2/2 variables can outlast the time limit
             for b in range(a + 1, n):
                 self.x[a, b] = self.model.new_bool_var(f"x_{a}_{b}")
         self.pairs = list(self.x)
@@ -99,14 +100,13 @@ class CpSatBlockModel:
             self.model.add_bool_or([xab, xbc, ~xac])
         self.build_s += time.perf_counter() - t0
 
-    def solve(self, time_left: float | None, hint: Sequence[int] | None) -> RoundResult:
-        if time_left is not None:
-            # the hand-over is not under CP-SAT's time limit: skip a round it would not fit in
-            # (at n = 300 with every triangle it overran a 60 s limit by 11 s)
-            handover = HANDOVER_FACTOR * self.build_s
-            if handover > 0.9 * time_left:
-                return skipped_round()
-            time_left -= handover
+    def solve(self, deadline: Deadline, hint: Sequence[int] | None) -> RoundResult:
+        # the hand-over is not under CP-SAT's time limit: skip a round it would not fit in
+        # (more than 0.9 of the time left; at n = 300 with every triangle it overran a 60 s
+        # limit by 11 s), and keep its time out of CP-SAT's limit
+        handover = HANDOVER_FACTOR * self.build_s
+        if deadline.passed(within=handover / 0.9):
+            return skipped_round()
         if hint is not None:
             pos = np.empty(self.n, dtype=np.int64)
             pos[np.asarray(hint, dtype=np.int64)] = np.arange(self.n)
@@ -115,12 +115,13 @@ class CpSatBlockModel:
                 self.model.add_hint(v, bool(pos[a] < pos[b]))
         solver = cp_model.CpSolver()
         prm = solver.parameters
-        prm.num_workers = self.workers
-        prm.random_seed = int(self.seed or 0) % 2**31
-        if time_left is not None:
-            prm.max_time_in_seconds = max(float(time_left), 0.001)
-        if self.deterministic_time is not None:
-            prm.max_deterministic_time = float(self.deterministic_time)
+        prm.num_workers = self.num_workers
+        prm.random_seed = solver_seed(self.seed)
+        left = deadline.minus(handover).remaining(floor=0.001)  # CP-SAT's one conversion
+        if left is not None:
+            prm.max_time_in_seconds = left
+        if self.max_deterministic_time is not None:
+            prm.max_deterministic_time = float(self.max_deterministic_time)
         status = solver.solve(self.model)
         has = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
         before = None
@@ -146,7 +147,9 @@ class CpSatBlockModel:
 class CpsatOptions:
     """Options of `cpsat`."""
 
-    workers: int = field(default=1, metadata={"help": "CP-SAT search threads (1 = deterministic)"})
+    num_workers: int = field(
+        default=1, metadata={"help": "CP-SAT search threads (1 = deterministic)"}
+    )
     triangles: Literal["lazy", "all"] = field(
         default="lazy",
         metadata={"help": "triangle inequalities: added round by round (lazy) or all up front"},
@@ -154,7 +157,7 @@ class CpsatOptions:
     decompose: bool = field(
         default=True, metadata={"help": "solve the preference blocks separately"}
     )
-    deterministic_time: float | None = field(
+    max_deterministic_time: float | None = field(
         default=None, metadata={"help": "CP-SAT deterministic time per round (reproducible stops)"}
     )
     scale_bits: int | None = field(
@@ -178,20 +181,20 @@ class CpsatOptions:
 def solve_cpsat(
     problem: SojournProblem,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: CpsatOptions,
 ) -> SolveResult[list[str]]:
-    """CP-SAT for A or B: `workers` search threads (1 = deterministic), `seed` its random seed.
+    """CP-SAT for A or B: `num_workers` search threads (1 = deterministic), `seed` its seed.
 
-    `deterministic_time` caps CP-SAT's deterministic time per round (reproducible stops);
+    `max_deterministic_time` caps CP-SAT's deterministic time per round (reproducible stops);
     `triangles` and `decompose` as for milp.
     """
     inst, objective = problem.instance, problem.objective
     o = options
     refuse_non_lop(objective, "cpsat")
-    if o.workers < 1:
-        raise InvalidInput(f"workers: must be a positive integer (got {o.workers!r})")
+    if o.num_workers < 1:
+        raise InvalidInput(f"num_workers: must be a positive integer (got {o.num_workers!r})")
     if o.scale_bits is not None and not 8 <= o.scale_bits <= MAX_SCALE_BITS:
         raise InvalidInput(
             f"scale_bits: must lie in 8..{MAX_SCALE_BITS} (got {o.scale_bits!r}); leave it unset "
@@ -202,17 +205,22 @@ def solve_cpsat(
         inst,
         objective,
         "cpsat",
-        lambda Wb: CpSatBlockModel(
+        lambda Wb, dl: CpSatBlockModel(
             Wb,
-            workers=o.workers,
+            num_workers=o.num_workers,
             seed=seed,
-            deterministic_time=o.deterministic_time,
+            max_deterministic_time=o.max_deterministic_time,
             scale_bits=o.scale_bits,
+            deadline=dl,
         ),
-        time_limit=time_limit,
+        deadline=deadline,
         triangles=o.triangles,
         decompose=o.decompose,
         warm_start=o.warm_start,
-        extra_stats={"workers": o.workers, "triangles_mode": o.triangles, "decompose": o.decompose},
+        extra_stats={
+            "num_workers": o.num_workers,
+            "triangles_mode": o.triangles,
+            "decompose": o.decompose,
+        },
     )
     return replace(res, runtime_s=time.perf_counter() - t0)

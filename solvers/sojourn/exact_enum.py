@@ -23,6 +23,7 @@ from schedlab.solvers.sojourn.batch import evaluate_orders, linear_ordering_weig
 from schedlab.solvers.sojourn.objectives import evaluate
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 BRUTE_MAX_N = 10
 DP_MAX_CELLS = 1 << 26  # subsets x states kept in memory by the DP (about 0.5 GB of float64)
@@ -33,7 +34,7 @@ _CHUNK = 1 << 16
 def solve_brute(
     problem: SojournProblem,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: NoOptions,
 ) -> SolveResult[list[str] | None]:
@@ -59,7 +60,7 @@ def solve_brute(
         if vals[i] < best_v:
             best_v, best_o = float(vals[i]), block[i]
         done += len(block)
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+        if deadline.passed():
             stopped = done < math.factorial(n)
             break
     assert best_o is not None
@@ -143,7 +144,7 @@ def _backtrack(arg: np.ndarray, n: int) -> list[int]:
 def solve_dp(
     problem: SojournProblem,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: NoOptions,
 ) -> SolveResult[list[str] | None]:
@@ -164,7 +165,7 @@ def solve_dp(
     V[0] = 0.0
     arg = np.full(N, -1, dtype=np.int64)
     if objective.kind in ("A", "B"):
-        c, W = linear_ordering_weights(inst, objective)
+        c, W = linear_ordering_weights(inst, objective, deadline=deadline)
         step = lambda lo, hi: _dp_lop_chunk(c, W, V, arg, lo, hi)  # noqa: E731
     else:
         P = np.zeros((N, k))
@@ -175,7 +176,7 @@ def solve_dp(
         step = lambda lo, hi: _dp_trunc_chunk(pi, m, e, k, tk, V, arg, P, M, lo, hi)  # noqa: E731
     for lo in range(1, N, _CHUNK):
         step(lo, min(N, lo + _CHUNK))
-        if time_limit is not None and time.perf_counter() - t0 > time_limit and lo + _CHUNK < N:
+        if deadline.passed() and lo + _CHUNK < N:
             return SolveResult(
                 Status.TIMEOUT,
                 None,

@@ -18,7 +18,7 @@ tolerances act on numbers of order 1, not 1e-5), and triangle rows for chosen tr
 2. A sound bound from the LP duals whatever HiGHS's tolerances: for y >= 0 on rows A x <= r
    and 0 <= x <= 1, d x >= sum_j min(0, (d + A^T y)_j) - y r (weak duality; theory/
    sojourn_cycles.py has the pair structure, `lagrangian_bound` the arithmetic). The block is
-   proven when this bound is within half the proof tolerance (`lop.OPT_REL_TOL`: the status
+   proven when this bound is within half the proof tolerance (`result.PROOF_TOL`: the status
    rule of `certify`) of the block's pairwise-minimum cost (`block_close_abs`), with no MIP.
 3. Otherwise the MIP on the cut model, started from the best order, with an absolute gap below
    the proof tolerance; lazy rounds as in `lop.solve_block` if the integer solution still has a
@@ -36,10 +36,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from schedlab.solvers.backends import interrupt_after
-from schedlab.solvers.result import SolveResult
+from schedlab.solvers.result import PROOF_TOL, SolveResult
 from schedlab.solvers.sojourn.cyclepack import CyclePacker, MasterLp
 from schedlab.solvers.sojourn.lop import (
-    OPT_REL_TOL,
     RoundResult,
     Triple,
     lop_cost,
@@ -51,6 +50,7 @@ from schedlab.solvers.sojourn.lop import (
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 VIOL_TOL = 1e-7  # an LP triangle counts as violated above this (scaled units)
 MAX_LP_ROUNDS = 200
@@ -165,8 +165,8 @@ class HighsCutModel:
                      ("dual_feasibility_tolerance", 1e-9), ("threads", 1)):  # fmt: skip
             h.setOptionValue(k, v)
         if seed is not None:
-            h.setOptionValue("random_seed", int(seed) % 2**31)
-        self.wall_deadline: float | None = None  # HiGHS runs are interrupted after this
+            h.setOptionValue("random_seed", solver_seed(seed))
+        self.wall_deadline = NO_DEADLINE  # HiGHS runs are interrupted after this
         interrupt_after(h, lambda: self.wall_deadline)
         P = len(self.d)
         h.addVars(P, np.zeros(P), np.ones(P))
@@ -256,7 +256,7 @@ class HighsCutModel:
     def _closed(self) -> bool:
         return self.best_lb is not None and self.best_lb >= self.order_cost - self.close_abs
 
-    def packing_certificate(self, deadline: float | None) -> dict[str, float]:
+    def packing_certificate(self, deadline: Deadline) -> dict[str, float]:
         """Column generation of the cycle packing (`solvers.sojourn.cyclepack`) from the best
         order: its bound and orders join the LP phase's; it closes the block when it meets the
         best order within the closing slack."""
@@ -271,7 +271,7 @@ class HighsCutModel:
             self.closed_by_lp = self.closed_by_packing = True
         return dict(out.stats)
 
-    def lp_rounds(self, deadline: float | None) -> dict[str, float]:
+    def lp_rounds(self, deadline: Deadline = NO_DEADLINE) -> dict[str, float]:
         """Cut rounds (interior point, no crossover: each LP from scratch, no basis to keep)
         until the Lagrangian bound meets the best order (proof without MIP), no triangle is
         violated, or the deadline. Each LP solution, rounded and improved by insertion
@@ -280,10 +280,9 @@ class HighsCutModel:
         self.h.setOptionValue("solver", "ipm")
         self.h.setOptionValue("run_crossover", "off")
         for rounds in range(1, MAX_LP_ROUNDS + 1):  # noqa: B007
-            if deadline is not None:
-                if time.perf_counter() >= deadline:
-                    break
-                self._time_limit(deadline - time.perf_counter())
+            if deadline.passed():
+                break
+            self._time_limit(deadline)
             t_run = time.perf_counter()
             self.h.run()
             if self.h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
@@ -306,7 +305,7 @@ class HighsCutModel:
                 cyc = violated_cycles(Y, cuts_per_round(self.n))
                 new = np.asarray([t if k == 1 else (t[0], t[2], t[1]) for t, k in cyc])
                 general += len(new)
-            if not len(new) or (deadline is not None and time.perf_counter() > deadline):
+            if not len(new) or deadline.passed():
                 break
             purged += self._purge_slack_rows()
             self.add_cycle_rows(new)
@@ -323,11 +322,13 @@ class HighsCutModel:
         np.fill_diagonal(before, False)
         return before
 
-    def _time_limit(self, seconds: float) -> None:
+    def _time_limit(self, deadline: Deadline) -> None:
         """HiGHS's time limit counts the run time of every run of this object: add it; the
         interrupt callbacks enforce the same deadline on the wall clock."""
-        self.h.setOptionValue("time_limit", float(self.h.getRunTime()) + max(seconds, 0.01))
-        self.wall_deadline = time.perf_counter() + max(seconds, 0.01)
+        left = deadline.remaining(floor=0.01)  # HiGHS's one conversion
+        if left is not None:
+            self.h.setOptionValue("time_limit", float(self.h.getRunTime()) + left)
+        self.wall_deadline = deadline
 
     def _x_of(self, order: Sequence[int]) -> np.ndarray:
         pos = np.empty(self.n, dtype=np.int64)
@@ -365,13 +366,12 @@ class HighsCutModel:
         self.h.setOptionValue("mip_rel_gap", 0.0)
         self.h.setOptionValue("mip_abs_gap", self.gap_abs / self.s)
 
-    def solve(self, time_left: float | None, hint: Sequence[int] | None) -> RoundResult:
-        t0 = time.perf_counter()
+    def solve(self, deadline: Deadline, hint: Sequence[int] | None) -> RoundResult:
         stats: dict[str, float] = {}
         if hint is not None:
             self._offer(hint)
         if not self.lp_done:
-            lp_deadline = None if time_left is None else t0 + LP_TIME_SHARE * time_left
+            lp_deadline = deadline.share(LP_TIME_SHARE)
             if self.packing:
                 stats.update(self.packing_certificate(lp_deadline))
             if not self.closed_by_lp:
@@ -391,14 +391,13 @@ class HighsCutModel:
             start = self.hs.HighsSolution()
             start.col_value = start_x.tolist()
             self.h.setSolution(start)
-        if time_left is not None:
-            left = time_left - (time.perf_counter() - t0)
-            # a MIP's presolve and root are not always interruptible: skip one that would overrun,
-            # and one after a packing stopped by time (no LP round ran to size its root)
-            if self.packing_stopped or left <= max(0.01, MIP_ROOT_FACTOR * self.last_lp_s):
-                stats["mip_skipped_for_time"] = 1
-                return RoundResult(self._start_before(start_x), False, lp_bound, stats)
-            self._time_limit(left)
+        # a MIP's presolve and root are not always interruptible: skip one that would overrun,
+        # and one after a packing stopped by time (no LP round ran to size its root)
+        root_s = max(0.01, MIP_ROOT_FACTOR * self.last_lp_s)
+        if self.packing_stopped or deadline.passed(within=root_s):
+            stats["mip_skipped_for_time"] = 1
+            return RoundResult(self._start_before(start_x), False, lp_bound, stats)
+        self._time_limit(deadline)
         self.h.run()
         info = self.h.getInfo()
         status = self.h.getModelStatus()
@@ -443,9 +442,9 @@ def block_close_abs(Wb: np.ndarray) -> float:
     """How close the LP bound must come to a block's incumbent to close it: half the proof
     tolerance of the block's pairwise-minimum cost. Sound for the whole order: the blocks'
     pairwise minima sum to at most the optimum (costs are non-negative), so the blocks' slacks
-    sum to at most half of `OPT_REL_TOL` of the value. Computed from the block alone, so
+    sum to at most half of `PROOF_TOL` of the value. Computed from the block alone, so
     nothing runs before `solve_lop`, whose time limit covers the data preparation."""
-    return 0.5 * OPT_REL_TOL * pairwise_min_bound(Wb)
+    return 0.5 * PROOF_TOL * pairwise_min_bound(Wb)
 
 
 @register_method(
@@ -459,7 +458,7 @@ def block_close_abs(Wb: np.ndarray) -> float:
 def solve_lpcut(
     problem: SojournProblem,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: LpcutOptions,
 ) -> SolveResult[list[str]]:
@@ -473,7 +472,7 @@ def solve_lpcut(
         inst,
         objective,
         "lpcut",
-        lambda Wb: HighsCutModel(
+        lambda Wb, _deadline: HighsCutModel(
             Wb,
             gap_abs=block_gap_abs(Wb),
             close_abs=block_close_abs(Wb),
@@ -481,7 +480,7 @@ def solve_lpcut(
             packing=options.packing,
             packing_master=options.packing_master,
         ),
-        time_limit=time_limit,
+        deadline=deadline,
         triangles="separate",
         decompose=options.decompose,
         warm_start=options.warm_start,

@@ -39,10 +39,10 @@ from schedlab.solvers.sojourn.lop import (
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import check_deadline
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 MILP_SOLVERS = ("highs", "cbc")
-GAP_REL = 1e-11  # relative MIP gap asked of the back end (our own OPTIMAL test is 1e-9)
+GAP_REL = 1e-11  # relative MIP gap asked of the back end (below result.PROOF_TOL, 1e-9)
 # PuLP's hand-over to the back end takes about this multiple of the time spent building the
 # PuLP rows (measured at n = 80: HiGHS transfer 0.9x, MPS writing 0.45x; with margin).
 HANDOVER_FACTOR = {"highs": 1.2, "cbc": 0.7}
@@ -56,7 +56,14 @@ POST_FACTOR = 0.5
 class PulpBlockModel:
     """The triangle MILP of one block, re-solved after each round of added triangles."""
 
-    def __init__(self, Wb: np.ndarray, solver: str, gap_abs: float, seed: int | None) -> None:
+    def __init__(
+        self,
+        Wb: np.ndarray,
+        solver: str,
+        gap_abs: float,
+        seed: int | None,
+        deadline: Deadline = NO_DEADLINE,
+    ) -> None:
         self.n = Wb.shape[0]
         self.solver = solver
         self.gap_abs = gap_abs
@@ -67,7 +74,7 @@ class PulpBlockModel:
         self.x: dict[tuple[int, int], pulp.LpVariable] = {}
         terms = []
         for a in range(self.n):
-            check_deadline()  # building n^2/2 variables can outlast the time limit
+            deadline.check()  # building n^2/2 variables can outlast the time limit
             for b in range(a + 1, self.n):
                 v = self.prob.add_variable(f"x_{a}_{b}", 0, 1, pulp.LpBinary)
                 self.x[a, b] = v
@@ -102,35 +109,32 @@ class PulpBlockModel:
             B[b, a] = not B[a, b]
         return B
 
-    def solve(self, time_left: float | None, hint: Sequence[int] | None) -> RoundResult:
-        deadline = None
-        if time_left is not None:
-            # PuLP hands the model over row by row in Python (HiGHS) or writes an MPS file
-            # (CBC) before the solver's clock starts, and that cannot be interrupted: skip a
-            # round whose hand-over alone would not fit.
-            if self.build_s * HANDOVER_FACTOR[self.solver] > 0.9 * time_left:
-                return skipped_round()
-            deadline = time.perf_counter() + time_left
+    def solve(self, deadline: Deadline, hint: Sequence[int] | None) -> RoundResult:
+        # PuLP hands the model over row by row in Python (HiGHS) or writes an MPS file (CBC)
+        # before the solver's clock starts, and that cannot be interrupted: skip a round whose
+        # hand-over alone would not fit (would take more than 0.9 of the time left).
+        if deadline.passed(within=self.build_s * HANDOVER_FACTOR[self.solver] / 0.9):
+            return skipped_round()
         if self.solver == "highs":
             return self._solve_highs(deadline)
         return self._solve_cbc(deadline)
 
-    def _solve_highs(self, deadline: float | None) -> RoundResult:
+    def _solve_highs(self, deadline: Deadline) -> RoundResult:
         params: dict[str, Any] = {}
         if self.seed is not None:
-            params["random_seed"] = int(self.seed) % 2**31
+            params["random_seed"] = solver_seed(self.seed)
         # PuLP's own HiGHS interface, step by step (as its actualSolve does), so that the
         # time limit is what is left after the hand-over
         solver = pulp.HiGHS(msg=False, gapRel=GAP_REL, gapAbs=self.gap_abs, **params)
         solver.createAndConfigureSolver(self.prob)
         solver.buildSolverModel(self.prob)
         h = self.prob.solverModel
-        if deadline is not None:
-            stop = deadline - POST_FACTOR * self.build_s
-            left = stop - time.perf_counter()
+        stop = deadline.minus(POST_FACTOR * self.build_s)
+        left = stop.remaining()  # HiGHS's one conversion
+        if left is not None:
             if left <= 0.01:
                 return skipped_round()
-            h.setOptionValue("time_limit", float(left))
+            h.setOptionValue("time_limit", left)
             # the interrupt callbacks stop simplex, interior point and MIP search on the wall
             # clock (HiGHS's own limit is checked between phases only)
             interrupt_after(h, lambda: stop)
@@ -157,20 +161,17 @@ class PulpBlockModel:
                 before[b, a] = not before[a, b]
         return RoundResult(before, proven, bound, {"mip_nodes": int(info.mip_node_count)})
 
-    def _solve_cbc(self, deadline: float | None) -> RoundResult:
+    def _solve_cbc(self, deadline: Deadline) -> RoundResult:
         cbc = pulp.COIN_CMD(path=pulp_cbc_path, msg=False)
         with tempfile.TemporaryDirectory(prefix="schedlab-cbc-") as tmp:
             mps, sol = Path(tmp) / "lop.mps", Path(tmp) / "lop.sol"
             vs, vnames, cnames, _ = self.prob.writeMPS(str(mps), rename=1)
-            left = None
-            if deadline is not None:
-                left = deadline - time.perf_counter()
-                if left <= 0.01:
-                    return skipped_round()
-            opts = [] if self.seed is None else ["-randomCbcSeed", str(int(self.seed) % 2**31 + 1)]
+            if deadline.passed(within=0.01):
+                return skipped_round()
+            opts = [] if self.seed is None else ["-randomCbcSeed", str(solver_seed(self.seed) + 1)]
             opts += ["-ratio", repr(GAP_REL), "-allow", repr(self.gap_abs), "-threads", "1"]
             opts += ["-timeMode", "elapsed", "-solve", "-printingOptions", "all"]
-            log, killed = run_cbc(mps, [*opts, "-solution", str(sol)], left)
+            log, killed = run_cbc(mps, [*opts, "-solution", str(sol)], deadline)
             sol_status = pulp.LpSolutionNoSolutionFound
             if not killed and sol.exists():
                 status, values, _, _, _, sol_status = cbc.readsol_MPS(
@@ -247,7 +248,7 @@ class MilpOptions:
 def solve_milp(
     problem: SojournProblem,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: MilpOptions,
 ) -> SolveResult[list[str]]:
@@ -268,8 +269,8 @@ def solve_milp(
         inst,
         objective,
         "milp",
-        lambda Wb: PulpBlockModel(Wb, solver, block_gap_abs(Wb), seed),
-        time_limit=time_limit,
+        lambda Wb, dl: PulpBlockModel(Wb, solver, block_gap_abs(Wb), seed, dl),
+        deadline=deadline,
         triangles=triangles,
         decompose=decompose,
         extra_stats={"solver": solver, "triangles_mode": triangles, "decompose": decompose},

@@ -20,6 +20,7 @@ from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 from schedlab.solvers.sojourn.problem import SUBJECT, Instance, SojournProblem
 from schedlab.solvers.solve import method_form, register_method
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 KeyFn = Callable[[Instance], np.ndarray]
 INDEX = "index"  # the method form of a key function: jobs in ascending key order
@@ -53,7 +54,7 @@ def solve_index(
     entry: Entry[KeyFn],
     problem: SojournProblem,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: NoOptions,
 ) -> SolveResult[list[str]]:
@@ -157,17 +158,16 @@ def local_search(
     objective: Objective,
     start: list[int],
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     max_rounds: int = 10_000,
 ) -> tuple[list[int], float, dict[str, int | bool]]:
     """Best-improvement descent over insertion moves from `start` until a local optimum."""
-    t0 = time.perf_counter()
     order = np.array(start, dtype=np.int64)
     value = float(evaluate_orders(inst, order[None, :], objective)[0])
     rounds = evaluated = 0
     stopped = False
     while rounds < max_rounds:
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+        if deadline.passed():
             stopped = True
             break
         nb = neighbourhood(order)
@@ -195,7 +195,7 @@ def local_search(
 def solve_local(
     problem: SojournProblem,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: NoOptions,
 ) -> SolveResult[list[str]]:
@@ -203,7 +203,7 @@ def solve_local(
     inst, objective = problem.instance, problem.objective
     t0 = time.perf_counter()
     start = order_by_index(smith_key(inst))
-    order, _v, stats = local_search(inst, objective, start, time_limit=time_limit)
+    order, _v, stats = local_search(inst, objective, start, deadline=deadline)
     value = evaluate(inst, order, objective)
     return SolveResult(
         Status.FEASIBLE, value, None, inst.ids_of(order), "local", time.perf_counter() - t0, stats

@@ -27,15 +27,10 @@ from schedlab.solvers.result import SolveResult, certify
 from schedlab.solvers.sojourn.batch import evaluate_orders, linear_ordering_weights
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
 from schedlab.solvers.sojourn.problem import Instance
-from schedlab.solvers.validate import (
-    DeadlineExceeded,
-    check_alloc,
-    deadline_scope,
-    earliest_deadline,
-)
+from schedlab.solvers.validate import Deadline, DeadlineExceeded, check_alloc
 
-OPT_REL_TOL = 1e-9  # "optimal" = value - proven bound <= OPT_REL_TOL * max(1, |value|)
-TIE_REL_TOL = 1e-9  # |W[a,b] - W[b,a]| below this times max|W| counts as a tie (rounding-safe)
+TIE_REL_TOL = 1e-9  # |W[a,b] - W[b,a]| below this times max|W| counts as a tie (rounding-safe);
+# a tie tolerance of the block decomposition, not the proof tolerance (result.PROOF_TOL)
 TRIANGLE_MODES = ("lazy", "all", "separate")  # separate: none up front, the back end cuts
 Triple = tuple[int, int, int]
 
@@ -155,14 +150,15 @@ def skipped_round() -> RoundResult:
 
 
 class BlockModel(Protocol):
-    """A block LOP model: triangles can be added; `solve` runs with a wall-clock budget."""
+    """A block LOP model: triangles can be added; `solve` runs until the deadline at most."""
 
     def add_triangles(self, triples: Sequence[Triple]) -> None: ...
 
-    def solve(self, time_left: float | None, hint: Sequence[int] | None) -> RoundResult: ...
+    def solve(self, deadline: Deadline, hint: Sequence[int] | None) -> RoundResult: ...
 
 
-ModelFactory = Callable[[np.ndarray], BlockModel]
+#: Builds a block's model from its pair costs; DeadlineExceeded once the deadline passes.
+ModelFactory = Callable[[np.ndarray, Deadline], BlockModel]
 
 
 @dataclass
@@ -179,11 +175,6 @@ _ADD_CHUNK = 4096
 #: transpose and differences, masks), and per variable pair of a block model (CP-SAT/PuLP).
 PREP_BYTES_PER_PAIR = 64
 MODEL_BYTES_PER_PAIR = 400
-
-
-def deadline_passed(deadline: float | None) -> bool:
-    """True when a deadline (perf_counter seconds; None: none) has passed."""
-    return deadline is not None and time.perf_counter() >= deadline
 
 
 def preference_tournament(W: np.ndarray) -> np.ndarray:
@@ -237,7 +228,7 @@ def solve_block(
     Wb: np.ndarray,
     factory: ModelFactory,
     triangles: str,
-    deadline: float | None,
+    deadline: Deadline,
     shortcut: bool,
     warm_start: bool = False,
 ) -> BlockOutcome:
@@ -260,7 +251,7 @@ def solve_block(
         best_order = insertion_descent(Wb, best_order)
         best_cost = lop_cost(Wb, best_order)
     proven = False
-    if deadline_passed(deadline):
+    if deadline.passed():
         return BlockOutcome(best_order, best_cost, bound, proven, stats)
     check_alloc(
         MODEL_BYTES_PER_PAIR * nb * (nb - 1) / 2,
@@ -268,7 +259,7 @@ def solve_block(
         fix="use a heuristic (e.g. --method batchlocal)",
     )
     try:
-        model = factory(Wb)
+        model = factory(Wb, deadline)
     except DeadlineExceeded:
         stats["stopped_while_building"] = 1  # an int: solve_lop sums block stats
         return BlockOutcome(best_order, best_cost, bound, proven, stats)
@@ -280,15 +271,12 @@ def solve_block(
         else iter(three_cycles(pref))
     )
     while chunk := list(itertools.islice(first, _ADD_CHUNK)):  # building is slow: watch time
-        if deadline_passed(deadline):
+        if deadline.passed():
             return BlockOutcome(best_order, best_cost, bound, proven, stats)
         model.add_triangles(chunk)
         stats["triangles"] += len(chunk)
-    while True:
-        left = None if deadline is None else deadline - time.perf_counter()
-        if left is not None and left <= 0:
-            break
-        r = model.solve(left, best_order)
+    while not deadline.passed():
+        r = model.solve(deadline, best_order)
         stats["rounds"] += 1
         stats["solver_calls"] += 1
         for k, v in r.stats.items():
@@ -319,7 +307,7 @@ def solve_lop(
     method: str,
     factory: ModelFactory,
     *,
-    time_limit: float | None,
+    deadline: Deadline,
     triangles: str = "lazy",
     decompose: bool = True,
     warm_start: bool = False,
@@ -327,32 +315,30 @@ def solve_lop(
 ) -> SolveResult:
     """Exact A/B: blocks and the transitive shortcut (`decompose`), then the block models.
 
-    `decompose=False, triangles="all"` is the plain triangle formulation on all n jobs.
+    `decompose=False, triangles="all"` is the plain triangle formulation on all n jobs. The
+    time limit is `deadline`, the caller's (work done before counts against it too).
     """
     refuse_non_lop(objective, method)
     check_triangles(triangles, method)
     t0 = time.perf_counter()
-    # the caller's deadline holds too (work done before solve_lop counts against the limit)
-    deadline = earliest_deadline(None if time_limit is None else t0 + time_limit)
     check_alloc(
         PREP_BYTES_PER_PAIR * float(inst.n) ** 2,
         f"the pairwise tables of {inst.n} jobs",
         fix="use a heuristic (e.g. --method batchlocal) or raise the budget",
     )
     try:
-        with deadline_scope(deadline):
-            return _solve_lop(
-                inst,
-                objective,
-                method,
-                factory,
-                t0,
-                deadline,
-                triangles,
-                decompose,
-                warm_start,
-                extra_stats,
-            )
+        return _solve_lop(
+            inst,
+            objective,
+            method,
+            factory,
+            t0,
+            deadline,
+            triangles,
+            decompose,
+            warm_start,
+            extra_stats,
+        )
     except DeadlineExceeded:  # data preparation outlasted the limit: a cheap order, no proof
         ratio = inst.mean / np.maximum(inst.pi, 1e-300)
         order = [int(i) for i in np.argsort(ratio, kind="stable")]
@@ -368,14 +354,14 @@ def _solve_lop(
     method: str,
     factory: ModelFactory,
     t0: float,
-    deadline: float | None,
+    deadline: Deadline,
     triangles: str,
     decompose: bool,
     warm_start: bool,
     extra_stats: dict[str, Any] | None,
 ) -> SolveResult:
-    """The body of `solve_lop`, inside its deadline scope."""
-    c, W = linear_ordering_weights(inst, objective)
+    """The body of `solve_lop`; DeadlineExceeded while the pair costs are prepared."""
+    c, W = linear_ordering_weights(inst, objective, deadline=deadline)
     blocks = preference_blocks(W) if decompose else [np.arange(inst.n)]
     order: list[int] = []
     bound = float(c.sum())
@@ -420,13 +406,13 @@ def finish(
     runtime_s: float,
     stats: dict[str, Any],
 ) -> SolveResult[list[str]]:
-    """Status by `certify` with the proof tolerance OPT_REL_TOL (the one status rule).
+    """Status by `certify` with the one proof tolerance `PROOF_TOL` (the one status rule).
 
     `proven` (every block model closed) is recorded; a scaled CP-SAT proof alone is not
     enough, the converted bound has to meet the value too. A bound above the value by solver
     rounding (HiGHS and CBC stop within their own tolerances) is clamped and recorded as
     `bound_clamped`; a larger crossing is an unsound bound and gives status `error`.
     """
-    cert = certify(value, bound, "min", tol=OPT_REL_TOL)
+    cert = certify(value, bound, "min")
     stats = {**stats, "all_blocks_closed": bool(proven)}
     return SolveResult.certified(cert, inst.ids_of(order), method, runtime_s, stats)

@@ -18,7 +18,7 @@ import numpy as np
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.quadrature import gauss_legendre_unit
 from schedlab.solvers.sojourn.problem import Instance, check_order
-from schedlab.solvers.validate import check_deadline
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 _NODE_CHUNK = 64
 
@@ -124,13 +124,16 @@ def b_node_terms(inst: Instance, q: int | None = None) -> dict[str, np.ndarray]:
     return {"u": u, "w": w, "G": G, "wG": w * G, "a": a, "b": b}
 
 
-def b_weights(inst: Instance, q: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def b_weights(
+    inst: Instance, q: int | None = None, *, deadline: Deadline = NO_DEADLINE
+) -> tuple[np.ndarray, np.ndarray]:
     """Linear-ordering form of B: B(order) = sum_i c_i + sum_{j before i} W[j, i].
 
     c_i = pi_i m_i int G/g_i du and W[j, i] = pi_i int G h_j / (g_i g_j) du; exact with
     ceil(n/2)+1 Gauss-Legendre nodes because the integrands are polynomials of degree <= n-1.
+    DeadlineExceeded once `deadline` passes (an exact method's limit covers this step).
     """
-    check_deadline()  # the node terms below take ~0.5 s at n = 5,700: not started late
+    deadline.check()  # the node terms below take ~0.5 s at n = 5,700: not started late
     t = b_node_terms(inst, q)
     wG, a, b = t["wG"], t["a"], t["b"]
     c = inst.m * np.einsum("q,qi->i", wG, a)
@@ -138,7 +141,7 @@ def b_weights(inst: Instance, q: int | None = None) -> tuple[np.ndarray, np.ndar
     # deadline check between them (the time limit of an exact method covers this O(n^2 q) step).
     W = np.zeros((inst.n, inst.n))
     for s in range(0, len(wG), _NODE_CHUNK):
-        check_deadline()
+        deadline.check()
         sl = slice(s, s + _NODE_CHUNK)
         W += (b[sl] * wG[sl, None]).T @ a[sl]
     np.fill_diagonal(W, 0.0)

@@ -12,7 +12,6 @@ immutable, validated on construction (every problem reported at once) and round-
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -24,17 +23,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.validate import (
-    MAX_MAGNITUDE,
-    check_id,
-    load_json_file,
-    parse_json,
-    read_stdin_text,
-)
+from schedlab.solvers.serialize import json_text, load_as, parse_as, save_json
+from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, read_stdin_text
 
 if TYPE_CHECKING:  # objectives imports this module
     from schedlab.solvers.sojourn.objectives import Objective
 
+#: Input rule: a job's outcome probabilities sum to 1 within this (absolute).
 PROB_TOL = 1e-9
 #: Input rules (see docs/architecture.md): at most MAX_JOBS jobs of at most MAX_OUTCOMES
 #: outcomes each; sizes in (0, MAX_MAGNITUDE] (1e12), so every derived sum stays finite.
@@ -233,20 +228,11 @@ class Instance:
 
     @classmethod
     def from_json(cls, text: str, *, source: str | None = None) -> Instance:
-        data = parse_json(text, source)
-        try:
-            return cls.from_dict(data)
-        except InvalidInput as exc:
-            raise exc.with_source(source) if source else exc from None
+        return parse_as(cls.from_dict, text, source)
 
     @classmethod
     def load(cls, path: str | Path) -> Instance:
-        p = Path(path)
-        data = load_json_file(p, "instance file")
-        try:
-            return cls.from_dict(data)
-        except InvalidInput as exc:
-            raise exc.with_source(str(p)) from None
+        return load_as(cls.from_dict, path, "instance file")
 
     @classmethod
     def load_stdin(cls, stream: Any) -> Instance:
@@ -279,13 +265,11 @@ class Instance:
         return d
 
     def to_json(self, indent: int | None = 1) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
+        return json_text(self.to_dict(), indent)
 
     def save(self, path: str | Path) -> None:
         """Write atomically (temporary file, then rename)."""
-        from schedlab.solvers.util import atomic_write_text
-
-        atomic_write_text(Path(path), self.to_json() + "\n")
+        save_json(path, self.to_dict())
 
     # ---- derived arrays (cached) --------------------------------------------------------
     @property

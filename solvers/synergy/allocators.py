@@ -37,6 +37,7 @@ from schedlab.solvers.synergy.allocation import Allocation
 from schedlab.solvers.synergy.placement import Placer, RoundResult
 from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.solution import make_result
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 SUBJECT = "synergy"
 FAST_TAG = "fast"  # the method form of an allocator factory (the simulator's fast path)
@@ -46,7 +47,7 @@ class Allocator(Protocol):
     """One round: the jobs' model indices and GPU demands (int64 arrays, policy order)."""
 
     def __call__(
-        self, models: np.ndarray, gpus: np.ndarray, *, time_limit: float | None = None
+        self, models: np.ndarray, gpus: np.ndarray, *, deadline: Deadline = NO_DEADLINE
     ) -> RoundResult: ...
 
 
@@ -58,7 +59,7 @@ def solve_fast(
     entry: Entry[AllocatorFactory],
     snap: Snapshot,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: Any,
 ) -> SolveResult[Allocation | None]:
@@ -69,7 +70,7 @@ def solve_fast(
         entry.name,
         snap.model_indices(),
         snap.gpu_demands(),
-        time_limit=time_limit,
+        deadline=deadline,
         options=options,
     )
     runtime = time.perf_counter() - t0
@@ -111,11 +112,11 @@ class RoundAllocator(Placer):
         models: Sequence[int] | np.ndarray,
         gpus: Sequence[int] | np.ndarray,
         *,
-        time_limit: float | None = None,
+        deadline: Deadline = NO_DEADLINE,
         options: Any = None,
     ) -> RoundResult:
         """Allocate one round with the registered allocator `method` (see `fast_methods`;
         proportional, greedy, tune, opt, and any plugin's)."""
         k = np.asarray(models, dtype=np.int64)
         g = np.asarray(gpus, dtype=np.int64)
-        return self.allocator(method, options)(k, g, time_limit=time_limit)
+        return self.allocator(method, options)(k, g, deadline=deadline)

@@ -26,7 +26,6 @@ from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, total_tput
 from schedlab.solvers.synergy.exact_model import (
-    EXACT_TOL,
     RUN_SET_HELP,
     Counts,
     ExactStructure,
@@ -39,7 +38,7 @@ from schedlab.solvers.synergy.exact_model import (
 )
 from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.solution import certified_result
-from schedlab.solvers.validate import DeadlineExceeded, check_deadline, solver_seed, time_left
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, DeadlineExceeded, solver_seed
 
 SCALES = (1, 10, 100, 1000, 10_000, 100_000, 1_000_000)
 
@@ -58,7 +57,7 @@ class CpsatOptions:
     """Options of the exact CP-SAT model."""
 
     run_set: RunSet = field(default="proportional", metadata={"help": RUN_SET_HELP})
-    workers: int = field(default=1, metadata={"help": "CP-SAT workers"})
+    num_workers: int = field(default=1, metadata={"help": "CP-SAT workers"})
     max_deterministic_time: float | None = field(
         default=None, metadata={"help": "CP-SAT deterministic time limit (reproducible)"}
     )
@@ -120,13 +119,13 @@ class CpsatModel:
     obj: list[Any]
 
 
-def _variables(st: ExactStructure) -> CpsatModel:
+def _variables(st: ExactStructure, deadline: Deadline) -> CpsatModel:
     md = cp_model.CpModel()
     S, G = st.snap.cluster.servers, st.snap.cluster.gpus_per_server
     w: dict[tuple[int, int, int], Any] = {}
     for ti, (k, pos) in enumerate(st.types):
         for qi in range(len(st.configs[k])):
-            check_deadline()  # building can outlast the time limit on large clusters
+            deadline.check()  # building can outlast the time limit on large clusters
             for s in range(S):
                 w[ti, qi, s] = md.new_int_var(0, min(len(pos), G), f"w_{ti}_{qi}_{s}")
     y: dict[tuple[int, int], Any] = {}
@@ -134,20 +133,20 @@ def _variables(st: ExactStructure) -> CpsatModel:
     for j in st.multi:
         g = st.snap.jobs[j].gpus
         for qi in range(len(st.configs[st.models[j]])):
-            check_deadline()
+            deadline.check()
             y[j, qi] = md.new_bool_var(f"y_{j}_{qi}")
             for s in range(S):
                 z[j, qi, s] = md.new_int_var(0, min(g, G), f"z_{j}_{qi}_{s}")
     return CpsatModel(md, w, y, z, [])
 
 
-def _run_constraints(st: ExactStructure, cm: CpsatModel, sc: Scales) -> None:
+def _run_constraints(st: ExactStructure, cm: CpsatModel, sc: Scales, deadline: Deadline) -> None:
     """Which jobs run (all of the run set, or at most all), each whole; the objective terms."""
     md, w, y, z = cm.md, cm.w, cm.y, cm.z
     S, G = st.snap.cluster.servers, st.snap.cluster.gpus_per_server
     for ti, (k, pos) in enumerate(st.types):
         cfgs = st.configs[k]
-        check_deadline()
+        deadline.check()
         n_run = sum(w[ti, qi, s] for qi in range(len(cfgs)) for s in range(S))
         md.add(n_run == len(pos)) if st.must_run else md.add(n_run <= len(pos))
         cm.obj += [sc.t(cfgs[qi][2]) * w[ti, qi, s] for qi in range(len(cfgs)) for s in range(S)]
@@ -163,13 +162,15 @@ def _run_constraints(st: ExactStructure, cm: CpsatModel, sc: Scales) -> None:
             cm.obj.append(g * sc.t(cfgs[qi][2]) * y[j, qi])
 
 
-def _capacity_constraints(st: ExactStructure, cm: CpsatModel, sc: Scales) -> None:
+def _capacity_constraints(
+    st: ExactStructure, cm: CpsatModel, sc: Scales, deadline: Deadline
+) -> None:
     """Per-server GPU, CPU and memory capacity; GPU use non-increasing in the server index."""
     cl = st.snap.cluster
     S, G = cl.servers, cl.gpus_per_server
     gpu_use = []
     for s in range(S):
-        check_deadline()
+        deadline.check()
         g_terms, c_terms, m_terms = [], [], []
         for ti, (k, _pos) in enumerate(st.types):
             for qi, (c, m, _t) in enumerate(st.configs[k]):
@@ -190,11 +191,14 @@ def _capacity_constraints(st: ExactStructure, cm: CpsatModel, sc: Scales) -> Non
         cm.md.add(gpu_use[s] >= gpu_use[s + 1])
 
 
-def build_cpsat(st: ExactStructure, sc: Scales, rel: float | None) -> CpsatModel:
-    """The whole model, maximizing scaled throughput; `rel` (a proven upper bound) caps it."""
-    cm = _variables(st)
-    _run_constraints(st, cm, sc)
-    _capacity_constraints(st, cm, sc)
+def build_cpsat(
+    st: ExactStructure, sc: Scales, rel: float | None, deadline: Deadline = NO_DEADLINE
+) -> CpsatModel:
+    """The whole model, maximizing scaled throughput; `rel` (a proven upper bound) caps it.
+    DeadlineExceeded once `deadline` passes."""
+    cm = _variables(st, deadline)
+    _run_constraints(st, cm, sc, deadline)
+    _capacity_constraints(st, cm, sc, deadline)
     # rel is a sum of scaled integers / scale: rounding recovers it exactly (exact scaling);
     # with rounded-up throughputs the scaled optimum can only be larger, so no cut.
     if rel is not None and sc.tput_exact:
@@ -220,12 +224,14 @@ SYMMETRY_MAX_VARS = 20_000
 
 
 def _solver(
-    o: CpsatOptions, time_limit: float | None, seed: int | None, n_vars: int = 0
+    o: CpsatOptions, deadline: Deadline, seed: int | None, n_vars: int = 0
 ) -> cp_model.CpSolver:
+    """CP-SAT with the options, the time left before `deadline` and the seed."""
     solver = cp_model.CpSolver()
-    solver.parameters.num_workers = o.workers
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_limit)
+    solver.parameters.num_workers = o.num_workers
+    left = deadline.remaining(floor=0.01)  # CP-SAT's one conversion
+    if left is not None:
+        solver.parameters.max_time_in_seconds = left
         if n_vars > SYMMETRY_MAX_VARS:
             solver.parameters.symmetry_level = 0
     if o.max_deterministic_time is not None:
@@ -264,7 +270,7 @@ def cpsat_bound(code: Any, value: float, best_bound: float, sc: Scales, rel: flo
 def solve_cpsat(
     snap: Snapshot,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: CpsatOptions,
 ) -> SolveResult[Allocation | None]:
@@ -288,18 +294,18 @@ def solve_cpsat(
         )
     rel = relaxation_bound(st) if o.relaxation_cut else None
     stats["relaxation_bound"] = rel
-    start = start_point(st, time_limit) if o.hint else None
+    start = start_point(st, deadline) if o.hint else None
     hint = None if start is None else decode(st, *start)
     if hint is not None:
         stats["hint_value"] = total_tput(snap, hint)
     try:
-        cm = build_cpsat(st, sc, rel)
+        cm = build_cpsat(st, sc, rel, deadline)
     except DeadlineExceeded:  # the limit passed while building: the hint, unproven
         stats["stopped_while_building"] = True
         return _incumbent_result(st, hint, rel, t0, stats)
     if start is not None:
         _add_hint(cm, *start)
-    solver = _solver(o, time_left(t0, time_limit), seed, len(cm.w) + len(cm.y) + len(cm.z))
+    solver = _solver(o, deadline, seed, len(cm.w) + len(cm.y) + len(cm.z))
     code = solver.solve(cm.md)
     stats.update(
         cpsat_status=solver.status_name(code),
@@ -318,7 +324,7 @@ def solve_cpsat(
         if total_tput(snap, hint) > total_tput(snap, alloc):  # CP-SAT may drop a hint
             alloc = hint
     runtime = time.perf_counter() - t0
-    return certified_result(snap, alloc, "cpsat", runtime, bound, tol=EXACT_TOL, stats=stats)
+    return certified_result(snap, alloc, "cpsat", runtime, bound, stats=stats)
 
 
 def _incumbent_result(
@@ -334,4 +340,4 @@ def _incumbent_result(
     runtime = time.perf_counter() - t0
     if hint is None:
         return SolveResult(Status.TIMEOUT, None, bound, None, "cpsat", runtime, stats)
-    return certified_result(st.snap, hint, "cpsat", runtime, bound, tol=EXACT_TOL, stats=stats)
+    return certified_result(st.snap, hint, "cpsat", runtime, bound, stats=stats)

@@ -21,7 +21,6 @@ from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, total_tput
 from schedlab.solvers.synergy.configs import all_configs
 from schedlab.solvers.synergy.exact_model import (
-    EXACT_TOL,
     RUN_SET_HELP,
     ExactStructure,
     RunSet,
@@ -29,6 +28,7 @@ from schedlab.solvers.synergy.exact_model import (
 )
 from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.solution import certified_result
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 MAX_JOBS = 10
 MAX_SERVERS = 4
@@ -61,7 +61,7 @@ class EnumOptions:
 def solve_enum(
     snap: Snapshot,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: EnumOptions,
 ) -> SolveResult[Allocation | None]:
@@ -81,7 +81,6 @@ def solve_enum(
             f"enum: listing the GPU spreads of {len(st.scope)} jobs over {S} servers of {G} GPUs "
             f"takes {tries:.3g} steps (at most {MAX_SPREAD_TRIES:g}); use method milp or cpsat"
         )
-    deadline = None if time_limit is None else t0 + time_limit
     search = _Search(st, options.max_nodes, deadline)
     search.dfs(0, 0.0)
     stats: dict[str, Any] = {
@@ -102,14 +101,14 @@ def solve_enum(
     alloc = Allocation(jobs)
     # a finished search proves its best value optimal; a stopped one has no bound
     bound = None if search.stopped else total_tput(snap, alloc)
-    return certified_result(snap, alloc, "enum", runtime, bound, tol=EXACT_TOL, stats=stats)
+    return certified_result(snap, alloc, "enum", runtime, bound, stats=stats)
 
 
 class _Search:
     """Depth-first search over every (configuration, spread) of each job in scope, in order;
     a branch is abandoned only when a server's capacity is exceeded."""
 
-    def __init__(self, st: ExactStructure, max_nodes: int, deadline: float | None) -> None:
+    def __init__(self, st: ExactStructure, max_nodes: int, deadline: Deadline) -> None:
         snap, cl = st.snap, st.snap.cluster
         S, G = cl.servers, cl.gpus_per_server
         self.must_run = st.must_run
@@ -133,11 +132,7 @@ class _Search:
 
     def _stop_now(self) -> bool:
         self.nodes += 1
-        if self.nodes >= self.max_nodes or (
-            self.deadline is not None
-            and self.nodes % 4096 == 0
-            and time.perf_counter() > self.deadline
-        ):
+        if self.nodes >= self.max_nodes or (self.nodes % 4096 == 0 and self.deadline.passed()):
             self.stopped = True
         return self.stopped
 

@@ -31,7 +31,6 @@ from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, total_tput
 from schedlab.solvers.synergy.exact_model import (
-    EXACT_TOL,
     RUN_SET_HELP,
     Counts,
     ExactStructure,
@@ -44,7 +43,7 @@ from schedlab.solvers.synergy.exact_model import (
 )
 from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.solution import certified_result
-from schedlab.solvers.validate import DeadlineExceeded, check_deadline, time_left
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, DeadlineExceeded
 
 INF = float("inf")
 
@@ -79,9 +78,12 @@ class MilpColumns:
     z: dict[tuple[int, int, int], int]
 
 
-def build_milp(st: ExactStructure, *, cut: float | None = None) -> MilpColumns:
+def build_milp(
+    st: ExactStructure, *, cut: float | None = None, deadline: Deadline = NO_DEADLINE
+) -> MilpColumns:
     """The model column by column (fast: no per-term Python objects, so building 10^6 columns
-    takes seconds, not minutes); `cut`, when given, is a proven upper bound on the objective."""
+    takes seconds, not minutes); `cut`, when given, is a proven upper bound on the objective.
+    DeadlineExceeded once `deadline` passes."""
     cl = st.snap.cluster
     S, G = cl.servers, cl.gpus_per_server
     model = empty_model([], [])
@@ -117,14 +119,14 @@ def build_milp(st: ExactStructure, *, cut: float | None = None) -> MilpColumns:
     for ti, (k, pos) in enumerate(st.types):
         r = row(len(pos), len(pos)) if st.must_run else row(-INF, len(pos))
         for qi, (c, m, t) in enumerate(st.configs[k]):
-            check_deadline()  # building can outlast the time limit on large clusters
+            deadline.check()  # building can outlast the time limit on large clusters
             for s in range(S):
                 out.w[ti, qi, s] = col(t, min(len(pos), G), s, c, m, [r], [1.0])
     for j in st.multi:
         g = st.snap.jobs[j].gpus
         pick = row(1.0, 1.0) if st.must_run else row(-INF, 1.0)
         for qi, (c, m, t) in enumerate(st.configs[st.models[j]]):
-            check_deadline()
+            deadline.check()
             whole = row(0.0, 0.0)  # sum_s z[j, q, s] - g y[j, q] = 0
             links = [row(-INF, 0.0) for _ in range(S)]  # z[j, q, s] - min(g, G) y[j, q] <= 0
             rows, vals = [pick, whole, *links], [1.0, -g, *[-min(g, G)] * S]
@@ -147,7 +149,7 @@ def build_milp(st: ExactStructure, *, cut: float | None = None) -> MilpColumns:
 def solve_milp(
     snap: Snapshot,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
     options: MilpOptions,
 ) -> SolveResult[Allocation | None]:
@@ -167,15 +169,15 @@ def solve_milp(
         )
     rel = relaxation_bound(st) if o.relaxation_cut else None
     stats["relaxation_bound"] = rel
-    start = start_point(st, time_limit) if o.hint else None
+    start = start_point(st, deadline) if o.hint else None
     if start is not None:
         stats["hint_value"] = total_tput(snap, decode(st, *start))
     try:
-        mc = build_milp(st, cut=rel)
+        mc = build_milp(st, cut=rel, deadline=deadline)
         if o.solver == "highs":
-            found, bound = _run_highs(st, mc, o, time_left(t0, time_limit), start, stats)
+            found, bound = _run_highs(st, mc, o, deadline, start, stats)
         else:
-            found, bound = _run_cbc(st, mc, o, time_left(t0, time_limit), stats)
+            found, bound = _run_cbc(st, mc, o, deadline, stats)
     except DeadlineExceeded:  # the limit passed while building: the incumbent, unproven
         stats["stopped_while_building"] = True
         found, bound = None, None
@@ -186,7 +188,7 @@ def solve_milp(
         status = Status.INFEASIBLE if stats.get("infeasible") else Status.TIMEOUT
         bound = None if status is Status.INFEASIBLE else bound
         return SolveResult(status, None, bound, None, "milp", runtime, stats)
-    return certified_result(snap, alloc, "milp", runtime, bound, tol=EXACT_TOL, stats=stats)
+    return certified_result(snap, alloc, "milp", runtime, bound, stats=stats)
 
 
 def _best(
@@ -201,7 +203,7 @@ def _run_highs(
     st: ExactStructure,
     mc: MilpColumns,
     o: MilpOptions,
-    time_limit: float | None,
+    deadline: Deadline,
     start: tuple[Counts, MultiChoice] | None,
     stats: dict[str, Any],
 ) -> tuple[Allocation | None, float | None]:
@@ -211,7 +213,7 @@ def _run_highs(
         mc.model,
         maximize=True,
         integer=True,
-        time_limit=time_limit,
+        deadline=deadline,
         start=x0,
         threads=o.threads,
     )
@@ -256,7 +258,7 @@ def _run_cbc(
     st: ExactStructure,
     mc: MilpColumns,
     o: MilpOptions,
-    time_limit: float | None,
+    deadline: Deadline,
     stats: dict[str, Any],
 ) -> tuple[Allocation | None, float | None]:
     """Solve with the CBC binary on an MPS file written by HiGHS (fast, no PuLP rows); CBC is
@@ -266,7 +268,7 @@ def _run_cbc(
         write_mps(mc.model, str(mps), integer=True, maximize=True)
         opts = ["-ratio", "0", "-allow", "1e-9", "-threads", str(o.threads)]
         opts += ["-timeMode", "elapsed", "-solve", "-solution", str(sol)]
-        if run_cbc(mps, opts, time_limit)[1]:
+        if run_cbc(mps, opts, deadline)[1]:
             stats["cbc_killed"] = True
             return None, None
         head, x = _read_cbc_solution(sol, len(mc.model.cost))

@@ -30,7 +30,7 @@ from schedlab.solvers.solve import solve
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation
 from schedlab.solvers.synergy.configs import Config, candidate_configs
 from schedlab.solvers.synergy.problem import Snapshot
-from schedlab.solvers.validate import check_alloc, deadline_passed
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, check_alloc
 
 RUN_SETS = ("proportional", "any")
 RunSet = Literal["proportional", "any"]
@@ -38,8 +38,6 @@ RUN_SET_HELP = (
     "run exactly the jobs GPU-proportional runs (each >= its proportional throughput), "
     "or any subset at any configuration"
 )
-#: Relative proof tolerance of the exact methods: optimal when the bound meets the value.
-EXACT_TOL = 1e-9
 #: Memory the door reserves per model variable (PuLP/CP-SAT objects, rows that name it).
 MODEL_BYTES_PER_VAR = 1024
 
@@ -166,18 +164,18 @@ def model_point(st: ExactStructure, alloc: Allocation) -> tuple[Counts, MultiCho
     return counts, multi
 
 
-def start_point(st: ExactStructure, time_limit: float | None) -> tuple[Counts, MultiChoice] | None:
+def start_point(st: ExactStructure, deadline: Deadline) -> tuple[Counts, MultiChoice] | None:
     """A heuristic incumbent as a model point: rounded Synergy-OPT without a time limit, TUNE
     (seconds faster at 2,000 servers) with one; None when it lies outside the model's set or
     the deadline has passed (both heuristics are compiled or LP-based and cannot be
     interrupted, so neither is started late)."""
-    if deadline_passed():
+    if deadline.passed():
         return None
-    res = solve(st.snap, "opt" if time_limit is None else "tune")
+    res = solve(st.snap, "opt" if deadline.at is None else "tune")
     return None if res.solution is None else model_point(st, res.solution)
 
 
-def relaxation_bound(st: ExactStructure, time_limit: float | None = None) -> float | None:
+def relaxation_bound(st: ExactStructure, deadline: Deadline = NO_DEADLINE) -> float | None:
     """A proven upper bound on the exact optimum: the configuration choice under cluster-wide
     GPU, CPU and memory totals only (per-server capacities relaxed), solved by HiGHS."""
     snap, cl = st.snap, st.snap.cluster
@@ -201,7 +199,7 @@ def relaxation_bound(st: ExactStructure, time_limit: float | None = None) -> flo
             )
     if not model.cost:
         return 0.0
-    out = run_highs(model, maximize=True, integer=True, time_limit=time_limit)
+    out = run_highs(model, maximize=True, integer=True, deadline=deadline)
     if out.status is Status.OPTIMAL:
         return out.value
     return out.bound

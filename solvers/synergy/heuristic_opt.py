@@ -39,6 +39,7 @@ from schedlab.solvers.synergy import heuristics as _heuristics  # noqa: F401
 from schedlab.solvers.synergy.allocators import FAST_TAG, SUBJECT, Allocator
 from schedlab.solvers.synergy.configs import candidate_configs
 from schedlab.solvers.synergy.placement import Placer, RoundResult
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 INT_TOL = 1e-6
 CACHE_SIZE = 20_000
@@ -60,7 +61,7 @@ def phase1(
     gpus: Sequence[int],
     jobs: Sequence[int],
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     cache: dict | None = None,
 ) -> tuple[dict[int, tuple[float, float, float]], dict[str, Any]]:
     """Configuration per job (position -> (c, m, t)) and solver stats (value, bound, status)."""
@@ -71,7 +72,7 @@ def phase1(
     key = tuple((t, len(types[t])) for t in tkeys)
     hit = cache.get(key) if cache is not None else None
     if hit is None:
-        hit = _phase1_solve(ra, tkeys, [len(types[t]) for t in tkeys], time_limit)
+        hit = _phase1_solve(ra, tkeys, [len(types[t]) for t in tkeys], deadline)
         if cache is not None and hit[1]["phase1_status"] == Status.OPTIMAL.value:
             if len(cache) > CACHE_SIZE:
                 cache.clear()
@@ -86,7 +87,7 @@ def phase1(
 
 
 def _phase1_solve(
-    ra: Placer, tkeys: list[tuple[int, int]], sizes: list[int], time_limit: float | None
+    ra: Placer, tkeys: list[tuple[int, int]], sizes: list[int], deadline: Deadline
 ) -> tuple[list[list[tuple[float, float, float]]] | None, dict[str, Any]]:
     """The aggregated phase-1 MILP: per type, its configurations fastest first."""
     cl, pr = ra.cluster, ra.profiles
@@ -102,7 +103,7 @@ def _phase1_solve(
             c, m, t = cfg
             model.add_col(g * t, 0.0, float(sizes[ti]), [ti, cpu_row, mem_row], [1.0, g * c, g * m])
             cols.append((ti, cfg))
-    out = run_highs(model, maximize=True, integer=True, time_limit=time_limit)
+    out = run_highs(model, maximize=True, integer=True, deadline=deadline)
     stats: dict[str, Any] = {
         "phase1_status": out.status.value,
         "phase1_value": out.value,
@@ -124,7 +125,7 @@ def phase2(
     gpus: Sequence[int],
     chosen: dict[int, tuple[float, float, float]],
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     cache: dict | None = None,
 ) -> tuple[dict[int, list[tuple[int, int]]], dict[str, Any]]:
     """LP packing, then the integral part of its vertex solution: job -> [(server, gpus)].
@@ -156,7 +157,7 @@ def phase2(
             for s in range(S):
                 base = n + 3 * s
                 model.add_col(0.0, 0.0, ub, [r, base, base + 1, base + 2], [1.0, 1.0, c, m])
-        out = run_highs(model, maximize=False, integer=False, time_limit=time_limit)
+        out = run_highs(model, maximize=False, integer=False, deadline=deadline)
         stats["phase2_status"] = out.status.value
         if out.x is None:
             return {}, stats
@@ -211,20 +212,20 @@ class OptAllocator:
         models: Sequence[int] | np.ndarray,
         gpus: Sequence[int] | np.ndarray,
         *,
-        time_limit: float | None = None,
+        deadline: Deadline = NO_DEADLINE,
     ) -> RoundResult:
         # Python ints: the phase caches are keyed by them
-        return self._round(np.asarray(models).tolist(), np.asarray(gpus).tolist(), time_limit)
+        return self._round(np.asarray(models).tolist(), np.asarray(gpus).tolist(), deadline)
 
-    def _round(self, models: list[int], gpus: list[int], time_limit: float | None) -> RoundResult:
+    def _round(self, models: list[int], gpus: list[int], deadline: Deadline) -> RoundResult:
         ra = self.ra
         jobs = proportional_set(ra, gpus)
         st = ra.state(len(models))
         counts: dict[str, Any] = {}
         if not jobs:
             return ra.result(st, gpus, counts)
-        chosen, s1 = phase1(ra, models, gpus, jobs, time_limit=time_limit, cache=self._p1)
-        placement, s2 = phase2(ra, gpus, chosen, time_limit=time_limit, cache=self._p2)
+        chosen, s1 = phase1(ra, models, gpus, jobs, deadline=deadline, cache=self._p1)
+        placement, s2 = phase2(ra, gpus, chosen, deadline=deadline, cache=self._p2)
         counts.update(s1)
         counts.update(s2)
         fractional = []
@@ -248,17 +249,6 @@ class OptAllocator:
         rr = ra.result(st, gpus, counts)
         rr.bound = counts.get("phase1_bound")
         return rr
-
-
-def opt_round(
-    ra: Placer,
-    models: Sequence[int],
-    gpus: Sequence[int],
-    *,
-    time_limit: float | None = None,
-) -> RoundResult:
-    """Synergy-OPT for one round without memoization (see `OptAllocator` for repeated use)."""
-    return OptAllocator(ra)(models, gpus, time_limit=time_limit)
 
 
 @register_method(

@@ -35,6 +35,7 @@ from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocators import FAST_TAG, SUBJECT, Allocator
 from schedlab.solvers.synergy.packing import GREEDY, PROPORTIONAL, TUNE
 from schedlab.solvers.synergy.placement import Placer, RoundResult
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 _MODES = {"proportional": PROPORTIONAL, "greedy": GREEDY, "tune": TUNE}
 _STATS = {
@@ -51,7 +52,7 @@ class Packed:
         self.p, self.name, self.mode = p, name, _MODES[name]
 
     def __call__(
-        self, models: np.ndarray, gpus: np.ndarray, *, time_limit: float | None = None
+        self, models: np.ndarray, gpus: np.ndarray, *, deadline: Deadline = NO_DEADLINE
     ) -> RoundResult:
         rr = self.p.pack(self.mode, models, gpus)
         rr.stats = {k: rr.stats[k] for k in _STATS[self.name]}

@@ -17,7 +17,6 @@ reported at once.
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -26,14 +25,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from schedlab.solvers.errors import InvalidInput, Problems
+from schedlab.solvers.serialize import json_text, load_as, parse_as, save_json
 from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
-from schedlab.solvers.validate import (
-    MAX_MAGNITUDE,
-    check_id,
-    load_json_file,
-    parse_json,
-    short,
-)
+from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, short
 
 #: Input rules (docs/architecture.md): servers 1..MAX_SERVERS, GPUs per server 1..MAX_GPUS_PER_
 #: SERVER, CPUs and GB per server in (0, MAX_MAGNITUDE], at most MAX_JOBS jobs, remaining work
@@ -314,20 +308,11 @@ class Snapshot:
 
     @classmethod
     def from_json(cls, text: str, *, source: str | None = None) -> Snapshot:
-        data = parse_json(text, source)
-        try:
-            return cls.from_dict(data)
-        except InvalidInput as exc:
-            raise (exc.with_source(source) if source else exc) from None
+        return parse_as(cls.from_dict, text, source)
 
     @classmethod
     def load(cls, path: str | Path) -> Snapshot:
-        p = Path(path)
-        data = load_json_file(p, "snapshot file")
-        try:
-            return cls.from_dict(data)
-        except InvalidInput as exc:
-            raise exc.with_source(str(p)) from None
+        return load_as(cls.from_dict, path, "snapshot file")
 
     # ---- serialization ------------------------------------------------------------------
     def to_dict(self, *, include_profiles: bool = False) -> dict[str, Any]:
@@ -343,13 +328,11 @@ class Snapshot:
         return d
 
     def to_json(self, indent: int | None = 1) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
+        return json_text(self.to_dict(), indent)
 
     def save(self, path: str | Path) -> None:
         """Write atomically (temporary file, then rename)."""
-        from schedlab.solvers.util import atomic_write_text
-
-        atomic_write_text(Path(path), self.to_json() + "\n")
+        save_json(path, self.to_dict())
 
     # ---- derived ------------------------------------------------------------------------
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedlab.solvers.result import PROOF_TOL, SolveResult, Status, certify
+from schedlab.solvers.result import SolveResult, Status, certify
 from schedlab.solvers.synergy.allocation import (
     Allocation,
     check_allocation,
@@ -69,11 +69,11 @@ def certified_result(
     runtime_s: float,
     bound: float | None,
     *,
-    tol: float = PROOF_TOL,
     stats: dict[str, Any] | None = None,
 ) -> SolveResult[Allocation | None]:
-    """An exact method's result: status from `certify(value, bound, "max", tol)` with the
-    value recomputed from `alloc` in true units (a bound a hair below it is clamped)."""
+    """An exact method's result: status from `certify(value, bound, "max")` (the one proof
+    tolerance, `PROOF_TOL`) with the value recomputed from `alloc` in true units (a bound a
+    hair below it is clamped)."""
     res = make_result(snap, alloc, method, runtime_s, stats=stats)
-    cert = certify(res.value, bound, "max", tol)
+    cert = certify(res.value, bound, "max")
     return SolveResult.certified(cert, res.solution, method, runtime_s, res.stats)

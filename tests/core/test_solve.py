@@ -28,7 +28,7 @@ class ToyOptions:
 
 
 @register_method("toy-test", "double", exact=True, kinds={"max"}, options=ToyOptions)
-def solve_double(problem, *, time_limit=None, seed=None, options: ToyOptions):
+def solve_double(problem, *, deadline=None, seed=None, options: ToyOptions):
     """Doubles the scale (a stand-in method)."""
     v = 2.0 * options.scale
     return SolveResult(Status.OPTIMAL, v, v, [v], "double", 0.0)

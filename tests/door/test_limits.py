@@ -129,10 +129,20 @@ def test_simulator_flags_refuse_absurd_rates():
             "--load",
             "inf",
         ],
-        ["sojourn", "solve", "x.json", "--objective", "B", "--method", "cpsat", "--workers", "-1"],
+        [
+            "sojourn",
+            "solve",
+            "x.json",
+            "--objective",
+            "B",
+            "--method",
+            "cpsat",
+            "--num-workers",
+            "-1",
+        ],
         ["synergy", "snapshot", "--jobs", "3", "--seed", "1", "--task-mix", "nan,1,1"],
     ):
-        assert check("limits: absurd flags", args, ["--load", "--workers", "--task-mix"]) == 2
+        assert check("limits: absurd flags", args, ["--load", "--num-workers", "--task-mix"]) == 2
 
 
 def test_sojourn_and_esg_simulate_event_caps(tmp_path):

@@ -12,24 +12,44 @@ import pytest
 
 from schedlab.solvers.result import Status
 from schedlab.solvers.solve import METHODS, solve
-from schedlab.solvers.validate import (
-    DeadlineExceeded,
-    check_deadline,
-    deadline_scope,
-    earliest_deadline,
-)
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, DeadlineExceeded
 
 
-# ---- the deadline scope ---------------------------------------------------------------------
-def test_a_nested_scope_never_extends_the_enclosing_deadline():
-    now = time.perf_counter()
-    with deadline_scope(now - 1.0):
-        with deadline_scope(now + 1e6):  # e.g. solve_lop starting its own clock inside solve
-            assert earliest_deadline(now + 1e6) == now - 1.0
-            with pytest.raises(DeadlineExceeded):
-                check_deadline()
-    with deadline_scope(None):
-        assert earliest_deadline(5.0) == 5.0
+# ---- the deadline ---------------------------------------------------------------------------
+def test_a_deadline_is_one_instant_that_back_ends_turn_into_seconds_left():
+    assert Deadline.after(None) == NO_DEADLINE and NO_DEADLINE.remaining() is None
+    assert not NO_DEADLINE.passed(within=1e9) and NO_DEADLINE.share(0.5) == NO_DEADLINE
+    NO_DEADLINE.check()
+    d = Deadline.after(100.0)
+    left = d.remaining()
+    assert left is not None and 90.0 < left <= 100.0
+    assert not d.passed() and d.passed(within=200.0) and d.minus(101.0).passed()
+    half = d.share(0.5).remaining()
+    assert half is not None and 0.0 < half <= 50.0
+    expired = Deadline(time.perf_counter() - 1.0)
+    assert expired.passed() and expired.remaining(floor=0.01) == 0.01
+    with pytest.raises(DeadlineExceeded):
+        expired.check()
+
+
+def test_solve_hands_every_method_one_deadline_object(monkeypatch):
+    """The door converts the seconds once; the method receives that Deadline, not seconds."""
+    from schedlab.solvers.synergy import exact_enum
+
+    seen = []
+    real = exact_enum._Search.__init__
+
+    def spy(self, st, max_nodes, deadline):
+        seen.append(deadline)
+        real(self, st, max_nodes, deadline)
+
+    monkeypatch.setattr(exact_enum._Search, "__init__", spy)
+    from schedlab.solvers.synergy.generate import generate_snapshot
+
+    t = time.perf_counter()
+    solve(generate_snapshot(1, 3, 0), "enum", time_limit=50.0)
+    assert len(seen) == 1 and isinstance(seen[0], Deadline)
+    assert seen[0].at is not None and t + 49.0 < seen[0].at <= time.perf_counter() + 50.0
 
 
 # ---- sojourn ----------------------------------------------------------------------------------
@@ -85,15 +105,15 @@ def test_sojourn_cpsat_skips_a_round_whose_handover_does_not_fit():
 
     from schedlab.solvers.sojourn.exact_cpsat import HANDOVER_FACTOR, CpSatBlockModel
 
-    m = CpSatBlockModel(_cyclic_block(12), workers=1, seed=0, deterministic_time=None,
+    m = CpSatBlockModel(_cyclic_block(12), num_workers=1, seed=0, max_deterministic_time=None,
                         scale_bits=None)  # fmt: skip
     m.add_triangles(list(itertools.combinations(range(12), 3)))
     assert m.build_s > 0.0
     m.build_s = 10.0 / HANDOVER_FACTOR  # a predicted hand-over of 10 s
-    skipped = m.solve(10.0, None)
+    skipped = m.solve(Deadline.after(10.0), None)
     assert skipped.before is None and skipped.stats == {"rounds_skipped_for_time": 1}
     m.build_s = 0.0
-    assert m.solve(10.0, None).before is not None
+    assert m.solve(Deadline.after(10.0), None).before is not None
 
 
 def test_sojourn_milp_highs_reserves_time_and_stops_on_the_wall_clock():
@@ -108,7 +128,7 @@ def test_sojourn_milp_highs_reserves_time_and_stops_on_the_wall_clock():
     m = PulpBlockModel(W, "highs", block_gap_abs(W), seed=0)
     m.add_triangles(list(itertools.combinations(range(12), 3)))
     m.build_s = 20.0  # hand-over predicted at 24 s: fits in 30 s, the reserve is 10 s
-    r = m.solve(30.0, None)
+    r = m.solve(Deadline.after(30.0), None)
     _, limit = m.prob.solverModel.getOptionValue("time_limit")
     assert limit <= 30.0 - POST_FACTOR * 20.0 + 0.5
     assert r.proven and r.before is not None
@@ -150,7 +170,7 @@ def test_synergy_milp_gives_highs_only_the_time_left(monkeypatch):
     real = exact_milp.run_highs
 
     def spy(model, **kw):
-        seen.append(kw["time_limit"])
+        seen.append(kw["deadline"].remaining())
         return real(model, **kw)
 
     monkeypatch.setattr(exact_milp, "run_highs", spy)
@@ -165,8 +185,8 @@ def test_synergy_milp_an_expired_limit_starts_nothing():
     from schedlab.solvers.synergy.exact_model import build_structure
 
     snap = _snapshot()
-    with deadline_scope(time.perf_counter() - 1.0):
-        res = exact_milp.solve_milp(snap, time_limit=1e-6, options=exact_milp.MilpOptions())
+    expired = Deadline(time.perf_counter() - 1.0)
+    res = exact_milp.solve_milp(snap, deadline=expired, options=exact_milp.MilpOptions())
     assert res.status is Status.TIMEOUT and res.solution is None
     assert res.stats["stopped_while_building"] and "hint_value" not in res.stats
     assert res.bound is not None and build_structure(snap).scope
@@ -189,11 +209,11 @@ def test_cpsat_skips_symmetry_detection_on_large_time_limited_models():
     variables): off above SYMMETRY_MAX_VARS when a limit is set, untouched otherwise."""
     from schedlab.solvers.synergy.exact_cpsat import SYMMETRY_MAX_VARS, CpsatOptions, _solver
 
-    o = CpsatOptions()
-    assert _solver(o, 1.0, None, SYMMETRY_MAX_VARS + 1).parameters.symmetry_level == 0
-    default = _solver(o, None, None, 0).parameters.symmetry_level
-    assert _solver(o, None, None, SYMMETRY_MAX_VARS + 1).parameters.symmetry_level == default
-    assert _solver(o, 1.0, None, 100).parameters.symmetry_level == default
+    o, limited = CpsatOptions(), Deadline.after(1.0)
+    assert _solver(o, limited, None, SYMMETRY_MAX_VARS + 1).parameters.symmetry_level == 0
+    default = _solver(o, NO_DEADLINE, None, 0).parameters.symmetry_level
+    assert _solver(o, NO_DEADLINE, None, SYMMETRY_MAX_VARS + 1).parameters.symmetry_level == default
+    assert _solver(o, limited, None, 100).parameters.symmetry_level == default
 
 
 # ---- esg ----------------------------------------------------------------------------------
@@ -211,7 +231,7 @@ def test_esg_astar_stops_with_its_best_path_and_a_sound_bound():
     assert full.choice is not None and not full.stopped
     if full.nodes_expanded < CLOCK_EVERY:
         pytest.skip("search too small to reach a clock check")
-    cut = astar_chain(lats, costs, app.budget, deadline=time.perf_counter() - 1.0)
+    cut = astar_chain(lats, costs, app.budget, deadline=Deadline(time.perf_counter() - 1.0))
     assert cut.stopped
     assert cut.bound <= full.cost * (1 + 1e-12)
     if cut.choice is not None:

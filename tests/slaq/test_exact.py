@@ -14,7 +14,7 @@ from schedlab.solvers.slaq.quality import quality_model
 from schedlab.solvers.solve import solve
 
 CASES = [(n, c, s) for s, (n, c) in enumerate([(2, 12), (3, 16), (4, 20), (3, 11), (5, 22)])]
-CPSAT = {"max_deterministic_time": 5.0, "workers": 1}
+CPSAT = {"max_deterministic_time": 5.0, "num_workers": 1}
 
 
 def rel(a, b):

@@ -1,6 +1,7 @@
 """The compiled fitting core (solvers/slaq/fitcore.py via `fit_many`) against the numpy path
-(`fit_many_numpy`): the same family, notes and candidates, predictions and residuals equal to
-1e-9 relative, on shipped-curve prefixes and random synthetic curves, cold and warm."""
+(`tests/slaq/numpy_fit.fit_many_numpy`): the same family, notes and candidates, predictions
+and residuals equal to 1e-9 relative, on shipped-curve prefixes and random synthetic curves,
+cold and warm."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from schedlab.solvers.slaq import predict as P
 from schedlab.solvers.slaq.curves import shipped_curve, shipped_names
 from schedlab.solvers.slaq.generate import synthetic_curve
+from tests.slaq import numpy_fit as N
 
 H = np.arange(1.0, 11.0)
 
@@ -43,21 +45,21 @@ def assert_same(fast, ref) -> None:
 @pytest.mark.parametrize("model", ["auto", "inverse-poly", "exponential", "naive"])
 def test_compiled_matches_numpy_on_shipped_prefixes(model):
     hs = shipped_prefixes(11)
-    assert_same(P.fit_many(hs, model), P.fit_many_numpy(hs, model))
+    assert_same(P.fit_many(hs, model), N.fit_many_numpy(hs, model))
 
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_compiled_matches_numpy_on_synthetic_curves(seed):
     hs = synthetic(60, seed)
     for model in ("auto", "exponential"):
-        assert_same(P.fit_many(hs, model), P.fit_many_numpy(hs, model))
+        assert_same(P.fit_many(hs, model), N.fit_many_numpy(hs, model))
 
 
 def test_compiled_warm_start_matches_numpy_warm_start():
     hs = shipped_prefixes(9)
     prev_hs = [h[: max(5, len(h) - 5)] for h in hs]
     fast = P.fit_many(hs, warm=list(P.fit_many(prev_hs)))
-    ref = P.fit_many_numpy(hs, warm=P.fit_many_numpy(prev_hs))
+    ref = N.fit_many_numpy(hs, warm=N.fit_many_numpy(prev_hs))
     assert_same(fast, ref)
 
 
@@ -73,12 +75,13 @@ def test_fit_batch_arrays_are_the_fits_params():
 
 
 def test_scalar_nnls_is_the_array_nnls_bitwise():
-    """`_nnls3` / `_nnls2` (scalar, per offset) against `_nnls` (the active-set enumeration on
-    arrays), on random normal equations, well and badly conditioned: the same answer, bitwise."""
+    """`_nnls3` / `_nnls2` (scalar, per offset) against `nnls_arrays` (the active-set
+    enumeration on arrays), on random normal equations, well and badly conditioned: the same
+    answer, bitwise."""
     from schedlab.solvers.slaq import fitcore as F
 
     rng = np.random.default_rng(8)
-    ws = F._work()
+    ws = N.nnls_workspace()
     out = np.zeros(3)
     checked = [0, 0]
     for i in range(400):
@@ -87,12 +90,12 @@ def test_scalar_nnls_is_the_array_nnls_bitwise():
             a[:, 2] = a[:, 1] * (1 + 1e-9)  # nearly collinear
         y = rng.normal(size=12) * 10.0 ** rng.integers(-3, 4)
         ata, aty, yty = a.T @ a, a.T @ y, float(y @ y)
-        ok = F._nnls(ata, aty, yty, 3, out, ws)
+        ok = N.nnls_arrays(ata, aty, yty, 3, out, ws)
         ok3, *x3 = F._nnls3(
             ata[0, 0], ata[0, 1], ata[0, 2], ata[1, 1], ata[1, 2], ata[2, 2], *aty, yty
         )
         assert ok == ok3 and (not ok or list(out) == x3)
-        ok = F._nnls(ata[:2, :2], aty[:2], yty, 2, out, ws)
+        ok = N.nnls_arrays(ata[:2, :2], aty[:2], yty, 2, out, ws)
         ok2, *x2 = F._nnls2(ata[0, 0], ata[0, 1], ata[1, 1], aty[0], aty[1], yty)
         assert ok == ok2 and (not ok or list(out[:2]) == x2)
         checked[0] += ok3
@@ -133,4 +136,4 @@ def test_compiled_matches_numpy_at_extreme_loss_scales(scale):
     compiled fits are the numpy path's (1e-303: the smallest offsets' gaps are subnormal)."""
     hs = [h * scale for h in shipped_prefixes(11)]
     for model in ("auto", "exponential"):
-        assert_same(P.fit_many(hs, model), P.fit_many_numpy(hs, model))
+        assert_same(P.fit_many(hs, model), N.fit_many_numpy(hs, model))

@@ -7,6 +7,7 @@ import pytest
 
 from schedlab.solvers.slaq import predict as P
 from schedlab.solvers.slaq.curves import shipped_curve, shipped_names
+from tests.slaq import numpy_fit as N
 from tests.slaq import reference_fit as R
 
 
@@ -22,10 +23,10 @@ def test_spd_solve_and_nnls_match_lapack_and_enumeration():
     ata = a.transpose(0, 2, 1) @ a
     rhs = rng.normal(size=(200, 3))
     np.testing.assert_allclose(
-        P._spd_solve(ata, rhs), np.linalg.solve(ata, rhs[..., None])[..., 0], rtol=1e-9
+        N._spd_solve(ata, rhs), np.linalg.solve(ata, rhs[..., None])[..., 0], rtol=1e-9
     )
     for nonneg in ((True, True, True), (True, False, True)):
-        x, ok = P._nnls_batch(a, y, nonneg)
+        x, ok = N._nnls_batch(a, y, nonneg)
         xr, okr = R.nnls_batch(a, y, nonneg)
         assert (ok == okr).all() and ok.sum() > 150  # x = 0 is not a candidate: some fail
         np.testing.assert_allclose(x[ok], xr[ok], atol=1e-9)
@@ -33,11 +34,11 @@ def test_spd_solve_and_nnls_match_lapack_and_enumeration():
 
 def test_moment_core_matches_the_design_matrix_reference(monkeypatch):
     hs = prefixes(7)
-    fast = P.fit_many_numpy(hs)
+    fast = N.fit_many_numpy(hs)
     monkeypatch.setattr(
-        P, "_step", lambda f, off, u, loss, w, lmin, s=None: R.step(f, off, u, loss, w)
+        N, "_step", lambda f, off, u, loss, w, lmin, s=None: R.step(f, off, u, loss, w)
     )
-    ref = P.fit_many_numpy(hs)
+    ref = N.fit_many_numpy(hs)
     h = np.arange(1.0, 11.0)
     for a, b in zip(fast, ref, strict=True):
         assert a.family == b.family

@@ -27,7 +27,7 @@ def test_basic_certificate_is_small_and_proves_alone():
 def test_keep_rows_keeps_highs_and_stored_rows_in_step():
     _, W = linear_ordering_weights(generate(30, 13_000, family="cyclic"), Objective("B"))
     m = HighsCutModel(W, gap_abs=block_gap_abs(W), close_abs=block_close_abs(W), seed=0)
-    m.lp_rounds(None)
+    m.lp_rounds()
     k = m.h.getNumRow()
     keep = np.arange(k) % 3 != 0
     assert m.keep_rows(keep) == int((~keep).sum())

@@ -173,7 +173,7 @@ def test_method_flags_come_from_the_registry_and_a_foreign_flag_exits_2(inst_fil
     assert r.exit_code == 2 and "--solver: not an option of sojourn/cpsat" in r.stderr
     r = run(*base, "smith", "--backend", "cpu")
     assert r.exit_code == 2 and "--backend: not an option of sojourn/smith" in r.stderr
-    r = run(*base, "cpsat", "--workers", "1", "--triangles", "all", "--no-decompose", "--json")
+    r = run(*base, "cpsat", "--num-workers", "1", "--triangles", "all", "--no-decompose", "--json")
     assert r.exit_code == 0, r.output
     stats = json.loads(r.stdout)["stats"]
     assert stats["triangles_mode"] == "all" and stats["decompose"] is False

@@ -18,6 +18,7 @@ from schedlab.solvers.sojourn.lop import insertion_descent, lop_cost, preference
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.solve import solve
+from schedlab.solvers.validate import Deadline
 
 B = Objective("B")
 
@@ -55,7 +56,7 @@ def test_certificate_closes_at_the_dp_optimum_from_insertion_descent(n, seed):
     const, W = _weights(n, seed)
     ref = solve(SojournProblem(inst, B), "dp").value - const
     start = insertion_descent(W, _orders(W)["preference"])
-    out = CyclePacker(W, seed=0).certify(start, block_close_abs(W), None)
+    out = CyclePacker(W, seed=0).certify(start, block_close_abs(W))
     assert out.closed and out.stats["packing_rounds"] >= 1
     assert abs(out.cost - ref) <= 1e-9 * ref and out.bound <= ref + 1e-12 * ref
 
@@ -68,7 +69,7 @@ def test_stalled_restricted_pricing_gives_way_to_every_cycle_then_exact_masters(
     inst = generate(n, seed, family="cyclic")
     const, W = _weights(n, seed)
     ref = solve(SojournProblem(inst, B), "dp").value - const
-    out = CyclePacker(W, seed=0).certify(_orders(W)[start], block_close_abs(W), None)
+    out = CyclePacker(W, seed=0).certify(_orders(W)[start], block_close_abs(W))
     assert "packing_general_from_round" in out.stats and "packing_exact_from_round" in out.stats
     assert out.closed and abs(out.cost - ref) <= 1e-9 * ref
 
@@ -76,7 +77,7 @@ def test_stalled_restricted_pricing_gives_way_to_every_cycle_then_exact_masters(
 def test_an_expired_deadline_runs_nothing_and_keeps_a_sound_bound():
     _, W = _weights(30, 4)
     start = _orders(W)["preference"]
-    out = CyclePacker(W, seed=0).certify(start, block_close_abs(W), time.perf_counter())
+    out = CyclePacker(W, seed=0).certify(start, block_close_abs(W), Deadline(time.perf_counter()))
     assert not out.closed and out.stats["packing_rounds"] == 0
     assert out.bound == CyclePacker(W).pair_min <= out.cost == lop_cost(W, start)
 
@@ -123,5 +124,5 @@ def test_both_master_solvers_close_the_same_block_at_the_dp_optimum():
     ref = solve(SojournProblem(generate(20, 2, family="cyclic"), B), "dp").value - const
     start = insertion_descent(W, _orders(W)["preference"])
     for master in ("pdlp", "ipm"):
-        out = CyclePacker(W, seed=0, master=master).certify(start, block_close_abs(W), None)
+        out = CyclePacker(W, seed=0, master=master).certify(start, block_close_abs(W))
         assert out.closed and abs(out.cost - ref) <= 1e-9 * ref and out.bound <= ref

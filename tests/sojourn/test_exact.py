@@ -206,7 +206,12 @@ def test_stopped_cpsat_never_claims_optimal():
         SojournProblem(inst, Objective("B")),
         "cpsat",
         seed=0,
-        options={"triangles": "all", "decompose": False, "deterministic_time": 1e-3, "workers": 1},
+        options={
+            "triangles": "all",
+            "decompose": False,
+            "max_deterministic_time": 1e-3,
+            "num_workers": 1,
+        },
     )
     assert r.status in (Status.FEASIBLE, Status.TIMEOUT)
     assert r.status is Status.FEASIBLE and sorted(r.solution) == sorted(inst.ids)
@@ -246,8 +251,8 @@ def test_refusals():
         solve(SojournProblem(inst, Objective("B")), "milp", options={"solver": "gurobi"})
     with pytest.raises(InvalidInput, match="triangles"):
         solve(SojournProblem(inst, Objective("B")), "cpsat", options={"triangles": "some"})
-    with pytest.raises(InvalidInput, match="workers"):
-        solve(SojournProblem(inst, Objective("B")), "cpsat", options={"workers": 0})
+    with pytest.raises(InvalidInput, match="num_workers"):
+        solve(SojournProblem(inst, Objective("B")), "cpsat", options={"num_workers": 0})
 
 
 def test_zero_success_probability_jobs():

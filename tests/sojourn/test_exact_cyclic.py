@@ -19,8 +19,8 @@ from schedlab.solvers.solve import solve
 B = Objective("B")
 REL = 1e-9
 BACKENDS = [
-    ("cpsat", {"workers": 1}),
-    ("cpsat", {"workers": 1, "warm_start": True}),
+    ("cpsat", {"num_workers": 1}),
+    ("cpsat", {"num_workers": 1, "warm_start": True}),
     ("milp", {"solver": "highs"}),
     ("milp", {"solver": "cbc"}),
     ("lpcut", {}),
@@ -56,7 +56,7 @@ def test_lpcut_equals_brute_force(seed):
 def test_lazy_re_solve_runs_and_stays_exact():
     # the first tournament of the 20-job block still has 3-cycles: a second round is needed
     inst = generate(20, 12_000, family="cyclic")
-    r = solve(SojournProblem(inst, B), "cpsat", seed=0, options={"workers": 1})
+    r = solve(SojournProblem(inst, B), "cpsat", seed=0, options={"num_workers": 1})
     assert r.stats["lazy_rounds"] >= 2 and r.stats["solver_calls"] >= 2
     assert r.status is Status.OPTIMAL and close(r.value, solve(SojournProblem(inst, B), "dp").value)
 
@@ -72,7 +72,7 @@ def hard():
 @pytest.mark.parametrize(
     ("method", "opts", "limit"),
     [
-        ("cpsat", {"workers": 1, "warm_start": True, "deterministic_time": 0.05}, None),
+        ("cpsat", {"num_workers": 1, "warm_start": True, "max_deterministic_time": 0.05}, None),
         ("milp", {"solver": "highs"}, 0.3),
         ("milp", {"solver": "cbc"}, 0.3),
         ("lpcut", {}, 0.05),

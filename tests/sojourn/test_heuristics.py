@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from schedlab.solvers.sojourn.heuristics import (
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 from schedlab.solvers.sojourn.problem import Instance, SojournProblem
 from schedlab.solvers.solve import METHODS, solve
+from schedlab.solvers.validate import Deadline
 from tests.conftest import random_instances
 
 HEURISTICS = ["fcfs", "sept", "ssf", "maxpi", "smith", "uindex", "local"]
@@ -85,7 +87,7 @@ def test_local_search_improves_somewhere_for_b():
 def test_local_search_respects_its_time_limit():
     inst = generate(40, 2)
     order, value, stats = local_search(
-        inst, Objective("B"), list(range(inst.n))[::-1], time_limit=1e-9
+        inst, Objective("B"), list(range(inst.n))[::-1], deadline=Deadline(time.perf_counter())
     )
     assert stats["stopped_by_time"] and sorted(order) == list(range(inst.n))
 

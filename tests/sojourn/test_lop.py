@@ -26,6 +26,7 @@ from schedlab.solvers.sojourn.lop import (
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.solve import solve
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 
 def brute_min(W: np.ndarray) -> float:
@@ -101,10 +102,12 @@ def test_block_models_prove_random_lops():
     np.fill_diagonal(W, 0.0)
     best = brute_min(W)
     models = [PulpBlockModel(W, "highs", 1e-12, 0), PulpBlockModel(W, "cbc", 1e-12, 0)]
-    models.append(CpSatBlockModel(W, workers=1, seed=0, deterministic_time=None, scale_bits=None))
+    models.append(
+        CpSatBlockModel(W, num_workers=1, seed=0, max_deterministic_time=None, scale_bits=None)
+    )
     for m in models:
         m.add_triangles(triangles_all(7))
-        r = m.solve(30.0, None)
+        r = m.solve(Deadline.after(30.0), None)
         assert r.proven and r.before is not None
         assert math.isclose(lop_cost(W, order_from_before(r.before)), best, rel_tol=1e-9)
         assert r.bound is not None and r.bound <= best + 1e-9
@@ -144,7 +147,7 @@ class CrossingModel:
     def add_triangles(self, triples) -> None:
         pass
 
-    def solve(self, time_left, hint) -> RoundResult:
+    def solve(self, deadline, hint) -> RoundResult:
         n = self.Wb.shape[0]
         bound = lop_cost(self.Wb, self.order) + self.excess
         return RoundResult(before_matrix(self.order, n), True, bound, {})
@@ -160,8 +163,8 @@ def test_a_bound_crossing_the_value_within_tolerance_is_clamped_not_raised(trian
     value = evaluate(inst, order, obj)
     excess = 1e-8 * value  # above the 1e-9 proof tolerance (the old RuntimeError), below 1e-6
     res = solve_lop(
-        inst, obj, "fake", lambda Wb: CrossingModel(Wb, list(order), excess),
-        time_limit=None, triangles=triangles, decompose=False,
+        inst, obj, "fake", lambda Wb, _dl: CrossingModel(Wb, list(order), excess),
+        deadline=NO_DEADLINE, triangles=triangles, decompose=False,
     )  # fmt: skip
     assert res.status is Status.OPTIMAL
     assert res.bound == res.value and math.isclose(res.value, value, rel_tol=1e-12)
@@ -175,8 +178,8 @@ def test_a_bound_far_above_the_value_is_an_error_status_not_a_crash():
     order = list(range(inst.n))
     excess = 1e-3 * evaluate(inst, order, obj)
     res = solve_lop(
-        inst, obj, "fake", lambda Wb: CrossingModel(Wb, order, excess),
-        time_limit=None, decompose=False,
+        inst, obj, "fake", lambda Wb, _dl: CrossingModel(Wb, order, excess),
+        deadline=NO_DEADLINE, decompose=False,
     )  # fmt: skip
     assert res.status is Status.ERROR and res.bound is None
     assert "crosses value" in res.stats["error"]

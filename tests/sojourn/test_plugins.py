@@ -34,7 +34,7 @@ class RotateOptions:
 
 
 @register_method("sojourn", "rotate", exact=False, options=RotateOptions, tags=("baseline",))
-def solve_rotate(problem, *, time_limit=None, seed=None, options: RotateOptions):
+def solve_rotate(problem, *, deadline=None, seed=None, options: RotateOptions):
     """File order rotated left by `options.shift` positions."""
     inst = problem.instance
     s = options.shift % inst.n

@@ -92,7 +92,7 @@ from schedlab.solvers.solve import register_method
     summary="ideal demand, else proportional share",
 )
 def ideal_or_prop(p, options):
-    def run(models, gpus, *, time_limit=None):
+    def run(models, gpus, *, deadline=None):
         st = p.state(len(models))
         fallbacks = 0
         for j, (k, g) in enumerate(zip(models, gpus)):

@@ -34,7 +34,7 @@ def tiny(i: int):
 
 PROP_CASES = [1, 3, 4, 5, 8, 9, 12, 16, 17, 20, 24, 28, 36, 37]
 ANY_CASES = [1, 9, 12, 13, 21, 24, 25, 33, 36, 37]
-CPSAT = {"max_deterministic_time": 20.0, "workers": 1}
+CPSAT = {"max_deterministic_time": 20.0, "num_workers": 1}
 REL = 1e-9
 
 

@@ -75,7 +75,7 @@ def test_simulation_equals_reference_allocator(monkeypatch, policy: str, alloc: 
     fast = simulate(multi_gpu(12.0, 5, max_jobs=150), cfg)
 
     def reference(self, method, options=None):
-        return lambda models, gpus, time_limit=None: reference_round(self, method, models, gpus)
+        return lambda models, gpus, deadline=None: reference_round(self, method, models, gpus)
 
     monkeypatch.setattr(RoundAllocator, "allocator", reference)
     ref = simulate(multi_gpu(12.0, 5, max_jobs=150), cfg)

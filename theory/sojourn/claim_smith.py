@@ -59,10 +59,6 @@ def objectives_for(n: int) -> list[Objective]:
     return [Objective("A")] + [Objective(t, k) for t in ("TK", "DK") for k in range(1, n + 1)]
 
 
-def smith_order(inst: Instance) -> list[int]:
-    return order_by_index(smith_key(inst))
-
-
 # ---- claim 3 ------------------------------------------------------------------------------
 def smith_row(inst: Instance, index_fn: IndexFn, brute_max_n: int) -> dict[str, Any]:
     """Gap of the index order to the optimum for A, TK, DK (all K) on one instance."""

@@ -1,0 +1,45 @@
+"""One JSON form for the problem files of every subject: the text, the atomic save, and reading
+back with the door's rules (`validate.parse_json`, `validate.load_json_file`), so each subject's
+problem type only says how it maps to and from a dict (`to_dict`, `from_dict`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.util import atomic_write_text
+from schedlab.solvers.validate import load_json_file, parse_json
+
+T = TypeVar("T")
+
+
+def json_text(data: Any, indent: int | None = 1) -> str:
+    """A problem's dict as JSON text (indent 1 by default: the form of the files)."""
+    return json.dumps(data, indent=indent)
+
+
+def save_json(path: str | Path, data: Any) -> None:
+    """Write `json_text(data)` and a newline atomically (a temporary file, then a rename)."""
+    atomic_write_text(Path(path), json_text(data) + "\n")
+
+
+def parse_as(build: Callable[[Any], T], text: str, source: str | None = None) -> T:
+    """`build` of the JSON `text`, parsed with the door's guards; InvalidInput names `source`."""
+    data = parse_json(text, source)
+    try:
+        return build(data)
+    except InvalidInput as exc:
+        raise (exc.with_source(source) if source else exc) from None
+
+
+def load_as(build: Callable[[Any], T], path: str | Path, what: str) -> T:
+    """`build` of the JSON file at `path`, read with the door's rules (`what` names it in
+    messages); InvalidInput names the file."""
+    data = load_json_file(path, what)
+    try:
+        return build(data)
+    except InvalidInput as exc:
+        raise exc.with_source(str(path)) from None
