@@ -20,7 +20,7 @@ from schedlab.experiments.cliflags import (
     seed_option,
     time_limit_option,
 )
-from schedlab.experiments.registry import COMMANDS, POLICIES
+from schedlab.experiments.registry import COMMANDS, POLICIES, WORKLOADS
 from schedlab.solvers.solve import METHODS
 
 MODELS = ("auto", "inverse-poly", "exponential", "naive", "geometric")
@@ -199,6 +199,13 @@ def predict(lossfile: str, ahead: int, model: str, as_json: bool) -> None:
     help="Scheduling policy.",
 )
 @click.option(
+    "--workload",
+    type=RegistryChoice(WORKLOADS, scope="slaq"),
+    default="shipped-curves",
+    show_default=True,
+    help="Registered workload (experiments/slaq/workloads.py).",
+)
+@click.option(
     "--jobs", type=bounded_int(1, SIM_MAX_JOBS), default=30, show_default=True, help="Jobs."
 )
 @click.option(
@@ -232,6 +239,7 @@ def predict(lossfile: str, ahead: int, model: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def simulate(
     policy: str,
+    workload: str,
     jobs: int,
     cores: int,
     arrival_mean: float,
@@ -241,7 +249,7 @@ def simulate(
     max_epochs: int,
     as_json: bool,
 ) -> None:
-    """Simulate jobs on the shipped loss curves under a policy.
+    """Simulate a registered workload (default: jobs on the shipped loss curves) under a policy.
 
     \b
     Example:
@@ -262,7 +270,7 @@ def simulate(
         epoch_s=epoch_s,
         max_epochs=max_epochs,
     )
-    out = summarize(run(cfg, policy))
+    out = summarize(run(cfg, policy, workload))
     if as_json:
         emit_json(out)
         return
