@@ -108,7 +108,9 @@ def shortfalls(snap: Snapshot, alloc: Allocation) -> dict[str, float]:
     return out
 
 
-def tune_row(snap: Snapshot, allocate_fn: AllocateFn, time_limit: float, cpsat: bool) -> dict:
+def tune_row(
+    snap: Snapshot, allocate_fn: AllocateFn, time_limit: float, cpsat: bool
+) -> dict[str, Any]:
     """One snapshot: the guarantee's violations, validity, and TUNE against the exact optimum."""
     alloc = allocate_fn(snap)
     short = shortfalls(snap, alloc)
