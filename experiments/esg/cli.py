@@ -18,7 +18,7 @@ from schedlab.experiments.cli_registry import (
 )
 from schedlab.experiments.cliflags import SEED, TIME_LIMIT, WORK_CAP, FiniteFloat, positive_float
 from schedlab.experiments.output import emit_json
-from schedlab.experiments.registry import POLICIES, register_command
+from schedlab.experiments.registry import POLICIES, WORKLOADS, register_command
 from schedlab.solvers.solve import METHODS
 
 APP_FORMAT = """\b
@@ -180,11 +180,11 @@ def plan_cmd(
 )
 @click.option(
     "--arrivals",
-    type=click.Choice(["poisson", "bursty", "azure"]),
+    type=RegistryChoice(WORKLOADS, scope="esg"),
     default="poisson",
     show_default=True,
-    help="azure: the Azure LLM code trace's arrival pattern (the shipped subsample, or --trace), "
-    "rescaled to the load.",
+    help="Arrival process (experiments/esg/workloads.py); azure: the Azure LLM code trace's "
+    "arrival pattern (the shipped subsample, or --trace), rescaled to the load.",
 )
 @click.option(
     "--trace",
@@ -238,8 +238,9 @@ def simulate_cmd(
     from schedlab.solvers.errors import InvalidInput
     from schedlab.solvers.validate import check_work
 
-    if trace is not None and arrivals != "azure":
-        raise InvalidInput("--trace: only with --arrivals azure")
+    readers = WORKLOADS.names(scope="esg", trace=True)
+    if trace is not None and arrivals not in readers:
+        raise InvalidInput(f"--trace: only with --arrivals {' or '.join(readers)}")
     apps = load_apps(apps_file)
     funcs = sum(len(a.functions) for a in apps)
     check_work(4.0 * requests * funcs, max_events, "simulate: requests x functions", "--max-events")

@@ -23,6 +23,7 @@ import functools
 import heapq
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.esg.policies import AppState, PathPolicy, make_policy
+from schedlab.experiments.registry import WORKLOADS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.dispatch import Container, Invoker, Placement, expire, place
 from schedlab.solvers.esg.problem import App
@@ -124,6 +126,15 @@ def arrival_times(
     raise InvalidInput(f"arrivals: unknown {kind!r}; choose poisson, bursty or azure")
 
 
+def arrival_process(kind: str) -> Callable[..., np.ndarray]:
+    """The arrival process registered as `kind` (`WORKLOADS`, scope "esg"; `workloads.py` wraps
+    `arrival_times`), so that a registered process is one the simulator runs."""
+    names = WORKLOADS.names(scope="esg")
+    if kind not in names:
+        raise InvalidInput(f"arrivals: unknown {kind!r}; choose one of: {', '.join(names)}")
+    return WORKLOADS.get(kind, scope="esg").obj
+
+
 class Simulation:
     """One run; `run()` returns the metrics."""
 
@@ -169,13 +180,14 @@ class Simulation:
     # --- requests ---------------------------------------------------------------------
     def _setup_requests(self) -> None:
         n_apps, n = len(self.apps), self.cfg.requests
+        arrivals = arrival_process(self.cfg.arrivals)
         per = [n // n_apps + (1 if i < n % n_apps else 0) for i in range(n_apps)]
         self.req_app: list[int] = []
         self.req_arrival: list[float] = []
         for a, k in enumerate(per):
             if k == 0:
                 continue
-            ts = arrival_times(self.cfg.arrivals, self.rates[a], k, self.rng, self.cfg.trace)
+            ts = arrivals(self.rates[a], k, self.rng, self.cfg.trace)
             for t in ts:
                 rid = len(self.req_app)
                 self.req_app.append(a)

@@ -25,7 +25,7 @@ from schedlab.experiments.cliflags import (
     seed_option,
     time_limit_option,
 )
-from schedlab.experiments.registry import POLICIES, register_command
+from schedlab.experiments.registry import POLICIES, WORKLOADS, register_command
 from schedlab.solvers.solve import METHODS
 
 # The limits of solvers/slaq/problem.py and the simulator (repeated: this module stays light).
@@ -227,6 +227,13 @@ def predict(lossfile: str, ahead: int, model: str, as_json: bool) -> None:
     help="Scheduling policy.",
 )
 @click.option(
+    "--workload",
+    type=RegistryChoice(WORKLOADS, scope="slaq"),
+    default="shipped-curves",
+    show_default=True,
+    help="Registered workload (experiments/slaq/workloads.py).",
+)
+@click.option(
     "--jobs", type=bounded_int(1, SIM_MAX_JOBS), default=30, show_default=True, help="Jobs."
 )
 @click.option(
@@ -260,6 +267,7 @@ def predict(lossfile: str, ahead: int, model: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def simulate(
     policy: str,
+    workload: str,
     jobs: int,
     cores: int,
     arrival_mean: float,
@@ -269,7 +277,7 @@ def simulate(
     max_epochs: int,
     as_json: bool,
 ) -> None:
-    """Simulate jobs on the shipped loss curves under a policy.
+    """Simulate a registered workload (default: jobs on the shipped loss curves) under a policy.
 
     \b
     Example:
@@ -290,7 +298,7 @@ def simulate(
         epoch_s=epoch_s,
         max_epochs=max_epochs,
     )
-    out = summarize(run(cfg, policy))
+    out = summarize(run(cfg, policy, workload))
     if as_json:
         emit_json(out)
         return

@@ -24,7 +24,7 @@ import numpy as np
 
 from schedlab.experiments.plotting import new_figure, save_figure
 from schedlab.experiments.registry import POLICIES, register_figure
-from schedlab.experiments.slaq.simulator import SimConfig, simulate, summarize
+from schedlab.experiments.slaq.simulator import DEFAULT_WORKLOAD, SimConfig, simulate, summarize
 from schedlab.experiments.store import RowStore, results_dir, write_csv
 
 NAME = STEM = "slaq-quality"
@@ -49,7 +49,7 @@ def run_row(key: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
         arrival_mean_s=config["arrival_mean_s"],
         seed=key["seed"],
     )
-    run = simulate(cfg, key["policy"])
+    run = simulate(cfg, key["policy"], config.get("workload", DEFAULT_WORKLOAD))
     s = summarize(run)
     s.pop("config")
     s.pop("policy")

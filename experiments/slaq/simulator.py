@@ -1,6 +1,7 @@
 """Epoch-based cluster simulation of SLAQ against fair share and max-min, on real loss curves.
 
-Workload (`make_jobs`): Poisson arrivals (exponential inter-arrival times, mean
+Workloads are looked up by name in `WORKLOADS` (scope "slaq", `workloads.py`). The default,
+"shipped-curves", is `make_jobs`: Poisson arrivals (exponential inter-arrival times, mean
 `arrival_mean_s`); job i follows the shipped curve number i mod 9 (sorted names), its loss
 values multiplied by a factor log-uniform in [0.5, 2] (normalized losses, qualities and the
 predictor are scale-free, so this only checks that nothing depends on the loss's units);
@@ -27,7 +28,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from schedlab.experiments.registry import POLICIES
+from schedlab.experiments.registry import POLICIES, WORKLOADS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.slaq.curves import normalized_loss, shipped_curve, shipped_names
 from schedlab.solvers.slaq.predict import PredictorConfig, fit_many
@@ -42,6 +43,9 @@ MAX_EPOCHS = 100_000
 #: Iteration time of a job on c cores: W/c ("perfect") or alpha W/c + beta_s ("fixed").
 Scaling = Literal["perfect", "fixed"]
 SCALINGS: tuple[str, ...] = get_args(Scaling)
+
+#: The registered workload (`workloads.py`) a run uses unless told otherwise: `make_jobs`.
+DEFAULT_WORKLOAD = "shipped-curves"
 
 
 @dataclass(frozen=True)
@@ -209,11 +213,11 @@ def implied_epochs(jobs: list[SimJob], cfg: SimConfig) -> float:
     return max(jobs[-1].arrival_s, work) / cfg.epoch_s if jobs else 0.0
 
 
-def simulate(cfg: SimConfig, policy_name: str) -> dict[str, Any]:
-    """Run the workload under a policy; per-epoch records and per-job results."""
+def simulate(cfg: SimConfig, policy_name: str, workload: str = DEFAULT_WORKLOAD) -> dict[str, Any]:
+    """Run a registered workload under a policy; per-epoch records and per-job results."""
     cfg.check()
     policy = POLICIES.get(policy_name, scope="slaq")
-    jobs = make_jobs(cfg)
+    jobs = WORKLOADS.get(workload, scope="slaq").obj(cfg)
     check_work(implied_epochs(jobs, cfg), cfg.max_epochs, "slaq simulate", "--max-epochs")
     cap = WorkCap(cfg.max_epochs, "slaq simulate", "--max-epochs")
     now, nxt, running = 0.0, 0, []
@@ -238,6 +242,7 @@ def simulate(cfg: SimConfig, policy_name: str) -> dict[str, Any]:
     return {
         "config": asdict(cfg),
         "policy": policy_name,
+        "workload": workload,
         "times_s": times,
         "mean_norm_loss": losses,
         "scheduler_s": sched_s,

@@ -19,7 +19,6 @@ PLAIN = {
     ("reproduce", "size"): SIZES,
     ("verify", "size"): SIZES,
     ("sojourn evaluate", "how"): ("closed", "enumerate", "montecarlo"),  # its own dispatch
-    ("esg simulate", "arrivals"): ("poisson", "bursty", "azure"),  # to become workloads
 }
 
 

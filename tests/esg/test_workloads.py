@@ -1,0 +1,43 @@
+"""ESG's arrival processes come from the registry (`WORKLOADS`, scope "esg")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from schedlab.experiments.esg.cli import simulate_cmd
+from schedlab.experiments.esg.simulator import SimConfig, arrival_process, arrival_times, simulate
+from schedlab.experiments.registry import WORKLOADS
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.esg.generate import generate
+
+
+def test_the_three_processes_wrap_the_generators_unchanged():
+    assert WORKLOADS.names(scope="esg") == ["poisson", "bursty", "azure"]
+    assert WORKLOADS.names(scope="esg", trace=True) == ["azure"]
+    for kind in ("poisson", "bursty", "azure"):
+        got = arrival_process(kind)(20.0, 500, np.random.default_rng(1), None)
+        want = arrival_times(kind, 20.0, 500, np.random.default_rng(1))
+        np.testing.assert_array_equal(got, want)
+
+
+def test_cli_offers_the_registered_names():
+    opt = next(p for p in simulate_cmd.params if p.name == "arrivals")
+    assert tuple(opt.type.choices) == tuple(WORKLOADS.names(scope="esg"))  # type: ignore[attr-defined]
+
+
+def test_the_simulator_runs_a_newly_registered_process(monkeypatch):
+    WORKLOADS.load()
+    monkeypatch.setattr(WORKLOADS, "_entries", dict(WORKLOADS._entries))  # undone after the test
+
+    def evenly(rate, n, rng, trace):
+        return np.arange(1, n + 1) * 1000.0 / rate
+
+    WORKLOADS.add("evenly", evenly, scope="esg")
+    m = simulate([generate(3, 10, 0)], "esg", SimConfig(arrivals="evenly", requests=50, load=0.2))
+    assert m["requests"] == m["completed"] == 50
+
+
+def test_unknown_process_names_the_choices():
+    with pytest.raises(InvalidInput, match="arrivals: unknown 'nope'; choose one of: poisson"):
+        simulate([generate(3, 10, 0)], "esg", SimConfig(arrivals="nope", requests=5))
