@@ -8,6 +8,9 @@ readable message (the traceback only with --debug).
 
 from __future__ import annotations
 
+import io
+import os
+import sys
 import traceback
 from typing import Any
 
@@ -37,6 +40,9 @@ class SchedlabGroup(click.Group):
             ctx.exit(2)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
+        except BrokenPipeError:  # the reader went away (`| head`): nothing left to say to it
+            _silence_stdout()
+            ctx.exit(141)
         except KeyboardInterrupt:
             click.echo("schedlab: interrupted; finished results were kept", err=True)
             ctx.exit(130)
@@ -66,8 +72,42 @@ def cli(debug: bool) -> None:
     """
 
 
+def _python_owns_stdout() -> None:
+    """Keep the process's stdout for schedlab's own output (one JSON object, or a table).
+
+    Solver libraries print from C straight to file descriptor 1 (HiGHS's MIP solver prints
+    "HighsMipSolverData::transformNewIntegerFeasibleSolution ..." there, whatever its
+    output flag), which would break `--json`. Point descriptor 1 at stderr and give Python's
+    `sys.stdout` a private copy of the real stdout."""
+    try:
+        sys.stdout.flush()
+        real = os.dup(1)
+        os.dup2(2, 1)
+    except (OSError, ValueError, AttributeError):  # no real descriptors (embedded, tests)
+        return
+    old = sys.stdout
+    sys.stdout = io.TextIOWrapper(
+        io.FileIO(real, "w"),
+        encoding=old.encoding,
+        errors=old.errors,
+        line_buffering=bool(old.line_buffering),
+    )
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe: later flushes (at exit too) go nowhere instead of failing again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
+    finally:
+        os.close(devnull)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
+    _python_owns_stdout()
     cli.main(args=argv, prog_name="schedlab", standalone_mode=True)
 
 
