@@ -97,11 +97,13 @@ def bracket(
     restrict: Callable[[], C | None],
     fits: Callable[[C], bool],
     stop: Callable[[], bool],
-    max_cuts: int = MAX_CUTS,
+    max_cuts: int | None = None,
 ) -> Bracketed[C]:
     """Solve the relaxation with the plans in the list cut off; re-check, cut, repeat (see the
     module doc). A relaxed plan that fits is optimal when the relaxation was solved to
-    optimality; no relaxed plan proves that none fits. `stop()`: the time limit has passed."""
+    optimality; no relaxed plan proves that none fits. `stop()`: the time limit has passed;
+    `max_cuts` None: MAX_CUTS."""
+    max_cuts = MAX_CUTS if max_cuts is None else max_cuts
     cuts: list[C] = []
     bound = -math.inf
     while True:

@@ -9,8 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from schedlab.solvers.esg import plan
 from schedlab.solvers.esg.generate import generate
 from schedlab.solvers.esg.pareto import path_count
+from schedlab.solvers.esg.problem import Config, chain_app
 from schedlab.solvers.result import Status
 from schedlab.solvers.solve import solve
 from tests.esg import status_cases
@@ -147,3 +149,21 @@ def test_astar_on_a_dag_is_infeasible_exactly_when_no_plan_fits(data):
     else:
         assert r.status in (Status.FEASIBLE, Status.OPTIMAL), r
         status_cases.recheck(app, r)
+
+
+@pytest.mark.parametrize("method", ["milp", "cpsat"])
+def test_a_relaxed_plan_that_misses_is_cut_then_the_restriction_answers(method, monkeypatch):
+    # the cheap configuration misses the 10 ms budget by 2e-9 ms (more than LAT_TOL), inside
+    # the band both relaxations add: it is re-checked, cut, and the dear one is proven optimal
+    cheap = Config(batch=1, vcpus=1.0, gpu_share=0.1, latency_ms=10.000000002)
+    dear = Config(batch=1, vcpus=8.0, gpu_share=1.0, latency_ms=5.0)
+    app = chain_app("band", 10.0, [[cheap, dear]])
+    r = solve(app, method)
+    assert r.status is Status.OPTIMAL and r.solution.configs == {"f0": 1}, r
+    assert r.stats["cuts"] == 1 and "restricted" not in r.stats
+    # with no cut allowed past the first, the restriction gives the plan, the relaxation the
+    # (unproving) bound: feasible, never a plan that misses
+    monkeypatch.setattr(plan, "MAX_CUTS", 1)
+    r = solve(app, method)
+    assert r.status is Status.FEASIBLE and r.solution.configs == {"f0": 1}, r
+    assert r.stats["restricted"] and r.bound is not None and r.bound < r.value
