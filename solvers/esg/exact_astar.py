@@ -11,6 +11,10 @@ Pruning (each can be switched off):
 - Pareto pre-filter: drop configurations dominated in (latency, cost) before the search;
 - dominance (ours, not in the paper): a popped node whose L and C are both no smaller than
   those of a node already expanded at the same stage is dropped (per-stage staircase).
+A complete path is a goal when its latency, summed in stage order as the plan sums it, is at
+most budget + LAT_TOL (`problem.fits_budget`); the latency blade and the DP heuristic add
+latencies in other orders, so they prune only past `problem.prune_limit` of that (float
+rounding never prunes a path that fits).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import numpy as np
 
 from schedlab.solvers.esg.pareto import pareto_indices, path_count
 from schedlab.solvers.esg.plan import result
-from schedlab.solvers.esg.problem import APP_KINDS, LAT_TOL, App
+from schedlab.solvers.esg.problem import APP_KINDS, App, budget_limit, prune_limit
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.validate import NO_DEADLINE, Deadline
@@ -116,10 +120,11 @@ def astar_chain(
     cc = [costs[i][cand[i]] for i in range(k)]
     min_lat = np.concatenate([np.cumsum([x.min() for x in cl][::-1])[::-1], [0.0]])
     h = np.concatenate([np.cumsum([x.min() for x in cc][::-1])[::-1], [0.0]])
-    if min_lat[0] > budget + LAT_TOL:
+    top = budget_limit(budget)  # a complete path fits when its latency <= top (the definition)
+    loose = prune_limit(top)  # the blades and the DP sum in other orders: they prune past this
+    if min_lat[0] > loose:
         return ChainSearch(None, np.inf, 0, 0, raw)
-    top = budget + LAT_TOL
-    hdp, unit = dp_heuristic(cl, cc, top, opts.dp_buckets) if opts.dp_buckets else (None, 1.0)
+    hdp, unit = dp_heuristic(cl, cc, loose, opts.dp_buckets) if opts.dp_buckets else (None, 1.0)
     cl_l = [x.tolist() for x in cl]
     cc_l = [x.tolist() for x in cc]
     h_l = [row.tolist() for row in hdp] if hdp is not None else None
@@ -156,13 +161,15 @@ def astar_chain(
         last = stage + 1 == k
         for pos, (dl, dc) in enumerate(zip(cl_l[stage], cc_l[stage], strict=True)):
             nl = lat + dl
-            if nl + rest > top:
-                if opts.latency_blade or last:
-                    continue  # latency blade; a complete path over the budget is never a goal
+            if last:
+                if nl > top:
+                    continue  # a complete path over the budget is never a goal
+            elif opts.latency_blade and nl + rest > loose:
+                continue  # latency blade
             nc = cost + dc
             if hrow is not None:
-                r = int((top - nl) / unit + 1e-9)
-                hv = hrow[min(r, nb)] if top >= nl else np.inf
+                r = int((loose - nl) / unit + 1e-9)
+                hv = hrow[min(r, nb)] if loose >= nl else np.inf
                 if hv == np.inf:
                     continue  # no completion fits even with relaxed latencies
                 nf = nc + hv
@@ -195,6 +202,7 @@ def solve_astar(
         from schedlab.solvers.esg.slo_split import split_solve
 
         choice, stats = split_solve(app, "min_latency", options, deadline)
+        # infeasible only when the fastest plan (the least longest path) does not fit
         return result(app, choice, "astar", t0, exact=False, proven_infeasible=True, stats=stats)
     order = app.topo_order()
     lats, costs = app.stage_latency(), app.stage_cost()

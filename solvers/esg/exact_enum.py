@@ -1,4 +1,8 @@
-"""Brute force: every configuration path. Chains run on the path kernels; DAGs in numpy blocks."""
+"""Brute force: every configuration path. Chains run on the path kernels; DAGs in numpy blocks.
+
+Both sum a path's stage latencies in the plan's order (`plan.longest_path`) and test it against
+`problem.budget_limit` (budget + LAT_TOL), the one definition of a plan that fits.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ import numpy as np
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.pareto import pareto_indices, path_count
 from schedlab.solvers.esg.plan import result
-from schedlab.solvers.esg.problem import APP_KINDS, LAT_TOL, App
+from schedlab.solvers.esg.problem import APP_KINDS, App, budget_limit
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.validate import NO_DEADLINE, Deadline
@@ -39,7 +43,7 @@ def chain_tables(
 
 
 def _dag_brute(app: App, cand: list[np.ndarray], block: int = 1 << 15) -> list[int] | None:
-    """Cheapest choice over the product of candidates with longest path <= budget (numpy)."""
+    """Cheapest choice over the product of candidates whose longest path fits (numpy)."""
     lats, costs, preds = app.stage_latency(), app.stage_cost(), app.preds()
     counts = np.array([len(c) for c in cand], dtype=np.int64)
     total, order = int(np.prod(counts)), app.topo_order()
@@ -55,7 +59,7 @@ def _dag_brute(app: App, cand: list[np.ndarray], block: int = 1 << 15) -> list[i
             start = np.max([finish[p] for p in preds[i]], axis=0) if preds[i] else 0.0
             finish[i] = start + lats[i][cols[i]]
         tot = sum(costs[s][cols[s]] for s in range(len(counts)))
-        tot = np.where(finish.max(axis=0) <= app.budget + LAT_TOL, tot, np.inf)
+        tot = np.where(finish.max(axis=0) <= budget_limit(app.budget), tot, np.inf)
         k = int(np.argmin(tot))
         if tot[k] < best:
             best, best_choice = float(tot[k]), [int(c[k]) for c in cols]
@@ -93,7 +97,7 @@ def solve_brute(
     lat, cost, counts = chain_tables(
         [lats[i][cand[i]] for i in order], [costs[i][cand[i]] for i in order]
     )
-    bp = best_path(lat, cost, counts, app.budget, backend=options.backend)
+    bp = best_path(lat, cost, counts, budget_limit(app.budget), backend=options.backend)
     stats["feasible_paths"] = bp.feasible_paths
     if bp.choice is None:
         return result(app, None, "brute", t0, exact=True, proven_infeasible=True, stats=stats)

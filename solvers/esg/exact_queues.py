@@ -9,9 +9,18 @@ hold: sum v * w <= V_j, sum g * w <= G_j. Lexicographic objective (see `queues`)
 - CP-SAT: one integer objective misses * W + scaled cost with W = 1 + the largest total scaled
   cost, so a miss outweighs any cost difference (exact in integers).
 Pre-filter (keeps an optimum): configurations that fit no invoker, that miss the budget even
-with the fastest other stages, or that are dominated in (latency, cost, vCPUs, share) are
-dropped: replacing a dominated configuration by its dominator on the same invoker keeps every
-constraint and never raises the cost.
+with the fastest other stages (tested with `problem.prune_limit`'s float slack), or that are
+dominated in (latency, cost, vCPUs, share) are dropped: replacing a dominated configuration by
+its dominator on the same invoker keeps every constraint and never raises the cost.
+
+A plan fits the real data as `problem_queues.evaluate` says (latency <= budget + LAT_TOL,
+usage <= capacity + CAP_TOL, float sums in order). q_brute tests exactly that. The MILP and
+CP-SAT bracket it (`plan.bracket`): a relaxation (MILP: budgets and capacities loosened by
+LOOSE_REL; CP-SAT: latencies and usages rounded down, budgets and capacities up by the float
+rounding of a sum) that every fitting plan satisfies gives the bound; its plan is re-checked on
+the real data and, when it does not fit, cut off (no-good) and the relaxation solved again; a
+restriction (MILP: tightened by more than HiGHS's tolerances; CP-SAT: rounded the other way)
+gives a plan that fits when the cuts run out (then `feasible`).
 """
 
 from __future__ import annotations
@@ -25,9 +34,18 @@ from typing import Any
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.esg.dispatch import CAP_TOL
-from schedlab.solvers.esg.problem import LAT_TOL
-from schedlab.solvers.esg.problem_queues import Choice, QueuesProblem, StageTable, queues_result
+from schedlab.solvers.esg.exact_cpsat import ceil_ticks, floor_ticks, limit_ticks
+from schedlab.solvers.esg.exact_milp import LOOSE_REL, TIGHT_REL, highs_bound
+from schedlab.solvers.esg.plan import Relaxed, bracket
+from schedlab.solvers.esg.problem import budget_limit, fits_budget, prune_limit
+from schedlab.solvers.esg.problem_queues import (
+    Choice,
+    QueuesProblem,
+    StageTable,
+    cap_limit,
+    evaluate,
+    queues_result,
+)
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
@@ -58,26 +76,29 @@ def candidates(problem: QueuesProblem, prune: bool) -> list[list[np.ndarray]]:
             if prune:
                 fit = np.zeros(len(t.lat), dtype=bool)
                 for inv in problem.invokers:
-                    fit |= (t.vcpus <= inv.vcpus + CAP_TOL) & (t.share <= inv.gpu + CAP_TOL)
+                    fit |= (t.vcpus <= cap_limit(inv.vcpus)) & (t.share <= cap_limit(inv.gpu))
                 rest = sum(fast) - fast[s]
-                ok = fit & (t.lat + rest <= q.budget_ms + LAT_TOL) & ~dominated(t)
+                ok = fit & (t.lat + rest <= prune_limit(budget_limit(q.budget_ms)))
+                ok &= ~dominated(t)
             per.append(np.flatnonzero(ok))
         out.append(per)
     return out
 
 
-def _fits(tab: list[tuple[float, float]], caps: list[list[float]], i: int) -> bool:
-    """Depth-first: can items tab[i:] be packed into the remaining capacities?"""
+def _fits(tab: list[tuple[float, float]], caps: list[list[float]], use: list[list[float]],
+          i: int) -> bool:  # fmt: skip
+    """Depth-first: can items tab[i:] be placed, each invoker's usage summed in item order
+    (as `evaluate` sums it) staying within its limits `caps` (capacity + CAP_TOL)?"""
     if i == len(tab):
         return True
     v, g = tab[i]
-    for cap in caps:
-        if cap[0] >= v - CAP_TOL and cap[1] >= g - CAP_TOL:
-            cap[0] -= v
-            cap[1] -= g
-            ok = _fits(tab, caps, i + 1)
-            cap[0] += v
-            cap[1] += g
+    for cap, u in zip(caps, use, strict=True):
+        if u[0] + v <= cap[0] and u[1] + g <= cap[1]:
+            old = (u[0], u[1])
+            u[0] += v
+            u[1] += g
+            ok = _fits(tab, caps, use, i + 1)
+            u[0], u[1] = old  # restored exactly (subtracting would round)
             if ok:
                 return True
     return False
@@ -86,16 +107,17 @@ def _fits(tab: list[tuple[float, float]], caps: list[list[float]], i: int) -> bo
 def _pack(tab: list[tuple[float, float]], caps: list[list[float]]) -> list[int] | None:
     """An invoker per item (first found by the same depth-first order), or None."""
     out: list[int] = []
+    use = [[0.0, 0.0] for _ in caps]
     for i, (v, g) in enumerate(tab):
-        for j, cap in enumerate(caps):
-            if cap[0] >= v - CAP_TOL and cap[1] >= g - CAP_TOL:
-                cap[0] -= v
-                cap[1] -= g
-                if _fits(tab, caps, i + 1):
+        for j, (cap, u) in enumerate(zip(caps, use, strict=True)):
+            if u[0] + v <= cap[0] and u[1] + g <= cap[1]:
+                old = (u[0], u[1])
+                u[0] += v
+                u[1] += g
+                if _fits(tab, caps, use, i + 1):
                     out.append(j)
                     break
-                cap[0] += v
-                cap[1] += g
+                u[0], u[1] = old
         else:
             return None
     return out
@@ -131,7 +153,7 @@ def solve_q_brute(
         paths: list[tuple[float, tuple[int, ...] | None]] = [(0.0, None)]
         for ks in itertools.product(*(range(len(t.lat)) for t in rows)):
             lat = sum(float(t.lat[k]) for k, t in zip(ks, rows, strict=True))
-            if lat <= q.budget_ms + LAT_TOL:
+            if fits_budget(lat, q.budget_ms):
                 paths.append((sum(float(t.cost[k]) for k, t in zip(ks, rows, strict=True)), ks))
         opts.append(paths)
     space = math.prod(len(o) for o in opts)
@@ -142,7 +164,7 @@ def solve_q_brute(
         misses = sum(ks is None for _, ks in pick)
         combos.append((misses, sum(c for c, _ in pick), pick))
     combos.sort(key=lambda x: (x[0], x[1]))
-    caps = [[inv.vcpus, inv.gpu] for inv in problem.invokers]
+    caps = [[cap_limit(inv.vcpus), cap_limit(inv.gpu)] for inv in problem.invokers]
     for n_tried, (_, _, pick) in enumerate(combos):
         if n_tried % 1024 == 0:
             deadline.check()
@@ -168,7 +190,7 @@ def _fit_pairs(problem: QueuesProblem, t: StageTable, k: int) -> list[int]:
     return [
         j
         for j, inv in enumerate(problem.invokers)
-        if t.vcpus[k] <= inv.vcpus + CAP_TOL and t.share[k] <= inv.gpu + CAP_TOL
+        if t.vcpus[k] <= cap_limit(inv.vcpus) and t.share[k] <= cap_limit(inv.gpu)
     ]
 
 
@@ -195,16 +217,22 @@ def _choices(problem: QueuesProblem, on: list[tuple[int, int, int, int]]) -> lis
     ]
 
 
+def _keys(choices: list[Choice]) -> set[tuple[int, int, int, int]]:
+    """The (q, s, k, j) tuples a plan sets to 1."""
+    return {
+        (q, s, k, j) for q, c in enumerate(choices) if c is not None for s, (k, j) in enumerate(c)
+    }
+
+
+def _fits_real(problem: QueuesProblem) -> Any:
+    """The re-check of a plan on the real data (`evaluate` finds no violation)."""
+    return lambda choices: not evaluate(problem, list(choices))[1]
+
+
 @dataclass(frozen=True)
 class QMilpOptions:
     prune: bool = field(default=True, metadata={"help": "drop dominated / unusable configs"})
     threads: int = field(default=1, metadata={"help": "HiGHS threads"})
-
-
-def _highs_bound(prob: Any) -> float:
-    model = getattr(prob, "solverModel", None)
-    b = float(model.getInfo().mip_dual_bound) if model is not None else float("nan")
-    return b if math.isfinite(b) and abs(b) < 1e30 else float("nan")
 
 
 @register_method(
@@ -225,61 +253,94 @@ def solve_q_milp(
     tabs, idx = problem.tables(), _index(problem, options.prune)
     nq = len(problem.queues)
     scale = 1.0 / problem.cost_ref()
-    prob = pulp.LpProblem("esg_queues", pulp.LpMaximize)
-    w = {key: pulp.LpVariable("w_{}_{}_{}_{}".format(*key), cat=pulp.LpBinary) for key in idx}
-    y = [pulp.LpVariable(f"y_{q}", cat=pulp.LpBinary) for q in range(nq)]
-    by_qs: dict[tuple[int, int], list[Any]] = {}
-    by_q: dict[int, list[tuple[tuple[int, int, int, int], Any]]] = {}
-    by_j: dict[int, list[tuple[tuple[int, int, int, int], Any]]] = {}
-    for key, v in w.items():  # one pass (grouping by scanning w per row was quadratic)
-        by_qs.setdefault(key[:2], []).append(v)
-        by_q.setdefault(key[0], []).append((key, v))
-        by_j.setdefault(key[3], []).append((key, v))
-    for q, rows in enumerate(tabs):
-        deadline.check()  # building can outlast the time limit on many queues
-        for s in range(len(rows)):
-            prob += pulp.lpSum(by_qs.get((q, s), [])) == y[q]
-        lat = [float(tabs[q][s].lat[k]) * v for (_, s, k, _), v in by_q.get(q, [])]
-        prob += pulp.lpSum(lat) <= problem.queues[q].budget_ms
-    for j, inv in enumerate(problem.invokers):
-        on_j = by_j.get(j, [])
-        prob += pulp.lpSum(float(tabs[q][s].vcpus[k]) * v for (q, s, k, _), v in on_j) <= inv.vcpus
-        prob += pulp.lpSum(float(tabs[q][s].share[k]) * v for (q, s, k, _), v in on_j) <= inv.gpu
-    prob += pulp.lpSum(y)
-    stats: dict[str, Any] = {"variables": len(w) + nq}
+    lims = [budget_limit(q.budget_ms) for q in problem.queues]
+    caps = [(cap_limit(i.vcpus), cap_limit(i.gpu)) for i in problem.invokers]
+    items = sum(len(rows) for rows in tabs)
+    stats: dict[str, Any] = {"variables": len(idx) + nq}
 
-    def run(limit: float | None) -> int:
-        prob.solve(pulp.HiGHS(msg=False, timeLimit=limit, gapRel=0.0, gapAbs=1e-9,
-                              threads=options.threads))  # fmt: skip
-        return int(prob.sol_status)
+    def run(budgets: list[float], capacity: list[tuple[float, float]],
+            cuts: list[list[Choice]]) -> Relaxed[list[Choice]]:  # fmt: skip
+        """Both phases on the model with these budgets and capacities, plans in `cuts` cut."""
+        prob = pulp.LpProblem("esg_queues", pulp.LpMaximize)
+        w = {key: pulp.LpVariable("w_{}_{}_{}_{}".format(*key), cat=pulp.LpBinary) for key in idx}
+        y = [pulp.LpVariable(f"y_{q}", cat=pulp.LpBinary) for q in range(nq)]
+        by_qs: dict[tuple[int, int], list[Any]] = {}
+        by_q: dict[int, list[tuple[tuple[int, int, int, int], Any]]] = {}
+        by_j: dict[int, list[tuple[tuple[int, int, int, int], Any]]] = {}
+        for key, v in w.items():  # one pass (grouping by scanning w per row was quadratic)
+            by_qs.setdefault(key[:2], []).append(v)
+            by_q.setdefault(key[0], []).append((key, v))
+            by_j.setdefault(key[3], []).append((key, v))
+        for q, rows in enumerate(tabs):
+            deadline.check()  # building can outlast the time limit on many queues
+            for s in range(len(rows)):
+                prob += pulp.lpSum(by_qs.get((q, s), [])) == y[q]
+            lat = [float(tabs[q][s].lat[k]) * v for (_, s, k, _), v in by_q.get(q, [])]
+            prob += pulp.lpSum(lat) <= budgets[q]
+        for j, (cap_v, cap_g) in enumerate(capacity):
+            on_j = by_j.get(j, [])
+            prob += pulp.lpSum(float(tabs[q][s].vcpus[k]) * v for (q, s, k, _), v in on_j) <= cap_v
+            prob += pulp.lpSum(float(tabs[q][s].share[k]) * v for (q, s, k, _), v in on_j) <= cap_g
+        for cut in cuts:  # no-good: not exactly this assignment
+            ones = _keys(cut)
+            prob += pulp.lpSum(v if key in ones else -v for key, v in w.items()) <= len(ones) - 1
+        prob += pulp.lpSum(y)
 
-    sol1 = run(deadline.remaining(floor=0.01))  # building counts against the limit
-    stats["phase1"] = pulp.LpSolution[sol1]
-    if sol1 not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-        return queues_result(problem, None, "q_milp", time.perf_counter() - t0, exact=True,
-                             stats=stats)  # fmt: skip
-    hits = round(sum(v.value() or 0.0 for v in y))
-    hits_ub = hits
-    if sol1 != pulp.LpSolutionOptimal:
-        b = _highs_bound(prob)
-        hits_ub = nq if math.isnan(b) else min(nq, math.floor(b + 1e-6))
-    prob += pulp.lpSum(y) >= hits, "keep_hits"
-    prob.sense = pulp.LpMinimize
-    prob.setObjective(
-        pulp.lpSum(float(tabs[q][s].cost[k]) * scale * v for (q, s, k, _), v in w.items())
-    )
-    sol2 = run(deadline.remaining(floor=0.01))
-    stats["phase2"] = pulp.LpSolution[sol2]
-    on = [key for key, v in w.items() if (v.value() or 0.0) > 0.5]
-    if hits_ub > hits:
-        bound = float(nq - hits_ub)
-    elif sol2 == pulp.LpSolutionOptimal:
-        bound = None  # both phases proven
-    else:
-        b = _highs_bound(prob)
-        bound = float(nq - hits) + (0.0 if math.isnan(b) else max(b, 0.0))
-    return queues_result(problem, _choices(problem, on), "q_milp", time.perf_counter() - t0,
-                         exact=True, bound=bound, stats=stats)  # fmt: skip
+        def solve(limit: float | None) -> int:
+            prob.solve(pulp.HiGHS(msg=False, timeLimit=limit, gapRel=0.0, gapAbs=1e-9,
+                                  threads=options.threads))  # fmt: skip
+            return int(prob.sol_status)
+
+        ok = (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
+        sol1 = solve(deadline.remaining(floor=0.01))  # building counts against the limit
+        stats["phase1"] = pulp.LpSolution[sol1]
+        if sol1 not in ok:  # every queue may miss: no plan means the time ran out
+            return Relaxed(None, None)
+        on = [key for key, v in w.items() if (v.value() or 0.0) > 0.5]
+        hits = round(sum(v.value() or 0.0 for v in y))
+        hits_ub = hits
+        if sol1 != pulp.LpSolutionOptimal:
+            b = highs_bound(prob)
+            hits_ub = nq if math.isnan(b) else min(nq, math.floor(b + 1e-6))
+        prob += pulp.lpSum(y) >= hits, "keep_hits"
+        prob.sense = pulp.LpMinimize
+        prob.setObjective(
+            pulp.lpSum(float(tabs[q][s].cost[k]) * scale * v for (q, s, k, _), v in w.items())
+        )
+        sol2 = solve(deadline.remaining(floor=0.01))
+        stats["phase2"] = pulp.LpSolution[sol2]
+        if sol2 in ok:
+            on = [key for key, v in w.items() if (v.value() or 0.0) > 0.5]
+        b2 = highs_bound(prob) if sol2 in ok else float("nan")
+        if math.isnan(b2) and sol2 == pulp.LpSolutionOptimal:
+            b2 = float(pulp.value(prob.objective) or 0.0)
+        if hits_ub > hits:
+            bound = float(nq - hits_ub)
+        else:
+            bound = float(nq - hits) + (0.0 if math.isnan(b2) else max(b2, 0.0))
+        proven = sol1 == pulp.LpSolutionOptimal and sol2 == pulp.LpSolutionOptimal
+        return Relaxed(_choices(problem, on), bound, proven=proven)
+
+    def relax(cuts: list[list[Choice]]) -> Relaxed[list[Choice]]:
+        budgets = [b + LOOSE_REL * max(1.0, b) for b in lims]
+        capacity = [(v + LOOSE_REL * max(1.0, v), g + LOOSE_REL * max(1.0, g)) for v, g in caps]
+        return run(budgets, capacity, cuts)
+
+    def restrict() -> list[Choice] | None:
+        stats["restricted"] = True
+        budgets = [
+            b - TIGHT_REL * (len(rows) + 1) * max(1.0, b)
+            for b, rows in zip(lims, tabs, strict=True)
+        ]
+        tight = TIGHT_REL * (items + 1)
+        capacity = [(v - tight * max(1.0, v), g - tight * max(1.0, g)) for v, g in caps]
+        return run(budgets, capacity, []).choice
+
+    out = bracket(relax, restrict, _fits_real(problem), deadline.passed)
+    stats["cuts"] = out.cuts
+    bound = out.bound if math.isfinite(out.bound) else None
+    return queues_result(problem, out.choice, "q_milp", time.perf_counter() - t0, exact=True,
+                         bound=-math.inf if bound is None else bound, stats=stats)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -288,20 +349,6 @@ class QCpsatOptions:
     num_workers: int = field(default=1, metadata={"help": "CP-SAT search workers"})
     time_unit_ms: float = field(default=0.001, metadata={"help": "integer time unit (ms)"})
     resource_unit: float = field(default=1e-6, metadata={"help": "integer vCPU / share unit"})
-
-
-def _ints(values: list[float], unit: float, up: bool) -> tuple[list[int], bool]:
-    """Values in integer units, rounded up (or down) when inexact; and whether all were exact."""
-    out, exact = [], True
-    for v in values:
-        x = v / unit
-        r = round(x)
-        if abs(x - r) <= 1e-6 * max(1.0, abs(x)):
-            out.append(int(r))
-        else:
-            exact = False
-            out.append(math.ceil(x) if up else math.floor(x))
-    return out, exact
 
 
 @register_method(
@@ -321,55 +368,82 @@ def solve_q_cpsat(
     t0 = time.perf_counter()
     tabs, idx = problem.tables(), _index(problem, options.prune)
     nq, ref = len(problem.queues), problem.cost_ref()
-    scale = float(2**40) / ref  # a whole path set costs at most 2**39 units
-    lat, ex1 = _ints([float(tabs[q][s].lat[k]) for q, s, k, _ in idx], options.time_unit_ms, True)
-    bud, ex2 = _ints([q.budget_ms for q in problem.queues], options.time_unit_ms, False)
-    ru = options.resource_unit
-    vc, ex3 = _ints([float(tabs[q][s].vcpus[k]) for q, s, k, _ in idx], ru, True)
-    sh, ex4 = _ints([float(tabs[q][s].share[k]) for q, s, k, _ in idx], ru, True)
-    cap_v, ex5 = _ints([i.vcpus for i in problem.invokers], ru, False)
-    cap_g, ex6 = _ints([i.gpu for i in problem.invokers], ru, False)
-    exact = ex1 and ex2 and ex3 and ex4 and ex5 and ex6
-    cost = [int(round(float(tabs[q][s].cost[k]) * scale)) for q, s, k, _ in idx]
+    unit = float(2**40)  # cost / ref < 1/2: a whole plan costs at most 2**39 units
+    tu, ru = options.time_unit_ms, options.resource_unit
+    lat_ms = [float(tabs[q][s].lat[k]) for q, s, k, _ in idx]
+    vcpus = [float(tabs[q][s].vcpus[k]) for q, s, k, _ in idx]
+    share = [float(tabs[q][s].share[k]) for q, s, k, _ in idx]
+    items = sum(len(rows) for rows in tabs)
+    cost = [int(round(float(tabs[q][s].cost[k]) / ref * unit)) for q, s, k, _ in idx]
     # any plan's integer cost is below W: each stage's rounded cost is at most its rounded max
-    weight = 1 + sum(int(round(float(t.cost.max()) * scale)) for rows in tabs for t in rows)
-    n_stages = sum(len(rows) for rows in tabs)
-    m = cp_model.CpModel()
-    w = [m.new_bool_var(f"w{n}") for n in range(len(idx))]
-    y = [m.new_bool_var(f"y{q}") for q in range(nq)]
-    by_qs: dict[tuple[int, int], list[int]] = {}
-    for n, (q, s, _, _) in enumerate(idx):
-        by_qs.setdefault((q, s), []).append(n)
-    for q, rows in enumerate(tabs):
-        for s in range(len(rows)):
-            ns = by_qs.get((q, s), [])
-            if ns:
-                m.add(sum(w[n] for n in ns) == y[q])
-            else:
-                m.add(y[q] == 0)
-        m.add(sum(lat[n] * w[n] for n, key in enumerate(idx) if key[0] == q) <= bud[q])
-    for j in range(len(problem.invokers)):
-        on_j = [n for n, key in enumerate(idx) if key[3] == j]
-        m.add(sum(vc[n] * w[n] for n in on_j) <= cap_v[j])
-        m.add(sum(sh[n] * w[n] for n in on_j) <= cap_g[j])
-    m.minimize(weight * (nq - sum(y)) + sum(c * v for c, v in zip(cost, w, strict=True)))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = options.num_workers
-    solver.parameters.random_seed = solver_seed(seed)
-    left = deadline.remaining(floor=0.01)  # building counted: what is left goes to CP-SAT
-    if left is not None:
-        solver.parameters.max_time_in_seconds = left
-    code = solver.solve(m)
-    stats: dict[str, Any] = {"cpsat_status": solver.status_name(code), "scaling_exact": exact}
-    if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return queues_result(problem, None, "q_cpsat", time.perf_counter() - t0, exact=True,
-                             stats=stats)  # fmt: skip
-    on = [key for n, key in enumerate(idx) if solver.boolean_value(w[n])]
-    bound = -math.inf
-    if exact:  # a plan with m' misses, integer cost c' < W has m' W + c' >= ib, so m' >= ib // W
+    weight = 1 + sum(int(round(float(t.cost.max()) / ref * unit)) for rows in tabs for t in rows)
+    position = {key: n for n, key in enumerate(idx)}
+    stats: dict[str, Any] = {}
+
+    def run(up: bool, cuts: list[list[Choice]]) -> tuple[Any, Any, list[Choice] | None]:
+        """The relaxation (`up`: usages down, limits up) or the restriction, solved."""
+        tick = floor_ticks if up else ceil_ticks
+        lat = [tick(v, tu) for v in lat_ms]
+        vc, sh = [tick(v, ru) for v in vcpus], [tick(v, ru) for v in share]
+        bud = [
+            limit_ticks(budget_limit(q.budget_ms), len(rows), tu, up)
+            for q, rows in zip(problem.queues, tabs, strict=True)
+        ]
+        cap_v = [limit_ticks(cap_limit(i.vcpus), items, ru, up) for i in problem.invokers]
+        cap_g = [limit_ticks(cap_limit(i.gpu), items, ru, up) for i in problem.invokers]
+        m = cp_model.CpModel()
+        w = [m.new_bool_var(f"w{n}") for n in range(len(idx))]
+        y = [m.new_bool_var(f"y{q}") for q in range(nq)]
+        by_qs: dict[tuple[int, int], list[int]] = {}
+        for n, (q, s, _, _) in enumerate(idx):
+            by_qs.setdefault((q, s), []).append(n)
+        for q, rows in enumerate(tabs):
+            deadline.check()
+            for s in range(len(rows)):
+                ns = by_qs.get((q, s), [])
+                if ns:
+                    m.add(sum(w[n] for n in ns) == y[q])
+                else:
+                    m.add(y[q] == 0)
+            m.add(sum(lat[n] * w[n] for n, key in enumerate(idx) if key[0] == q) <= bud[q])
+        for j in range(len(problem.invokers)):
+            on_j = [n for n, key in enumerate(idx) if key[3] == j]
+            m.add(sum(vc[n] * w[n] for n in on_j) <= cap_v[j])
+            m.add(sum(sh[n] * w[n] for n in on_j) <= cap_g[j])
+        for cut in cuts:  # no-good: not exactly this assignment
+            ones = {position[key] for key in _keys(cut)}
+            m.add_bool_or([w[n].Not() if n in ones else w[n] for n in range(len(idx))])
+        m.minimize(weight * (nq - sum(y)) + sum(c * v for c, v in zip(cost, w, strict=True)))
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = options.num_workers
+        solver.parameters.random_seed = solver_seed(seed)
+        left = deadline.remaining(floor=0.01)
+        if left is not None:
+            solver.parameters.max_time_in_seconds = float(left)
+        code = solver.solve(m)
+        stats["cpsat_status"] = solver.status_name(code)
+        if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return code, solver, None
+        on_keys = [key for n, key in enumerate(idx) if solver.boolean_value(w[n])]
+        return code, solver, _choices(problem, on_keys)
+
+    def relax(cuts: list[list[Choice]]) -> Relaxed[list[Choice]]:
+        code, solver, choices = run(True, cuts)
+        if choices is None:  # every queue may miss: no plan means the time ran out
+            return Relaxed(None, None)
+        # a plan with m' misses, integer cost c' < W has m' W + c' >= ib, so m' >= ib // W
         # and, when equal, c' >= ib % W; rounding moved each chosen cost by at most 1/2 unit
         ib = int(math.ceil(solver.best_objective_bound - 1e-6))
         lb_miss, lb_cost = divmod(max(ib, 0), weight)
-        bound = lb_miss + max(lb_cost - n_stages / 2, 0.0) / scale / ref
-    return queues_result(problem, _choices(problem, on), "q_cpsat", time.perf_counter() - t0,
-                         exact=True, bound=bound, stats=stats)  # fmt: skip
+        bound = lb_miss + max(lb_cost - items / 2, 0.0) / unit
+        return Relaxed(choices, bound, proven=code == cp_model.OPTIMAL)
+
+    def restrict() -> list[Choice] | None:
+        stats["restricted"] = True
+        return run(False, [])[2]
+
+    out = bracket(relax, restrict, _fits_real(problem), deadline.passed)
+    stats["cuts"] = out.cuts
+    bound = out.bound if math.isfinite(out.bound) else -math.inf
+    return queues_result(problem, out.choice, "q_cpsat", time.perf_counter() - t0, exact=True,
+                         bound=bound, stats=stats)  # fmt: skip

@@ -22,8 +22,15 @@ from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.serialize import json_text, load_as, save_json
 from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, short
 
-#: Absolute latency tolerance (ms) of every feasibility check: latency <= budget + LAT_TOL.
+#: The one SLO tolerance of ESG (ms, absolute): a plan fits when its latency, the longest path
+#: of float stage latencies summed along each path in order (`plan.longest_path`), satisfies
+#: `latency <= budget + LAT_TOL` in IEEE doubles (`fits_budget`). Every method, the kernels
+#: (through the limit their caller passes), the many-queue problems and the tests use it.
 LAT_TOL = 1e-9
+#: Relative slack of the pruning tests that sum latencies in another order than the plan does
+#: (A*'s blades, the exact pre-filters): a prune only when even this much more does not fit, so
+#: float rounding (< 2^-43 relative for up to 1,000 functions) never cuts a plan that fits.
+PRUNE_REL = 1e-12
 #: Input rules (docs/architecture.md): every number finite with magnitude <= MAX_MAGNITUDE
 #: (1e12), batch sizes 1..MAX_BATCH, at most MAX_FUNCTIONS functions of MAX_CONFIGS configs.
 MAX_BATCH = 1_000_000
@@ -33,6 +40,21 @@ MAX_CONFIGS = 100_000
 #: The problem kinds of one application (`App.kind`); methods for many queues take "queues".
 AppKind = Literal["chain", "dag"]
 APP_KINDS: tuple[str, ...] = get_args(AppKind)
+
+
+def budget_limit(budget_ms: float) -> float:
+    """The largest latency (ms) that fits `budget_ms`: budget_ms + LAT_TOL (in IEEE doubles)."""
+    return budget_ms + LAT_TOL
+
+
+def fits_budget(latency_ms: float, budget_ms: float) -> bool:
+    """Whether a latency fits the budget: the one definition of "fits the SLO" in ESG."""
+    return latency_ms <= budget_limit(budget_ms)
+
+
+def prune_limit(limit_ms: float) -> float:
+    """A limit loosened by PRUNE_REL, for tests that only prune (never accept) plans."""
+    return limit_ms + PRUNE_REL * abs(limit_ms)
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,13 @@ A queue is the (application, function) queue of a chain at stage `from_stage`: i
 has `budget_ms` left and `requests` requests wait. Serving the queue picks one configuration per
 remaining stage and places each stage's container on an invoker; a configuration of batch b
 runs ceil(requests / b) batches back to back on that container, so its stage latency is
-ceil(n / b) * latency_ms + wait_ms + transfer_ms and its cost ceil(n / b) * (vcpus * vcpu_s +
-gpu_share * gpu_s) * latency_ms / 1000 (whole runs are paid). The queue is a hit when its
-stages' latencies sum to at most its budget. A queue may be left unserved (a miss; it takes
-no resources now). The containers on an invoker must fit its vCPUs and GPU share together.
+ceil(n / b) * latency_ms + wait_ms + transfer_ms (in that order) and its cost ceil(n / b) *
+(vcpus * vcpu_s + gpu_share * gpu_s) * latency_ms / 1000 (whole runs are paid). The queue is a
+hit when its stages' latencies, summed in stage order from 0.0, are at most budget_ms + LAT_TOL
+(`problem.fits_budget`, ESG's one SLO tolerance). A queue may be left unserved (a miss; it takes
+no resources now). The containers on an invoker must fit its vCPUs and GPU share together: their
+vCPUs (shares), summed in queue-then-stage order from 0.0, at most capacity + CAP_TOL
+(`cap_limit`). `evaluate` is that definition; every q_* method and the tests use it.
 
 Objective (lexicographic): most hits first, least total cost second. As one number (the
 `value` every method reports, minimised): misses + cost / cost_ref with cost_ref = 2 x the sum
@@ -28,12 +31,17 @@ import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.esg.dispatch import CAP_TOL
-from schedlab.solvers.esg.problem import LAT_TOL, App
+from schedlab.solvers.esg.problem import App, fits_budget
 from schedlab.solvers.result import Certificate, SolveResult, Status, certify
 from schedlab.solvers.serialize import load_as
 
 #: per queue: None (a miss) or per stage (configuration index, invoker index)
 Choice = tuple[tuple[int, int], ...] | None
+
+
+def cap_limit(capacity: float) -> float:
+    """The most the containers on an invoker may use of `capacity`: capacity + CAP_TOL."""
+    return capacity + CAP_TOL
 
 
 @dataclass(frozen=True)
@@ -94,11 +102,11 @@ class QueuesProblem:
             for f in q.app.functions[q.from_stage :]:
                 runs = np.array([math.ceil(q.requests / c.batch) for c in f.configs], dtype=float)
                 lat = np.array([c.latency_ms for c in f.configs])
-                wait = np.array([c.wait_ms for c in f.configs]) + f.transfer_ms
+                wait = np.array([c.wait_ms for c in f.configs])
                 v = np.array([c.vcpus for c in f.configs])
                 g = np.array([c.gpu_share for c in f.configs])
                 cost = runs * (v * pr.vcpu_s + g * pr.gpu_s) * lat / 1000.0
-                rows.append(StageTable(runs * lat + wait, cost, v, g))
+                rows.append(StageTable(runs * lat + wait + f.transfer_ms, cost, v, g))
             out.append(rows)
         return out
 
@@ -233,12 +241,12 @@ def evaluate(problem: QueuesProblem, choices: list[Choice]) -> tuple[QueuesPlan,
         cost += sum(float(t.cost[k]) for (k, _), t in zip(c, rows, strict=True))
         for (k, j), t in zip(c, rows, strict=True):
             use[j] += (t.vcpus[k], t.share[k])
-        if lat > problem.queues[q].budget_ms + LAT_TOL:
+        if not fits_budget(lat, problem.queues[q].budget_ms):
             bad.append(f"queue {q}: latency {lat} over budget {problem.queues[q].budget_ms}")
         hits += 1
         lats.append(lat)
     for j, inv in enumerate(problem.invokers):
-        if use[j, 0] > inv.vcpus + CAP_TOL or use[j, 1] > inv.gpu + CAP_TOL:
+        if use[j, 0] > cap_limit(inv.vcpus) or use[j, 1] > cap_limit(inv.gpu):
             bad.append(f"invoker {j}: uses {use[j].tolist()} of ({inv.vcpus}, {inv.gpu})")
     value = (len(choices) - hits) + cost / problem.cost_ref()
     return QueuesPlan(tuple(choices), hits, cost, value, tuple(lats)), bad

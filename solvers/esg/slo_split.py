@@ -26,7 +26,7 @@ from typing import Any, Literal
 import numpy as np
 
 from schedlab.solvers.esg.exact_astar import AStarOptions, astar_chain
-from schedlab.solvers.esg.plan import longest_path, result
+from schedlab.solvers.esg.plan import choice_fits, result
 from schedlab.solvers.esg.problem import APP_KINDS, LAT_TOL, App
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
@@ -162,18 +162,24 @@ def split_solve(
     segs = merged_segments(app)
     budgets = split_budget(app, [s for s, _ in segs], rule)
     stats: dict[str, Any] = {"segments": len(segs), "rule": rule, "nodes_expanded": 0}
-    if budgets is None:
-        return None, stats
+    if budgets is None:  # decided by the one definition of "fits", not the segments' sums
+        return _fastest_if_it_fits(app, stats), stats
     fixed: dict[int, int] = {}
     for (seg, is_chain), b in zip(segs, budgets, strict=True):
         for path in [seg] if is_chain else _branches(app, seg):
             stats["nodes_expanded"] += _solve_path(app, path, fixed, b, opts, deadline)
     choice = [fixed[i] for i in range(len(app.functions))]
-    lats = app.stage_latency()
-    if longest_path(app, [float(lats[i][k]) for i, k in enumerate(choice)]) > app.budget + LAT_TOL:
-        stats["fallback"] = "fastest"
-        choice = [int(np.argmin(a)) for a in lats]
-    return choice, stats
+    if choice_fits(app, choice):
+        return choice, stats
+    return _fastest_if_it_fits(app, stats), stats
+
+
+def _fastest_if_it_fits(app: App, stats: dict[str, Any]) -> list[int] | None:
+    """The fastest plan (the least longest path) when it fits the budget, else None: then no
+    plan fits, so the split's `infeasible` is proven."""
+    stats["fallback"] = "fastest"
+    fastest = [int(np.argmin(a)) for a in app.stage_latency()]
+    return fastest if choice_fits(app, fastest) else None
 
 
 @dataclass(frozen=True)

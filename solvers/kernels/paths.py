@@ -1,12 +1,14 @@
-"""Brute force over configuration paths: the cheapest path whose summed latency fits a budget.
+"""Brute force over configuration paths: the cheapest path whose summed latency fits a limit.
 
 Arrays in, arrays out, no subject: `lat` and `cost` are (stages, width) tables padded past
 `counts[s]` (entries there are never read). A path picks one column per stage; its flat index
 is the mixed-radix number of its columns, stage 0 most significant. `best_path` returns the
 cheapest feasible path (ties: the lowest flat index), its cost and latency, and the number of
 feasible paths. Backends: 'numpy' (chunked reference), 'cpu' (numba, parallel over blocks of
-paths), 'cuda' (numba CUDA, one range of paths per thread); all sum in the same order, so they
-agree bit for bit. The per-range scan below is written once and compiled for both numba targets.
+paths), 'cuda' (numba CUDA, one range of paths per thread); all sum in the same order (from 0.0,
+stage 0 first, as a plan sums its latency), so they agree bit for bit. The per-range scan below
+is written once and compiled for both numba targets. A path fits when its float latency sum is
+<= `budget`, with no tolerance here: a caller with one (ESG's LAT_TOL) passes budget + it.
 """
 
 from __future__ import annotations
@@ -20,9 +22,6 @@ import numpy as np
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.backends import resolve_backend
 
-#: Latency tolerance of the feasibility test: latency <= budget + LAT_TOL.
-LAT_TOL = 1e-9
-
 
 def scan_range(lat, cost, counts, budget, start, stop, out_cost, out_idx, out_n, slot):
     """Scan outer indices [start, stop) (all stages but the last) and every last-stage column.
@@ -35,18 +34,24 @@ def scan_range(lat, cost, counts, budget, start, stop, out_cost, out_idx, out_n,
     best = np.inf
     best_i = -1
     n_ok = 0
+    top = 1  # the place value of stage 0's digit: counts[1] * ... * counts[k - 2]
+    for s in range(1, k - 1):
+        top *= counts[s]
     for o in range(start, stop):
         pl = 0.0
         pc = 0.0
         r = o
-        for s in range(k - 2, -1, -1):
-            d = r % counts[s]
-            r = r // counts[s]
+        p = top
+        for s in range(k - 1):  # stage 0 first: the order in which a plan sums its latency
+            d = r // p
+            r = r - d * p
             pl += lat[s, d]
             pc += cost[s, d]
+            if s + 2 < k:
+                p = p // counts[s + 1]
         for j in range(last):
             tl = pl + lat[k - 1, j]
-            if tl <= budget + 1e-9:
+            if tl <= budget:
                 n_ok += 1
                 tc = pc + cost[k - 1, j]
                 if tc < best:
@@ -91,14 +96,17 @@ def _numpy_scan(lat, cost, counts, budget, chunk=1 << 16):
     for a in range(0, outer, chunk):
         o = np.arange(a, min(a + chunk, outer), dtype=np.int64)
         pl, pc, r = np.zeros(len(o)), np.zeros(len(o)), o.copy()
-        for s in range(k - 2, -1, -1):
-            d = r % counts[s]
-            r //= counts[s]
+        p = int(np.prod(counts[1:-1], dtype=np.int64)) if k > 2 else 1
+        for s in range(k - 1):  # stage 0 first, as in scan_range
+            d = r // p
+            r -= d * p
             pl += lat[s, d]
             pc += cost[s, d]
+            if s + 2 < k:
+                p //= int(counts[s + 1])
         tl = pl[:, None] + lat[k - 1, :last][None, :]
         tc = pc[:, None] + cost[k - 1, :last][None, :]
-        ok = tl <= budget + LAT_TOL
+        ok = tl <= budget
         n_ok += int(ok.sum())
         tc = np.where(ok, tc, np.inf)
         flat = int(np.argmin(tc))
@@ -139,7 +147,7 @@ def best_path(
     backend: str = "auto",
     block: int = 256,
 ) -> BestPath:
-    """The cheapest path with summed latency <= budget (see the module docstring)."""
+    """The cheapest path with summed latency <= budget, exactly (see the module docstring)."""
     lat = np.ascontiguousarray(lat, dtype=np.float64)
     cost = np.ascontiguousarray(cost, dtype=np.float64)
     counts = np.ascontiguousarray(counts, dtype=np.int64)

@@ -28,9 +28,9 @@ def _tables(seed: int, k: int, w: int):
 def _python(lat, cost, counts, budget):
     best, arg = np.inf, None
     for cols in itertools.product(*[range(c) for c in counts]):
-        tl = sum(lat[s, c] for s, c in enumerate(cols))
+        tl = sum(lat[s, c] for s, c in enumerate(cols))  # stage 0 first, from 0
         tc = sum(cost[s, c] for s, c in enumerate(cols))
-        if tl <= budget + 1e-9 and tc < best - 1e-12:
+        if tl <= budget and tc < best - 1e-12:
             best, arg = tc, cols
     return best, arg
 
@@ -59,9 +59,11 @@ def test_cuda_backend_on_the_simulator():
         "from tests.esg.test_paths_kernel import _tables\n"
         "for seed in range(4):\n"
         "    lat, cost, counts, budget = _tables(seed, 3, 4)\n"
-        "    a = best_path(lat, cost, counts, budget, backend='numpy')\n"
-        "    g = best_path(lat, cost, counts, budget, backend='cuda', block=2)\n"
-        "    assert a.cost == g.cost and a.feasible_paths == g.feasible_paths, (a, g)\n"
+        "    limit = 0.0 + lat[0, 1] + lat[1, 0] + lat[2, 1]  # a path's sum, stage 0 first\n"
+        "    for b in (budget, limit):\n"
+        "        a = best_path(lat, cost, counts, b, backend='numpy')\n"
+        "        g = best_path(lat, cost, counts, b, backend='cuda', block=2)\n"
+        "        assert a.cost == g.cost and a.feasible_paths == g.feasible_paths, (a, g)\n"
         "print('OK')\n"
     )
     proc = subprocess.run(
@@ -69,3 +71,25 @@ def test_cuda_backend_on_the_simulator():
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip().endswith("OK")
+
+
+def test_backends_sum_a_path_as_a_plan_does_at_the_exact_limit():
+    # latencies on no grid, limits equal to a path's sum (stage 0 first, from 0.0): a kernel that
+    # summed in another order would miss some of them by an ulp
+    rng = np.random.default_rng(7)
+    for seed in range(30):
+        k, w = 2 + seed % 4, 4
+        counts = np.full(k, w)
+        lat = rng.uniform(0.01, 100.0, size=(k, w)) * rng.choice([1.0, 1e-3, 1e3], size=(k, w))
+        cost = rng.uniform(0, 1, size=(k, w))
+        for cols in list(itertools.product(*[range(c) for c in counts]))[::7]:
+            limit = 0.0
+            for s, c in enumerate(cols):
+                limit += lat[s, c]
+            want = sum(
+                sum(lat[s, c] for s, c in enumerate(other)) <= limit
+                for other in itertools.product(*[range(c) for c in counts])
+            )
+            for b in ("numpy", "cpu"):
+                got = best_path(lat, cost, counts, limit, backend=b, block=3)
+                assert got.feasible_paths == want, (seed, cols, b)
