@@ -20,15 +20,20 @@ from typing import Any, ClassVar
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, load_json_file, short
+from schedlab.solvers.esg.limits import MAX_BATCH, MAX_CONFIGS, MAX_FUNCTIONS
+from schedlab.solvers.validate import (
+    MAX_MAGNITUDE,
+    check_id,
+    check_text,
+    load_json_file,
+    short,
+)
 
 #: Absolute latency tolerance (ms) of every feasibility check: latency <= budget + LAT_TOL.
 LAT_TOL = 1e-9
 #: Input rules (docs/architecture.md): every number finite with magnitude <= MAX_MAGNITUDE
-#: (1e12), batch sizes 1..MAX_BATCH, at most MAX_FUNCTIONS functions of MAX_CONFIGS configs.
-MAX_BATCH = 1_000_000
-MAX_FUNCTIONS = 1_000
-MAX_CONFIGS = 100_000
+#: (1e12), batch sizes 1..MAX_BATCH, at most MAX_FUNCTIONS functions of MAX_CONFIGS configs
+#: (declared in `limits`).
 
 #: The problem kinds of one application (`App.kind`); methods for many queues take "queues".
 APP_KINDS = ("chain", "dag")
@@ -103,6 +108,9 @@ class App:
     def __post_init__(self) -> None:
         """The door's rules for an App built in Python (files go through `from_dict`)."""
         p = Problems()
+        bad_name = check_text(self.name, "name")
+        if bad_name:
+            p.add(bad_name)
         _num(p, "slo_ms", self.slo_ms)
         for f in self.functions:
             bad = check_id(f.id, "function id")
@@ -329,8 +337,9 @@ def _parse(data: Any, source: str | None) -> App:
         p.add(f"function {d!r}: duplicate id")
     edges = _edges(p, data, ids)
     name = data.get("name", "app")
-    if not isinstance(name, str):
-        p.add(f"name: must be a string (got {name!r})")
+    bad_name = check_text(name, "name:")
+    if bad_name:
+        p.add(bad_name)
     p.raise_if_any(source)
     app = App(str(name), slo, funcs, edges, prices)
     try:
