@@ -21,13 +21,18 @@ from schedlab.experiments.cliflags import (
     time_limit_option,
 )
 from schedlab.experiments.registry import COMMANDS, POLICIES
+from schedlab.solvers.slaq.limits import (
+    MAX_ARRIVAL_MEAN_S,
+    MAX_CORES,
+    MAX_EPOCH_S,
+    MAX_EPOCHS,
+    MAX_JOBS,
+    MAX_LOSSES,
+    SIM_MAX_JOBS,
+)
 from schedlab.solvers.solve import METHODS
 
 MODELS = ("auto", "inverse-poly", "exponential", "naive", "geometric")
-# The limits of solvers/slaq/problem.py and the simulator (repeated: this module stays light).
-MAX_JOBS, MAX_CORES, MAX_LOSSES, MAX_EPOCH_S = 100_000, 10_000_000, 100_000, 86_400.0
-SIM_MAX_JOBS = 10_000  # simulated jobs: each is refit every epoch it gains a point
-MAX_EPOCHS = 100_000  # default work cap of `slaq simulate` (--max-epochs)
 
 
 @COMMANDS.register("slaq")
@@ -206,7 +211,7 @@ def predict(lossfile: str, ahead: int, model: str, as_json: bool) -> None:
 )
 @click.option(
     "--arrival-mean",
-    type=positive_float(1e9),
+    type=positive_float(MAX_ARRIVAL_MEAN_S),
     default=15.0,
     show_default=True,
     help="Mean inter-arrival time (s), Poisson arrivals.",
