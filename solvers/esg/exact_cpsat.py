@@ -3,8 +3,9 @@
 Same model as the MILP (one configuration per function, start times, precedence, SLO). CP-SAT
 needs integers: times are rounded to `time_unit_ms` (exact when every latency and the budget are
 multiples of it, as generated apps are; otherwise the result is at most `feasible`), costs are
-scaled so that the largest is 2**46 and rounded. The bound handed to `certify` allows for that
-rounding: with n functions, the float optimum is at least (integer bound - n/2) / scale.
+scaled so that the largest is 2**46 and rounded (divided by the largest first, so costs near
+5e-324 or 1e12, or all zero, scale without overflow). The bound handed to `certify` allows for
+that rounding: with n functions, the float optimum is at least (integer bound - n/2) / scale.
 """
 
 from __future__ import annotations
@@ -54,7 +55,12 @@ def solve_cpsat(
     t0 = time.perf_counter()
     lats, costs, cand = candidates(app, options.pareto)
     n, preds, unit = len(app.functions), app.preds(), options.time_unit_ms
-    scale = COST_TOP / max(max(float(c.max()) for c in costs), 1e-300)
+    top = max(float(c.max()) for c in costs)  # the largest cost; 0 when every cost is 0
+
+    def scaled(c: float) -> int:
+        """c / top * COST_TOP, rounded: c / top first, so a subnormal top cannot overflow."""
+        return int(round(c / top * COST_TOP)) if top > 0 else 0
+
     budget, exact_times = _ticks(app.budget, unit)
     if not exact_times:
         budget = math.floor(app.budget / unit + 1e-9)
@@ -69,7 +75,7 @@ def solve_cpsat(
             t, ok = _ticks(float(lats[f][c]), unit)
             exact_times &= ok
             terms.append((t, x[f, k]))
-            cost_terms.append(int(round(float(costs[f][c]) * scale)) * x[f, k])
+            cost_terms.append(scaled(float(costs[f][c])) * x[f, k])
         m.add_exactly_one(x[f, k] for k in range(len(cand[f])))
         lat_terms.append(sum(t * v for t, v in terms))
     s = [m.new_int_var(0, max(budget, 0), f"s_{f}") for f in range(n)]
@@ -93,5 +99,5 @@ def solve_cpsat(
         int(cand[f][next(k for k in range(len(cand[f])) if solver.boolean_value(x[f, k]))])
         for f in range(n)
     ]
-    bound = (solver.best_objective_bound - n / 2) / scale if exact_times else -math.inf
+    bound = (solver.best_objective_bound - n / 2) / COST_TOP * top if exact_times else -math.inf
     return result(app, choice, "cpsat", t0, exact=True, bound=max(bound, 0.0), stats=stats)
