@@ -108,6 +108,7 @@ def allocate(
     Keys: status, value, bound, gap, method, runtime_s, objective, cores, quality, stats.
     """
     from schedlab.experiments.output import emit_json, format_table
+    from schedlab.solvers.errors import InvalidInput
     from schedlab.solvers.slaq.problem import Snapshot
     from schedlab.solvers.solve import solve
 
@@ -116,7 +117,10 @@ def allocate(
         snap = snap.with_objective(objective)
     entry = METHODS.get(method, scope="slaq")
     opts = chosen_options(entry, params, ctx.command.option_names())  # type: ignore[attr-defined]
-    r = solve(snap, method, time_limit=time_limit, seed=seed, options=opts)
+    try:  # a method's refusal (size, memory budget) is about this file: name it
+        r = solve(snap, method, time_limit=time_limit, seed=seed, options=opts)
+    except InvalidInput as exc:
+        raise exc if exc.source else exc.with_source(str(snapshot)) from None
     d = r.to_dict()
     sol = d.pop("solution") or {"cores": None, "quality": None}
     out = {**d, "objective": snap.objective, "total_cores": snap.total_cores, **sol}
