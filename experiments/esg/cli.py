@@ -246,7 +246,7 @@ def simulate_cmd(
       schedlab esg generate --stages 3 --configs 40 --seed 1 > app.json
       schedlab esg simulate --apps app.json --policy esg --load 0.6 --json
     """
-    from schedlab.experiments.esg.simulator import SimConfig, load_apps, servable_apps, simulate
+    from schedlab.experiments.esg.simulator import SimConfig, load_apps, simulate
     from schedlab.solvers.errors import InvalidInput
 
     if trace is not None and arrivals != "azure":
@@ -262,11 +262,10 @@ def simulate_cmd(
         trace=None if trace is None else str(trace),
         max_events=max_events,
     )
-    try:
-        servable_apps(apps, cfg)
+    try:  # the door's checks read the apps too: name the file unless the trace is named
+        m = simulate(apps, policy, cfg)
     except InvalidInput as exc:
-        raise exc.with_source(str(apps_file)) from None
-    m = simulate(apps, policy, cfg)
+        raise exc if exc.source else exc.with_source(str(apps_file)) from None
     if as_json:
         emit_json({"policy": policy, "load": load, "arrivals": arrivals, **m})
         return

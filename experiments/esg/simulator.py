@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import heapq
 import math
+import os
 import time
 from collections import deque
 from dataclasses import dataclass, replace
@@ -142,13 +143,23 @@ def azure_offsets() -> np.ndarray:
     return np.array([float(x) for x in text.read_text().split()[1:]])
 
 
-@functools.cache
 def trace_offsets(path: str) -> np.ndarray:
     """Arrival offsets (s) of a whole Azure LLM trace CSV (TIMESTAMP,ContextTokens,...).
 
     The file goes through the input door (encoding, size); every bad timestamp is named with
-    its line. Offsets are sorted and start at 0.
+    its line. Offsets are sorted and start at 0. Parsed once per (path, modification time,
+    size): a file rewritten in place is read again.
     """
+    try:
+        st = os.stat(path)
+    except OSError:
+        return _trace_offsets(path, 0, -1)  # read_text_file names the problem
+    return _trace_offsets(path, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _trace_offsets(path: str, mtime_ns: int, size: int) -> np.ndarray:
+    """`trace_offsets` of one version of the file (the cache key holds its stat)."""
     lines = read_text_file(path, "the arrival trace").splitlines()
     if not lines or lines[0].split(",")[0].strip() != "TIMESTAMP":
         raise InvalidInput(f"{path}: the header must start with TIMESTAMP (an Azure LLM trace)")
@@ -173,14 +184,15 @@ def trace_offsets(path: str) -> np.ndarray:
     return t - t[0]
 
 
-def check_arrival_span(rate: float, n: int) -> None:
-    """Refuse a rate (per second) whose n arrivals would span more than MAX_SPAN_MS."""
+def check_arrival_span(rate: float, n: int, why: str = "") -> None:
+    """Refuse a rate (per second) whose n arrivals would span more than MAX_SPAN_MS; `why`
+    says where the rate came from."""
     span = n * 1000.0 / rate if rate > 0 and math.isfinite(rate) else math.inf
     if not span <= MAX_SPAN_MS:
         raise InvalidInput(
-            f"--load: {n} requests at {rate:.3g} per second would arrive over {span:.3g} ms of "
-            f"simulated time, above {MAX_SPAN_MS:.0e} ms (32 years; the clock would lose the "
-            "service times); raise --load or lower --requests"
+            f"--load: {n} requests at {rate:.3g} per second{why} would arrive over {span:.3g} "
+            f"ms of simulated time, above {MAX_SPAN_MS:.0e} ms (32 years; the clock would lose "
+            "the service times); raise --load, lower --requests, or check the latencies"
         )
 
 
@@ -238,8 +250,9 @@ class Simulation:
         self.policy = make_policy(policy) if isinstance(policy, str) else policy
         self.rng = np.random.default_rng(cfg.seed)
         self.rates = self._rates()
+        why = f" (load {cfg.load:g} over a demand of {self._demand():.3g} GPU-ms per request)"
         for r, k in zip(self.rates, self._requests_per_app(), strict=True):
-            check_arrival_span(r, max(k, 1))
+            check_arrival_span(r, max(k, 1), why)
         funcs = max(len(a.functions) for a in self.apps)
         check_alloc(
             cfg.requests * (BYTES_PER_REQUEST + BYTES_PER_STAGE * funcs),
@@ -268,15 +281,20 @@ class Simulation:
         self.cost = 0.0
         self.cold_starts = 0
 
-    def _rates(self) -> list[float]:
-        """Per-app arrival rate (1/s) for the configured load."""
-        demand = 0.0  # GPU-ms per request summed over apps
+    def _demand(self) -> float:
+        """GPU-ms per request summed over the apps at their batch-1 configurations of least
+        GPU time (what load 1.0 is measured against)."""
+        demand = 0.0
         for a in self.apps:
             for f in a.functions:
                 ones = [c for c in f.configs if c.batch == 1] or list(f.configs)
                 demand += min(c.gpu_share * c.latency_ms / c.batch for c in ones)
+        return demand
+
+    def _rates(self) -> list[float]:
+        """Per-app arrival rate (1/s) for the configured load."""
         capacity = self.cfg.invokers * self.cfg.gpus_per_invoker * 1000.0  # GPU-ms per s
-        total = self.cfg.load * capacity / max(demand, 1e-9)
+        total = self.cfg.load * capacity / max(self._demand(), 1e-9)
         return [total] * len(self.apps)
 
     def _requests_per_app(self) -> list[int]:
