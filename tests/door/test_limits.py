@@ -472,3 +472,12 @@ def test_philly_trace_without_cluster_column_says_so(tmp_path):
     args += ["--policy", "fcfs", "--replications", "1", "--json"]
     assert check("limits: philly cluster column", args, [f]) == 0
     assert any("'cluster' column" in w for w in json.loads(run(args).stdout)["warnings"])
+
+
+def test_nothing_is_written_where_a_bad_input_was_refused(tmp_path):
+    out = tmp_path / "app.json"
+    args = ["esg", "generate", "--configs", "1500", "-o", str(out)]
+    assert check("limits: nothing written", args, ["--configs"]) == 2
+    assert not out.exists()
+    args = ["esg", "generate", "--configs", "960", "--stages", "2", "-o", str(out)]
+    assert check("limits: nothing written", args, []) == 0 and out.is_file()
