@@ -3,7 +3,8 @@
 Each subject's click group (in `experiments/<subject>/cli.py`) and every cross-cutting command
 registers itself in `COMMANDS`; the group below finds them on first use.
 Errors: bad input exits 2 with a message on stderr; an internal failure exits 1 with a
-readable message (the traceback only with --debug).
+readable message (the traceback only with --debug). Text output of every verb goes through
+`safe_text_output` (a character UTF-8 cannot hold is written as an escape, never an error).
 """
 
 from __future__ import annotations
@@ -58,6 +59,16 @@ class SchedlabGroup(click.Group):
             ctx.exit(1)
 
 
+def safe_text_output() -> None:
+    """Let stdout write any str: a lone surrogate (a file name of undecodable bytes given on the
+    command line, which Python decodes to surrogates) becomes a backslash escape instead of a
+    UnicodeEncodeError after half a table. JSON output is ASCII and unaffected; the door
+    refuses such characters in input files (`validate.parse_json`)."""
+    out = sys.stdout
+    if isinstance(out, io.TextIOWrapper) and out.errors in ("strict", "surrogateescape"):
+        out.reconfigure(errors="backslashreplace")
+
+
 @click.group(cls=SchedlabGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 @click.version_option(package_name="schedlab")
@@ -70,6 +81,7 @@ def cli(debug: bool) -> None:
       schedlab sojourn solve inst.json --objective B --method dp
       schedlab reproduce --size small
     """
+    safe_text_output()
 
 
 def _python_owns_stdout() -> None:

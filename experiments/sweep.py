@@ -325,9 +325,11 @@ def engine_options(func: Callable[..., Any]) -> Callable[..., Any]:
         help=f"Run cells on a Dask distributed scheduler (e.g. tcp://host:8786; env "
         f"{SCHEDULER_ENV}); needs schedlab[cluster] on every worker.",
     )(func)
+    from schedlab.experiments.cliflags import WORKERS
+
     return click.option(
         "--workers",
-        type=click.IntRange(min=1),
+        type=WORKERS,
         default=None,
         help="Local worker processes for the cells (default: all cores; 1: in this process).",
     )(func)

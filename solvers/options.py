@@ -120,7 +120,9 @@ def parse_options(cls: type[O], given: Mapping[str, Any] | O | None, *, where: s
     """
     if given is None:
         return cls()
-    if isinstance(given, cls):
+    if isinstance(given, cls):  # built in Python: the same ranges and types as a mapping
+        as_map = {f.name: getattr(given, f.name) for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        parse_options(cls, as_map, where=where)
         return given
     if not isinstance(given, Mapping):
         raise InvalidInput(

@@ -12,7 +12,9 @@ Limits (documented in docs/architecture.md, shown in `--help`):
 
 - files: at most `MAX_FILE_BYTES` (256 MiB; env `SCHEDLAB_MAX_FILE_MB`);
 - JSON: nesting depth `MAX_JSON_DEPTH` (64), integer literals of at most `MAX_INT_DIGITS` (30)
-  digits (no count, size or id in this library needs more);
+  digits (no count, size or id in this library needs more); no string (key or value) holding
+  a lone UTF-16 surrogate (`"\\ud800"` is valid JSON but no character: no UTF-8 output, text or
+  CSV, could write it back);
 - seeds: 0..`MAX_SEED` (2^63 - 1); a negative seed is refused;
 - memory: `memory_budget_bytes()`, 2 GiB unless env `SCHEDLAB_MEMORY_BUDGET_GB` says otherwise;
 - magnitudes: `MAX_MAGNITUDE` (1e12) for sizes, times, capacities and throughputs, so sums and
@@ -24,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 import time
 from dataclasses import dataclass
@@ -175,7 +178,8 @@ def _parse_float(text: str) -> float:
 
 
 def parse_json(text: str, source: str | None = None) -> Any:
-    """json.loads with the door's guards: depth, huge integers, NaN/Infinity, overflow.
+    """json.loads with the door's guards: depth, huge integers, NaN/Infinity, overflow, lone
+    surrogates.
 
     Every failure is an InvalidInput naming `source`.
     """
@@ -185,7 +189,7 @@ def parse_json(text: str, source: str | None = None) -> Any:
             f"not accepted JSON: nested deeper than {MAX_JSON_DEPTH} levels", source=source
         )
     try:
-        return json.loads(
+        obj = json.loads(
             text,
             parse_int=_parse_int,
             parse_float=_parse_float,
@@ -197,6 +201,57 @@ def parse_json(text: str, source: str | None = None) -> Any:
         raise InvalidInput(f"not valid JSON: {exc}", source=source) from None
     except (RecursionError, ValueError, OverflowError, MemoryError) as exc:
         raise InvalidInput(f"not accepted JSON: {type(exc).__name__}", source=source) from None
+    refuse_lone_surrogates(obj, text, source)
+    return obj
+
+
+#: A JSON escape of a UTF-16 surrogate; only text holding one can decode to a lone surrogate.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+#: At most this many lone surrogates are named in one message.
+MAX_NAMED_SURROGATES = 10
+
+
+def is_utf8_text(s: str) -> bool:
+    """Whether UTF-8 can encode `s` (False for a lone surrogate such as JSON's "\\ud800")."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _surrogate_paths(x: Any, path: str, out: list[str]) -> None:
+    """Append the path of every string (key or value) in `x` that UTF-8 cannot encode."""
+    if len(out) >= MAX_NAMED_SURROGATES:
+        return
+    if isinstance(x, str):
+        if not is_utf8_text(x):
+            out.append(f"{path or 'top level'}: {short(x)} holds a lone UTF-16 surrogate")
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            name = k if is_utf8_text(k) else short(k)
+            if name != k:
+                out.append(f"{path or 'top level'}: the key {name} holds a lone UTF-16 surrogate")
+            _surrogate_paths(v, f"{path}.{name}" if path else name, out)
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            _surrogate_paths(v, f"{path}[{i}]", out)
+
+
+def refuse_lone_surrogates(obj: Any, text: str, source: str | None = None) -> None:
+    """InvalidInput naming each string of `obj` (parsed from `text`) holding a lone surrogate.
+
+    A lone surrogate is valid JSON but not a character: ids and names holding one could not
+    be written back by any UTF-8 output (the text tables, CSV files), so the door refuses it.
+    The walk runs only when `text` holds a surrogate escape (or a raw surrogate).
+    """
+    if not _SURROGATE_ESCAPE.search(text) and is_utf8_text(text):
+        return
+    found: list[str] = []
+    _surrogate_paths(obj, "", found)
+    if found:
+        fix = "write the character itself, or a valid pair such as \\ud83d\\ude00"
+        raise InvalidInput([f"{p} (not a character; {fix})" for p in found], source=source)
 
 
 def load_json_file(path: str | Path, what: str = "the file") -> Any:
@@ -282,13 +337,29 @@ def short(x: Any, n: int = 60) -> str:
 
 
 def check_id(x: Any, where: str) -> str | None:
-    """An id that a comma-separated flag can name: non-empty, no comma, no outer spaces."""
+    """An id that a comma-separated flag can name and UTF-8 output can write: non-empty, no
+    comma, no control character, no outer spaces, no lone surrogate."""
     if not isinstance(x, str) or not x:
         return f"{where} must be a non-empty string (got {short(x)})"
+    bad_text = check_text(x, where)
+    if bad_text:
+        return bad_text
     if "," in x or x != x.strip() or any(ord(c) < 32 for c in x):
         return (
             f"{where} {short(x)} holds a comma, a control character or surrounding spaces; "
             "ids are named in comma-separated lists such as --order"
+        )
+    return None
+
+
+def check_text(x: Any, where: str) -> str | None:
+    """A string (a name) that UTF-8 output can write: no lone surrogate. None when fine."""
+    if not isinstance(x, str):
+        return f"{where} must be a string (got {short(x)})"
+    if not is_utf8_text(x):
+        return (
+            f"{where} {short(x)} holds a lone UTF-16 surrogate, not a character; "
+            "write the character itself"
         )
     return None
 

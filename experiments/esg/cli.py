@@ -16,9 +16,24 @@ from schedlab.experiments.cli_registry import (
     RegistryChoice,
     chosen_options,
 )
-from schedlab.experiments.cliflags import SEED, TIME_LIMIT, WORK_CAP, FiniteFloat, positive_float
+from schedlab.experiments.cliflags import (
+    SEED,
+    TIME_LIMIT,
+    WORK_CAP,
+    FiniteFloat,
+    bounded_int,
+    positive_float,
+)
 from schedlab.experiments.output import emit_json
 from schedlab.experiments.registry import POLICIES, WORKLOADS, register_command
+from schedlab.solvers.esg.limits import (
+    MAX_COLD_START_MS,
+    MAX_GENERATED_CONFIGS,
+    MAX_GENERATED_STAGES,
+    MAX_INVOKERS,
+    MAX_LOAD,
+    MAX_REQUESTS,
+)
 from schedlab.solvers.solve import METHODS
 
 APP_FORMAT = """\b
@@ -51,8 +66,14 @@ def _app_kinds() -> tuple[str, ...]:
 
 
 @esg.command("generate", epilog=APP_FORMAT)
-@click.option("--stages", type=click.IntRange(1, 64), default=4, show_default=True)
-@click.option("--configs", type=click.IntRange(1, 1500), default=50, show_default=True)
+@click.option("--stages", type=bounded_int(1, MAX_GENERATED_STAGES), default=4, show_default=True)
+@click.option(
+    "--configs",
+    type=bounded_int(1, MAX_GENERATED_CONFIGS),
+    default=50,
+    show_default=True,
+    help="Configurations per function (the largest grid of the shipped profiles).",
+)
 @click.option("--seed", type=SEED, default=0, show_default=True, help="0..2^63-1.")
 @click.option("--shape", type=LazyChoice(_app_kinds), default="chain", show_default=True)
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None, help="File (stdout).")
@@ -173,10 +194,11 @@ def plan_cmd(
 @click.option("--policy", type=RegistryChoice(POLICIES, scope="esg"), default="esg")
 @click.option(
     "--load",
-    type=FiniteFloat(0.0, 2.0, lo_open=True),
+    type=FiniteFloat(0.0, MAX_LOAD, lo_open=True),
     default=0.5,
     show_default=True,
-    help="Offered load.",
+    help="Offered load; a load so small that the requests would span more than 1e12 ms "
+    "(32 years) of simulated time is refused.",
 )
 @click.option(
     "--arrivals",
@@ -193,11 +215,11 @@ def plan_cmd(
     help="A whole Azure LLM trace CSV (TIMESTAMP,...) for --arrivals azure, e.g. "
     "../shared/data/azure_llm/AzureLLMInferenceTrace_code.csv.",
 )
-@click.option("--requests", type=click.IntRange(1, 10**7), default=2000, show_default=True)
-@click.option("--invokers", type=click.IntRange(1, 10**4), default=4, show_default=True)
+@click.option("--requests", type=bounded_int(1, MAX_REQUESTS), default=2000, show_default=True)
+@click.option("--invokers", type=bounded_int(1, MAX_INVOKERS), default=4, show_default=True)
 @click.option(
     "--cold-start-ms",
-    type=FiniteFloat(0.0, 3.6e6),
+    type=FiniteFloat(0.0, MAX_COLD_START_MS),
     default=0.0,
     show_default=True,
     help="Cold start of a function whose file gives none.",
@@ -208,7 +230,8 @@ def plan_cmd(
     type=WORK_CAP,
     default=10**8,
     show_default=True,
-    help="Work cap: refuse when requests x functions x 4 events exceed it (exit 2).",
+    help="Work cap in steps: refuse (exit 2) when requests x functions x (4 events + the "
+    "policy's decision work), or the bursty process's on/off periods, exceed it.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def simulate_cmd(
@@ -236,14 +259,11 @@ def simulate_cmd(
     """
     from schedlab.experiments.esg.simulator import SimConfig, load_apps, simulate
     from schedlab.solvers.errors import InvalidInput
-    from schedlab.solvers.validate import check_work
 
     readers = WORKLOADS.names(scope="esg", trace=True)
     if trace is not None and arrivals not in readers:
         raise InvalidInput(f"--trace: only with --arrivals {' or '.join(readers)}")
     apps = load_apps(apps_file)
-    funcs = sum(len(a.functions) for a in apps)
-    check_work(4.0 * requests * funcs, max_events, "simulate: requests x functions", "--max-events")
     cfg = SimConfig(
         load=load,
         arrivals=arrivals,
@@ -252,8 +272,12 @@ def simulate_cmd(
         cold_start_ms=cold_start_ms,
         seed=seed,
         trace=None if trace is None else str(trace),
+        max_events=max_events,
     )
-    m = simulate(apps, policy, cfg)
+    try:  # the door's checks read the apps too: name the file unless the trace is named
+        m = simulate(apps, policy, cfg)
+    except InvalidInput as exc:
+        raise exc if exc.source else exc.with_source(str(apps_file)) from None
     if as_json:
         emit_json({"policy": policy, "load": load, "arrivals": arrivals, **m})
         return

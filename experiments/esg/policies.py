@@ -11,6 +11,9 @@ stages are the function's critical path to the sink (longest at fastest configur
 When nothing fits (the head is already late), every policy takes its cheapest configuration,
 which drains the backlog fastest per unit of resource (the request misses anyway).
 Decisions are cached per (function, budget rounded down to 0.1 ms): rounding down is safe.
+`decision_work(st, f)` bounds what one decision costs, in simulator steps (an event is one),
+for the simulator's work cap: esg's A* builds a DP table over the remaining stages, so its
+decisions grow with the path length, the Pareto configurations and the DP buckets.
 """
 
 from __future__ import annotations
@@ -21,11 +24,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schedlab.experiments.registry import POLICIES, register_policy
-from schedlab.solvers.esg.exact_astar import astar_chain
+from schedlab.solvers.esg.exact_astar import AStarOptions, astar_chain
 from schedlab.solvers.esg.heuristics import MASKS
+from schedlab.solvers.esg.pareto import pareto_indices
 from schedlab.solvers.esg.problem import LAT_TOL, App
 
 SUBJECT = "esg"
+
+#: Array cells (configurations scanned, DP cells) that cost about one simulator step: an event
+#: takes about 16 us, a cell of A*'s DP heuristic 3 to 60 ns (measured on apps of 3 to 1,000
+#: stages), so 100 errs on the side of counting too much.
+CELLS_PER_STEP = 100
+#: The DP buckets of the A* the esg policy runs (its default options).
+POLICY_DP_BUCKETS = AStarOptions().dp_buckets
 
 
 @dataclass
@@ -37,6 +48,16 @@ class AppState:
     path: list[list[int]]  # remaining critical path from each function (itself first)
     fast: list[float]
     cache: dict[tuple[int, int], int] = field(default_factory=dict)
+    pareto: list[int] | None = None  # Pareto configurations per function (for decision_work)
+
+    def pareto_counts(self) -> list[int]:
+        """Configurations per function that A* keeps (finite, Pareto in latency and cost)."""
+        if self.pareto is None:
+            self.pareto = []
+            for lat, cost in zip(self.lat, self.cost, strict=True):
+                keep = np.isfinite(lat)
+                self.pareto.append(len(pareto_indices(lat[keep], cost[keep])))
+        return self.pareto
 
 
 class PathPolicy:
@@ -71,6 +92,10 @@ class PathPolicy:
             st.cache[key] = int(np.argmin(st.cost[f])) if k is None else k
         return st.cache[key]
 
+    def decision_work(self, st: AppState, f: int) -> float:
+        """Steps one decision at function f costs at most (a scan of its configurations)."""
+        return 1.0 + len(st.lat[f]) / CELLS_PER_STEP
+
     def choose(self, st: AppState, f: int, budget: float) -> int | None:
         rest = sum(st.fast[i] for i in st.path[f][1:])
         ok = st.lat[f] + rest <= budget + LAT_TOL
@@ -88,6 +113,13 @@ class PathPolicy:
 )
 class EsgPolicy(PathPolicy):
     name = "esg"
+
+    def decision_work(self, st: AppState, f: int) -> float:
+        """A* over the remaining critical path: a DP table of (stages + 1) x (buckets + 1)
+        cells and one pass per Pareto configuration over the buckets."""
+        n = st.pareto_counts()
+        cells = sum(n[i] + 1 for i in st.path[f]) * (POLICY_DP_BUCKETS + 1)
+        return 1.0 + cells / CELLS_PER_STEP
 
     def choose(self, st: AppState, f: int, budget: float) -> int | None:
         path = st.path[f]

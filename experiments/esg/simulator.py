@@ -13,6 +13,17 @@ Idle containers stay warm for `keep_alive_s`. Cost = sum over runs of (vcpus * v
 gpu_share * gpu_s) * run time; reported per completed request. Every request completes
 (the run drains), and the simulator checks that arrivals = completions.
 
+The door (`Simulation.__init__`, so the CLI and the Python API alike):
+- a configuration larger than an invoker (vCPUs or GPU share) is never chosen (dropped; the
+  count is `configs_too_large`); a function with no configuration that fits is refused,
+  naming the application, the function and the resource;
+- the requests must arrive within `MAX_SPAN_MS` of simulated time (a tiny load is refused
+  naming `--load`, not turned into an infinite gap);
+- work cap `max_events` (`--max-events`): the steps the run implies (per request and function,
+  `EVENTS_PER_STAGE` events and one policy decision of `policy.decision_work` steps) are
+  checked before the first event, and counted while it runs; the bursty generator counts its
+  on/off periods against the same cap; the per-request tables against the memory budget.
+
 Load 1.0: the aggregate rate at which the apps' batch-1 configurations of least GPU time would
 keep every invoker's GPU busy, split equally over the applications.
 """
@@ -21,10 +32,12 @@ from __future__ import annotations
 
 import functools
 import heapq
+import math
+import os
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -35,9 +48,45 @@ import numpy as np
 from schedlab.experiments.esg.policies import AppState, PathPolicy, make_policy
 from schedlab.experiments.registry import WORKLOADS
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.esg.dispatch import Container, Invoker, Placement, expire, place
+from schedlab.solvers.esg.dispatch import (
+    CAP_TOL,
+    Container,
+    Invoker,
+    Placement,
+    expire,
+    place,
+)
+from schedlab.solvers.esg.limits import (
+    MAX_COLD_START_MS,
+    MAX_INVOKERS,
+    MAX_LOAD,
+    MAX_REQUESTS,
+)
 from schedlab.solvers.esg.problem import App
-from schedlab.solvers.validate import load_json_file, read_text_file
+from schedlab.solvers.validate import (
+    MAX_MAGNITUDE,
+    WorkCap,
+    check_alloc,
+    check_number,
+    check_seed,
+    check_work,
+    load_json_file,
+    read_text_file,
+)
+
+#: Default work cap (steps: events, decision work, bursty on/off periods); `--max-events`.
+MAX_EVENTS = 10**8
+#: Events per request and function in the up-front estimate (arrival or enqueue, timer,
+#: dispatch, completion).
+EVENTS_PER_STAGE = 4
+#: Longest simulated span (ms) the arrivals may cover: the door's magnitude limit (1e12 ms, 32
+#: years). Beyond it the float clock loses the service times; a load near 5e-324 would make
+#: the mean gap infinite.
+MAX_SPAN_MS = MAX_MAGNITUDE
+#: Mean on and off periods (ms) of the bursty arrival process.
+BURST_ON_MS, BURST_OFF_MS = 1000.0, 3000.0
+#: Memory kept per request and per (request, function) during a run (tables, events, queues).
+BYTES_PER_REQUEST, BYTES_PER_STAGE = 400, 200
 
 
 @dataclass(frozen=True)
@@ -52,6 +101,26 @@ class SimConfig:
     cold_start_ms: float = 0.0  # used when a function gives none (0: warm-start model)
     seed: int = 0
     trace: str | None = None  # an Azure LLM trace CSV for arrivals "azure" (default: the sample)
+    max_events: int = MAX_EVENTS  # work cap (steps), see the module docstring
+
+    def check(self) -> None:
+        """The CLI's ranges (`solvers.esg.limits`) for a configuration built in Python."""
+        p: list[str] = []
+        for name, lo, hi in (
+            ("requests", 1, MAX_REQUESTS),
+            ("invokers", 1, MAX_INVOKERS),
+            ("max_events", 1, 10**12),
+        ):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+                p.append(f"{name.replace('_', '-')}: must be an integer in {lo}..{hi} (got {v!r})")
+        check_number(self.load, "load", lo=0.0, hi=MAX_LOAD, lo_open=True, problems=p)
+        check_number(self.cold_start_ms, "cold-start-ms", lo=0.0, hi=MAX_COLD_START_MS, problems=p)
+        for name in ("vcpus_per_invoker", "gpus_per_invoker", "keep_alive_s"):
+            check_number(getattr(self, name), name, lo=0.0, lo_open=True, problems=p)
+        if p:
+            raise InvalidInput(p)
+        check_seed(self.seed, allow_none=False)
 
 
 def load_apps(path: Path) -> list[App]:
@@ -76,13 +145,23 @@ def azure_offsets() -> np.ndarray:
     return np.array([float(x) for x in text.read_text().split()[1:]])
 
 
-@functools.cache
 def trace_offsets(path: str) -> np.ndarray:
     """Arrival offsets (s) of a whole Azure LLM trace CSV (TIMESTAMP,ContextTokens,...).
 
     The file goes through the input door (encoding, size); every bad timestamp is named with
-    its line. Offsets are sorted and start at 0.
+    its line. Offsets are sorted and start at 0. Parsed once per (path, modification time,
+    size): a file rewritten in place is read again.
     """
+    try:
+        st = os.stat(path)
+    except OSError:
+        return _trace_offsets(path, 0, -1)  # read_text_file names the problem
+    return _trace_offsets(path, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _trace_offsets(path: str, mtime_ns: int, size: int) -> np.ndarray:
+    """`trace_offsets` of one version of the file (the cache key holds its stat)."""
     lines = read_text_file(path, "the arrival trace").splitlines()
     if not lines or lines[0].split(",")[0].strip() != "TIMESTAMP":
         raise InvalidInput(f"{path}: the header must start with TIMESTAMP (an Azure LLM trace)")
@@ -98,20 +177,56 @@ def trace_offsets(path: str) -> np.ndarray:
     if problems or len(stamps) < 2:
         raise InvalidInput(problems[:20] or ["fewer than 2 arrivals"], source=str(path))
     t = np.sort(np.array(stamps))
+    if t[-1] == t[0]:
+        raise InvalidInput(
+            f"TIMESTAMP: all {len(t)} arrivals fall on one instant (to the microsecond): no gaps "
+            "to rescale to --load; give a trace whose arrivals span some time",
+            source=str(path),
+        )
     return t - t[0]
 
 
+def check_arrival_span(rate: float, n: int, why: str = "") -> None:
+    """Refuse a rate (per second) whose n arrivals would span more than MAX_SPAN_MS; `why`
+    says where the rate came from."""
+    span = n * 1000.0 / rate if rate > 0 and math.isfinite(rate) else math.inf
+    if not span <= MAX_SPAN_MS:
+        raise InvalidInput(
+            f"--load: {n} requests at {rate:.3g} per second{why} would arrive over {span:.3g} "
+            f"ms of simulated time, above {MAX_SPAN_MS:.0e} ms (32 years; the clock would lose "
+            "the service times); raise --load, lower --requests, or check the latencies"
+        )
+
+
 def arrival_times(
-    kind: str, rate: float, n: int, rng: np.random.Generator, trace: str | None = None
+    kind: str,
+    rate: float,
+    n: int,
+    rng: np.random.Generator,
+    trace: str | None = None,
+    *,
+    max_steps: float = MAX_EVENTS,
 ) -> np.ndarray:
-    """n arrival times (ms) with mean rate `rate` per second (`trace`: for kind "azure")."""
+    """n arrival times (ms) with mean rate `rate` per second (`trace`: for kind "azure").
+
+    Every kind: the n arrivals must span at most MAX_SPAN_MS (`check_arrival_span`). Bursty
+    draws one on/off period per step: refused up front when the periods it expects exceed
+    `max_steps`, stopped at `max_steps` (both naming --max-events). Azure: a window of equal
+    timestamps (zero gaps) is scaled by the whole trace's mean gap (arrivals at one instant).
+    """
+    check_arrival_span(rate, n)
     if kind == "poisson":
         return np.cumsum(rng.exponential(1000.0 / rate, size=n))
     if kind == "bursty":  # on/off: on 25 % of the time at 4x the mean rate
+        what = f"esg simulate: bursty arrivals at {rate:.3g} per second (a step per on/off period)"
+        periods = 2.0 * n * 1000.0 / rate / (BURST_ON_MS + BURST_OFF_MS)
+        check_work(periods, max_steps, what, "--max-events (or raise --load)")
+        cap = WorkCap(max_steps, what, "--max-events (or raise --load)")
         out: list[float] = []
         t, on = 0.0, True
         while len(out) < n:
-            span = rng.exponential(1000.0 if on else 3000.0)
+            cap.step()
+            span = rng.exponential(BURST_ON_MS if on else BURST_OFF_MS)
             if on:
                 k = rng.poisson(4 * rate * span / 1000.0)
                 out.extend(np.sort(t + rng.uniform(0, span, size=k)).tolist())
@@ -121,7 +236,8 @@ def arrival_times(
         off = azure_offsets() if trace is None else trace_offsets(trace)
         gaps = np.roll(np.diff(off), -int(rng.integers(len(off) - 1)))  # seeded start
         g = np.tile(gaps, int(np.ceil(n / len(gaps))))[:n]
-        g = g / g.mean() * (1000.0 / rate)
+        mean = g.mean() if g.mean() > 0 else gaps.mean()  # a window of equal stamps: one instant
+        g = g / mean * (1000.0 / rate)
         return np.cumsum(g)
     raise InvalidInput(f"arrivals: unknown {kind!r}; choose poisson, bursty or azure")
 
@@ -139,13 +255,27 @@ class Simulation:
     """One run; `run()` returns the metrics."""
 
     def __init__(self, apps: list[App], policy: str | PathPolicy, cfg: SimConfig) -> None:
-        self.apps, self.cfg = apps, cfg
+        cfg.check()
+        self.apps, self.configs_too_large = servable_apps(apps, cfg)
+        self.cfg = cfg
         self.policy = make_policy(policy) if isinstance(policy, str) else policy
         self.rng = np.random.default_rng(cfg.seed)
         self.rates = self._rates()
+        why = f" (load {cfg.load:g} over a demand of {self._demand():.3g} GPU-ms per request)"
+        for r, k in zip(self.rates, self._requests_per_app(), strict=True):
+            check_arrival_span(r, max(k, 1), why)
+        funcs = max(len(a.functions) for a in self.apps)
+        check_alloc(
+            cfg.requests * (BYTES_PER_REQUEST + BYTES_PER_STAGE * funcs),
+            f"esg simulate: {cfg.requests} requests of up to {funcs} functions",
+            fix="lower --requests",
+        )
         self.states: list[AppState] = [
-            self.policy.prepare(a, r) for a, r in zip(apps, self.rates, strict=True)
+            self.policy.prepare(a, r) for a, r in zip(self.apps, self.rates, strict=True)
         ]
+        what = "esg simulate: requests x functions x (4 events + the policy's decision work)"
+        check_work(self.work_estimate(), cfg.max_events, what, "--max-events")
+        self.cap = WorkCap(cfg.max_events, "esg simulate", "--max-events")
         self.preds = [a.preds() for a in apps]
         self.succ = [
             [[j for j, ps in enumerate(p) if i in ps] for i in range(len(p))] for p in self.preds
@@ -162,16 +292,36 @@ class Simulation:
         self.cost = 0.0
         self.cold_starts = 0
 
-    def _rates(self) -> list[float]:
-        """Per-app arrival rate (1/s) for the configured load."""
-        demand = 0.0  # GPU-ms per request summed over apps
+    def _demand(self) -> float:
+        """GPU-ms per request summed over the apps at their batch-1 configurations of least
+        GPU time (what load 1.0 is measured against)."""
+        demand = 0.0
         for a in self.apps:
             for f in a.functions:
                 ones = [c for c in f.configs if c.batch == 1] or list(f.configs)
                 demand += min(c.gpu_share * c.latency_ms / c.batch for c in ones)
+        return demand
+
+    def _rates(self) -> list[float]:
+        """Per-app arrival rate (1/s) for the configured load."""
         capacity = self.cfg.invokers * self.cfg.gpus_per_invoker * 1000.0  # GPU-ms per s
-        total = self.cfg.load * capacity / max(demand, 1e-9)
+        total = self.cfg.load * capacity / max(self._demand(), 1e-9)
         return [total] * len(self.apps)
+
+    def _requests_per_app(self) -> list[int]:
+        """Requests of each application (split as evenly as possible, the first ones +1)."""
+        n_apps, n = len(self.apps), self.cfg.requests
+        return [n // n_apps + (1 if i < n % n_apps else 0) for i in range(n_apps)]
+
+    def work_estimate(self) -> float:
+        """Steps the run implies at most: per request and function, EVENTS_PER_STAGE events
+        and one decision of `policy.decision_work` steps (every decision a cache miss)."""
+        total = 0.0
+        for a, k in enumerate(self._requests_per_app()):
+            fns = range(len(self.apps[a].functions))
+            per = sum(EVENTS_PER_STAGE + self.policy.decision_work(self.states[a], f) for f in fns)
+            total += k * per
+        return total
 
     def push(self, t: float, kind: str, data: Any) -> None:
         self.seq += 1
@@ -179,15 +329,13 @@ class Simulation:
 
     # --- requests ---------------------------------------------------------------------
     def _setup_requests(self) -> None:
-        n_apps, n = len(self.apps), self.cfg.requests
         arrivals = arrival_process(self.cfg.arrivals)
-        per = [n // n_apps + (1 if i < n % n_apps else 0) for i in range(n_apps)]
         self.req_app: list[int] = []
         self.req_arrival: list[float] = []
-        for a, k in enumerate(per):
+        for a, k in enumerate(self._requests_per_app()):
             if k == 0:
                 continue
-            ts = arrivals(self.rates[a], k, self.rng, self.cfg.trace)
+            ts = arrivals(self.rates[a], k, self.rng, self.cfg.trace, max_steps=self.cfg.max_events)
             for t in ts:
                 rid = len(self.req_app)
                 self.req_app.append(a)
@@ -216,6 +364,7 @@ class Simulation:
         if q not in self.pending:
             head = queue[0]
             remaining = self.apps[a].slo_ms - (t - self.req_arrival[head])
+            self.cap.step(math.ceil(self.policy.decision_work(self.states[a], fn)))
             t0 = time.perf_counter()
             k = self.policy.decide(self.states[a], fn, remaining)
             self.decision_ms.append((time.perf_counter() - t0) * 1000.0)
@@ -237,6 +386,7 @@ class Simulation:
         return place(self.invokers, a, fn, k, c.vcpus, c.gpu_share, ups)
 
     def _dispatch(self, t: float, q: tuple[int, int]) -> None:
+        self.cap.step()
         a, fn = q
         k, _ = self.pending[q]
         queue = self.queues[q]
@@ -284,6 +434,7 @@ class Simulation:
         self._setup_requests()
         wall = time.perf_counter()
         while self.events:
+            self.cap.step()
             t, _, kind, data = heapq.heappop(self.events)
             if kind == "arrive":
                 preds = self.preds[self.req_app[data]]
@@ -317,8 +468,51 @@ class Simulation:
             "decisions": len(self.decision_ms),
             "cold_starts": int(self.cold_starts),
             "rate_per_s": float(sum(self.rates)),
+            "configs_too_large": self.configs_too_large,
+            "work_steps": self.cap.done,
             "wall_s": wall_s,
         }
+
+
+def servable_apps(apps: list[App], cfg: SimConfig) -> tuple[list[App], int]:
+    """The apps without the configurations no invoker can hold, and how many were dropped.
+
+    A function left with none is refused (InvalidInput naming the application, the function
+    and the resource): its requests could never be served, and the run would never drain.
+    """
+    if not apps:
+        raise InvalidInput("apps: at least one application")
+    vmax, gmax = cfg.vcpus_per_invoker + CAP_TOL, cfg.gpus_per_invoker + CAP_TOL
+    out, dropped, problems = [], 0, []
+    for app in apps:
+        funcs, before = [], dropped
+        for f in app.functions:
+            ok = tuple(c for c in f.configs if c.vcpus <= vmax and c.gpu_share <= gmax)
+            dropped += len(f.configs) - len(ok)
+            if not ok:
+                problems.append(_unservable(app, f.id, f.configs, cfg))
+            funcs.append(replace(f, configs=ok) if len(ok) < len(f.configs) else f)
+        out.append(replace(app, functions=tuple(funcs)) if dropped > before else app)
+    if problems:
+        raise InvalidInput(problems)
+    return out, dropped
+
+
+def _unservable(app: App, fid: str, configs: tuple[Any, ...], cfg: SimConfig) -> str:
+    """Why no configuration of a function fits an invoker, naming the resource."""
+    v = min(c.vcpus for c in configs)
+    g = min(c.gpu_share for c in configs)
+    inv = f"an invoker has {cfg.vcpus_per_invoker:g} vCPUs and {cfg.gpus_per_invoker:g} GPU"
+    if v > cfg.vcpus_per_invoker + CAP_TOL:
+        need = f"vCPUs: its configurations ask at least {v:g}"
+    elif g > cfg.gpus_per_invoker + CAP_TOL:
+        need = f"GPU share: its configurations ask at least {g:g}"
+    else:
+        need = "vCPUs and GPU share together: no configuration fits both"
+    return (
+        f"app {app.name!r} function {fid!r}: no configuration fits an invoker ({need}; {inv}); "
+        "its requests could never be served"
+    )
 
 
 def simulate(apps: list[App], policy: str | PathPolicy, cfg: SimConfig) -> dict[str, Any]:

@@ -26,12 +26,16 @@ from schedlab.experiments.cliflags import (
     time_limit_option,
 )
 from schedlab.experiments.registry import POLICIES, WORKLOADS, register_command
+from schedlab.solvers.slaq.limits import (
+    MAX_ARRIVAL_MEAN_S,
+    MAX_CORES,
+    MAX_EPOCH_S,
+    MAX_EPOCHS,
+    MAX_JOBS,
+    MAX_LOSSES,
+    SIM_MAX_JOBS,
+)
 from schedlab.solvers.solve import METHODS
-
-# The limits of solvers/slaq/problem.py and the simulator (repeated: this module stays light).
-MAX_JOBS, MAX_CORES, MAX_LOSSES, MAX_EPOCH_S = 100_000, 10_000_000, 100_000, 86_400.0
-SIM_MAX_JOBS = 10_000  # simulated jobs: each is refit every epoch it gains a point
-MAX_EPOCHS = 100_000  # default work cap of `slaq simulate` (--max-epochs)
 
 
 def _objectives() -> tuple[str, ...]:
@@ -131,6 +135,7 @@ def allocate(
     Keys: status, value, bound, gap, method, runtime_s, objective, cores, quality, stats.
     """
     from schedlab.experiments.output import emit_json, format_table
+    from schedlab.solvers.errors import InvalidInput
     from schedlab.solvers.slaq.problem import Snapshot
     from schedlab.solvers.solve import solve
 
@@ -139,7 +144,10 @@ def allocate(
         snap = snap.with_objective(objective)
     entry = METHODS.get(method, scope="slaq")
     opts = chosen_options(entry, params, ctx.command.option_names())  # type: ignore[attr-defined]
-    r = solve(snap, method, time_limit=time_limit, seed=seed, options=opts)
+    try:  # a method's refusal (size, memory budget) is about this file: name it
+        r = solve(snap, method, time_limit=time_limit, seed=seed, options=opts)
+    except InvalidInput as exc:
+        raise exc if exc.source else exc.with_source(str(snapshot)) from None
     d = r.to_dict()
     sol = d.pop("solution") or {"cores": None, "quality": None}
     out = {**d, "objective": snap.objective, "total_cores": snap.total_cores, **sol}
@@ -241,7 +249,7 @@ def predict(lossfile: str, ahead: int, model: str, as_json: bool) -> None:
 )
 @click.option(
     "--arrival-mean",
-    type=positive_float(1e9),
+    type=positive_float(MAX_ARRIVAL_MEAN_S),
     default=15.0,
     show_default=True,
     help="Mean inter-arrival time (s), Poisson arrivals.",

@@ -16,7 +16,11 @@ a job reaches 90% / 95% of its loss reduction are interpolated inside the epoch)
 Work cap: at most `max_epochs` epochs (default 10^5, `--max-epochs`). The epochs the input
 implies (the last arrival, and the total work sum_j iterations_j x W_j over all cores, in
 epochs) are checked before the first step; a run that reaches the cap stops with
-`InvalidInput` naming the flag (exit 2) instead of returning a truncated result.
+`InvalidInput` naming the flag (exit 2) instead of returning a truncated result. A run that
+can never finish says so at once: an epoch in which no job progresses, with no job left to
+arrive, repeats forever (the policies are functions of the jobs' state, which did not change),
+so it stops there with `InvalidInput` naming `--cores` (`check_progress`) instead of spending
+the rest of the work cap.
 """
 
 from __future__ import annotations
@@ -31,15 +35,17 @@ import numpy as np
 from schedlab.experiments.registry import POLICIES, WORKLOADS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.slaq.curves import normalized_loss, shipped_curve, shipped_names
+from schedlab.solvers.slaq.limits import (
+    MAX_ARRIVAL_MEAN_S,
+    MAX_CORES,
+    MAX_EPOCH_S,
+    MAX_EPOCHS,
+    SIM_MAX_JOBS,
+)
 from schedlab.solvers.slaq.predict import PredictorConfig, fit_many
-from schedlab.solvers.slaq.problem import MAX_CORES, MAX_EPOCH_S
 from schedlab.solvers.slaq.quality import QualityBatch
 from schedlab.solvers.validate import MAX_MAGNITUDE, WorkCap, check_number, check_seed, check_work
 
-#: Simulated jobs: every job is refit each epoch it gains a point; 10^4 keeps a run to minutes.
-SIM_MAX_JOBS = 10_000
-#: Default work cap (epochs); `--max-epochs` raises it.
-MAX_EPOCHS = 100_000
 #: Iteration time of a job on c cores: W/c ("perfect") or alpha W/c + beta_s ("fixed").
 Scaling = Literal["perfect", "fixed"]
 SCALINGS: tuple[str, ...] = get_args(Scaling)
@@ -78,7 +84,11 @@ class SimConfig:
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
                 p.append(f"{name.replace('_', '-')}: must be an integer in {lo}..{hi} (got {v!r})")
-        for name in ("arrival_mean_s", "alpha", "w_min", "w_max"):
+        check_number(
+            self.arrival_mean_s, "arrival-mean", lo=0.0, hi=MAX_ARRIVAL_MEAN_S, lo_open=True,
+            problems=p,
+        )  # fmt: skip
+        for name in ("alpha", "w_min", "w_max"):
             check_number(
                 getattr(self, name), name.replace("_", "-"), lo=0.0, lo_open=True, problems=p
             )
@@ -213,6 +223,30 @@ def implied_epochs(jobs: list[SimJob], cfg: SimConfig) -> float:
     return max(jobs[-1].arrival_s, work) / cfg.epoch_s if jobs else 0.0
 
 
+def check_progress(
+    running: list[SimJob],
+    cores: list[int],
+    before: list[float],
+    all_arrived: bool,
+    now: float,
+    cfg: SimConfig,
+    policy_name: str,
+) -> None:
+    """Refuse a run that can never finish: no job progressed this epoch and none will arrive."""
+    if not all_arrived or any(
+        j.progress != b or j.done_s is not None for j, b in zip(running, before, strict=True)
+    ):
+        return
+    idle = sum(c <= 0 for c in cores)
+    raise InvalidInput(
+        f"slaq simulate: from t = {now:g} s no job progresses and none is left to arrive: "
+        f"{len(running)} jobs wait ({idle} with no core: --cores {cfg.cores} over "
+        f"{len(running)} jobs is a fair share of {cfg.cores // len(running)}, policy "
+        f"{policy_name}); the run could never finish, only reach the work cap (--max-epochs "
+        f"{cfg.max_epochs}); give more --cores than jobs, or fewer --jobs"
+    )
+
+
 def simulate(cfg: SimConfig, policy_name: str, workload: str = DEFAULT_WORKLOAD) -> dict[str, Any]:
     """Run a registered workload under a policy; per-epoch records and per-job results."""
     cfg.check()
@@ -233,8 +267,10 @@ def simulate(cfg: SimConfig, policy_name: str, workload: str = DEFAULT_WORKLOAD)
             sched_s.append(time.perf_counter() - t0)
             times.append(now)
             losses.append(float(np.mean([j.norm[j.points() - 1] for j in running])))
+            before = [j.progress for j in running]
             for j, c in zip(running, cores, strict=True):
                 advance(j, c, now, cfg)
+            check_progress(running, cores, before, nxt == len(jobs), now, cfg, policy_name)
             running = [j for j in running if j.done_s is None]
         now += cfg.epoch_s
         if nxt == len(jobs) and not running:

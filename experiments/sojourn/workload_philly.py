@@ -109,6 +109,7 @@ def philly_workload(
         "trace_jobs": trace.n,
         "outcome_model": OUTCOME_MODEL,
         "success_prob": success_prob,
+        "cluster_column": getattr(trace, "has_cluster_column", True),
     }
     w = Workload(trace.arrival_s, trace.gpus, dists, name="philly", meta=meta)
     if jobs is not None:

@@ -140,4 +140,9 @@ def philly(
     warnings = []
     if w.excluded_jobs:
         warnings.append(f"{w.excluded_jobs} job(s) need more than {servers} GPUs and were excluded")
+    if not w.meta.get("cluster_column", True):
+        warnings.append(
+            "the trace has no 'cluster' column: all its jobs form one virtual cluster, so the "
+            "checkpoint quantiles are taken over the whole file"
+        )
     return WorkloadRun(w, info, warnings, options.trace)

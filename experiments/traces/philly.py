@@ -8,7 +8,10 @@ follow in any order. Accepted values:
   fraction and UTC offset; a time without an offset is UTC) or a plain number of seconds;
 - `duration`: a positive, finite number of seconds;
 - `num_gpus`: a positive integer (`2` or `2.0`);
-- `cluster`: a non-empty id; a file without the column is one cluster, `ONE_CLUSTER`.
+- `cluster`: a non-empty id; a file without the column is one cluster, `ONE_CLUSTER`
+  (`has_cluster_column` is then False, and sojourn's workload says so in its warnings: its
+  checkpoint model takes duration quantiles per virtual cluster, so one cluster means
+  quantiles over the whole file; Synergy does not read the column).
 
 Blank lines and lines starting with `#` (also before the header) are skipped; a UTF-8 BOM is
 dropped; other encodings are refused naming the file. Durations and numeric timestamps are at
@@ -56,6 +59,7 @@ class PhillyTrace:
     cluster_names: tuple[str, ...]
     line: np.ndarray
     source: str
+    has_cluster_column: bool = True
 
     @property
     def n(self) -> int:
@@ -135,8 +139,11 @@ def _parse_row(
     return t, d, g, c
 
 
-def _read_rows(p: Path, fh: Iterator[str]) -> tuple[list[tuple[float, float, int, str]], list[int]]:
-    """Validated rows and their line numbers; InvalidInput listing every problem."""
+def _read_rows(
+    p: Path, fh: Iterator[str]
+) -> tuple[list[tuple[float, float, int, str]], list[int], bool]:
+    """Validated rows, their line numbers and whether the header names the cluster column;
+    InvalidInput listing every problem."""
     reader = csv.reader(fh)
     try:
         header = [h.strip() for h in next(reader, [])]
@@ -181,14 +188,14 @@ def _read_rows(p: Path, fh: Iterator[str]) -> tuple[list[tuple[float, float, int
         problems.append(f"after row {reader.line_num}: unreadable CSV ({exc})")
     if problems:
         raise InvalidInput(problems, source=str(p))
-    return rows, lines
+    return rows, lines, CLUSTER_COLUMN in col
 
 
 def read_philly(path: str | Path) -> PhillyTrace:
     """Read and validate a Philly CSV; InvalidInput names the file, row and field."""
     p = Path(path)
     text = read_text_file(p, "the trace file")  # UTF-8 (BOM dropped), size cap, regular file
-    rows, lines = _read_rows(p, iter(io.StringIO(text, newline="")))
+    rows, lines, has_cluster = _read_rows(p, iter(io.StringIO(text, newline="")))
     if not rows:
         raise InvalidInput("no job rows after the header", source=str(p))
     t = np.array([r[0] for r in rows])
@@ -203,6 +210,7 @@ def read_philly(path: str | Path) -> PhillyTrace:
         cluster_names=tuple(names),
         line=np.array(lines, dtype=np.int64)[order],
         source=str(p),
+        has_cluster_column=has_cluster,
     )
 
 

@@ -26,12 +26,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.pareto import pareto_indices, path_count
 from schedlab.solvers.esg.plan import result
 from schedlab.solvers.esg.problem import APP_KINDS, App, budget_limit, prune_limit
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import NO_DEADLINE, Deadline
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, check_alloc
+
+#: Most latency buckets of the DP heuristic (the `dp_buckets` range is 0..MAX_DP_BUCKETS).
+MAX_DP_BUCKETS = 2**20
+#: Bytes per cell of the DP table: 8 in the array, 32 in its list copy (pointer + float).
+DP_BYTES_PER_CELL = 40
+#: Most element steps of the DP (candidates x buckets, summed over stages): about 10 s.
+MAX_DP_STEPS = 10**10
 
 
 @dataclass(frozen=True)
@@ -42,7 +50,10 @@ class AStarOptions:
     dominance: bool = True
     dp_buckets: int = field(
         default=1024,
-        metadata={"help": "latency buckets of the DP cost heuristic (0: sum of minimum costs)"},
+        metadata={
+            "help": "latency buckets of the DP cost heuristic (0: sum of minimum costs)",
+            "range": (0, MAX_DP_BUCKETS),
+        },
     )
 
 
@@ -69,6 +80,7 @@ def dp_heuristic(
     C + H is consistent). Returns H and the bucket width.
     """
     k, u = len(cl), max(budget, 1e-300) / buckets
+    check_dp_size(k, sum(len(x) for x in cl), buckets)
     h = np.full((k + 1, buckets + 1), np.inf)
     h[k] = 0.0
     for i in range(k - 1, -1, -1):
@@ -78,6 +90,23 @@ def dp_heuristic(
             if b <= buckets:
                 np.minimum(row[b:], c + h[i + 1][: buckets + 1 - b], out=row[b:])
     return h, u
+
+
+def check_dp_size(stages: int, candidates: int, buckets: int) -> None:
+    """Refuse a DP table above the memory budget, or DP work above MAX_DP_STEPS, before it is
+    built (the table grows with `dp_buckets` and the stages; the work with the candidates)."""
+    flag = "dp_buckets (--dp-buckets)"
+    fix = f"lower {flag}; 0 uses the sum of minimum costs and builds no table"
+    if not 0 <= buckets <= MAX_DP_BUCKETS:
+        raise InvalidInput(f"{flag}: must lie in 0..{MAX_DP_BUCKETS} (got {buckets})")
+    cells = (stages + 1) * (buckets + 1)
+    check_alloc(DP_BYTES_PER_CELL * cells, f"astar: a DP table of {cells:.3g} cells", fix=fix)
+    steps = candidates * (buckets + 1)
+    if steps > MAX_DP_STEPS:
+        raise InvalidInput(
+            f"astar: the DP heuristic over {candidates} candidate configurations x "
+            f"{buckets + 1} buckets is {steps:.3g} steps, above {MAX_DP_STEPS:.0e}; {fix}"
+        )
 
 
 def _dominated(front_l: list[float], front_c: list[float], lat: float, cost: float) -> bool:

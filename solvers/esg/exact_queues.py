@@ -48,7 +48,7 @@ from schedlab.solvers.esg.problem_queues import (
 )
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, check_alloc, solver_seed
 
 KINDS = ("queues",)
 
@@ -125,7 +125,14 @@ def _pack(tab: list[tuple[float, float]], caps: list[list[float]]) -> list[int] 
 
 @dataclass(frozen=True)
 class QBruteOptions:
-    max_combos: int = field(default=2_000_000, metadata={"help": "refuse larger spaces"})
+    max_combos: int = field(
+        default=2_000_000,
+        metadata={"help": "refuse larger spaces (each is listed in memory)", "range": (1, 10**8)},
+    )
+
+
+#: Bytes per listed combination of q_brute (a tuple of the pick, misses and cost).
+COMBO_BYTES = 200
 
 
 @register_method(
@@ -147,6 +154,7 @@ def solve_q_brute(
         raise InvalidInput(
             f"q_brute: {raw} configuration paths to list exceed max_combos={options.max_combos}"
         )
+    check_alloc(COMBO_BYTES * raw, f"q_brute: listing {raw} configuration paths", fix="use q_milp")
     opts: list[list[tuple[float, tuple[int, ...] | None]]] = []
     for q, rows in zip(problem.queues, tabs, strict=True):
         deadline.check()
@@ -159,6 +167,7 @@ def solve_q_brute(
     space = math.prod(len(o) for o in opts)
     if space > options.max_combos:
         raise InvalidInput(f"q_brute: {space} combinations exceed max_combos={options.max_combos}")
+    check_alloc(COMBO_BYTES * space, f"q_brute: listing {space} combinations", fix="use q_milp")
     combos = []
     for pick in itertools.product(*opts):
         misses = sum(ks is None for _, ks in pick)
@@ -348,7 +357,9 @@ class QCpsatOptions:
     prune: bool = field(default=True, metadata={"help": "drop dominated / unusable configs"})
     num_workers: int = field(default=1, metadata={"help": "CP-SAT search workers"})
     time_unit_ms: float = field(default=0.001, metadata={"help": "integer time unit (ms)"})
-    resource_unit: float = field(default=1e-6, metadata={"help": "integer vCPU / share unit"})
+    resource_unit: float = field(
+        default=1e-6, metadata={"help": "integer vCPU / share unit", "range": (1e-6, 1.0)}
+    )
 
 
 @register_method(

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.esg.limits import MAX_FUNCTIONS, MAX_GENERATED_CONFIGS
 from schedlab.solvers.esg.plan import longest_path
 from schedlab.solvers.esg.problem import App, AppKind, Config, Function, Prices
 
@@ -45,6 +46,12 @@ def family_configs(name: str, shares: str = "mig") -> list[Config]:
         for c in grid["vcpus"]
         for g in data["share_grids"][shares]["shares"]
     ]
+
+
+def largest_grid() -> int:
+    """Configurations of the largest grid `_grid` offers (MAX_GENERATED_CONFIGS)."""
+    grids = profile_data()["share_grids"]
+    return 8 * 6 * len(grids["mps"]["shares"])
 
 
 def _grid(n: int) -> list[tuple[int, int, float]]:
@@ -112,9 +119,17 @@ def generate(
     slo_quantile: float = 0.3,
     name: str | None = None,
 ) -> App:
-    """A random app; the SLO is the sum over stages of the `slo_quantile` stage latency."""
-    if stages < 1 or configs < 1:
-        raise InvalidInput(f"stages and configs: must be >= 1 (got {stages}, {configs})")
+    """A random app; the SLO is the sum over stages of the `slo_quantile` stage latency.
+
+    Stages 1..MAX_FUNCTIONS, configurations 1..MAX_GENERATED_CONFIGS (the CLI's ranges).
+    """
+    problems = []
+    if not 1 <= stages <= MAX_FUNCTIONS:
+        problems.append(f"stages: must lie in 1..{MAX_FUNCTIONS} (got {stages})")
+    if not 1 <= configs <= MAX_GENERATED_CONFIGS:
+        problems.append(f"configs: must lie in 1..{MAX_GENERATED_CONFIGS} (got {configs})")
+    if problems:
+        raise InvalidInput(problems)
     if shape == "dag" and stages < 3:
         raise InvalidInput(f"stages: a DAG needs at least 3 (got {stages})")
     rng = np.random.default_rng(seed)

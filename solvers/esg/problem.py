@@ -19,8 +19,9 @@ from typing import Any, ClassVar, Literal, get_args
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
+from schedlab.solvers.esg.limits import MAX_BATCH, MAX_CONFIGS, MAX_FUNCTIONS
 from schedlab.solvers.serialize import json_text, load_as, save_json
-from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, short
+from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, check_text, short
 
 #: The one SLO tolerance of ESG (ms, absolute): a plan fits when its latency, the longest path
 #: of float stage latencies summed along each path in order (`plan.longest_path`), satisfies
@@ -32,10 +33,8 @@ LAT_TOL = 1e-9
 #: float rounding (< 2^-43 relative for up to 1,000 functions) never cuts a plan that fits.
 PRUNE_REL = 1e-12
 #: Input rules (docs/architecture.md): every number finite with magnitude <= MAX_MAGNITUDE
-#: (1e12), batch sizes 1..MAX_BATCH, at most MAX_FUNCTIONS functions of MAX_CONFIGS configs.
-MAX_BATCH = 1_000_000
-MAX_FUNCTIONS = 1_000
-MAX_CONFIGS = 100_000
+#: (1e12), batch sizes 1..MAX_BATCH, at most MAX_FUNCTIONS functions of MAX_CONFIGS configs
+#: (declared in `limits`).
 
 #: The problem kinds of one application (`App.kind`); methods for many queues take "queues".
 AppKind = Literal["chain", "dag"]
@@ -126,6 +125,9 @@ class App:
     def __post_init__(self) -> None:
         """The door's rules for an App built in Python (files go through `from_dict`)."""
         p = Problems()
+        bad_name = check_text(self.name, "name")
+        if bad_name:
+            p.add(bad_name)
         _num(p, "slo_ms", self.slo_ms)
         for f in self.functions:
             bad = check_id(f.id, "function id")
@@ -356,8 +358,9 @@ def _parse(data: Any, source: str | None) -> App:
         p.add(f"function {d!r}: duplicate id")
     edges = _edges(p, data, ids)
     name = data.get("name", "app")
-    if not isinstance(name, str):
-        p.add(f"name: must be a string (got {name!r})")
+    bad_name = check_text(name, "name:")
+    if bad_name:
+        p.add(bad_name)
     p.raise_if_any(source)
     app = App(str(name), slo, funcs, edges, prices)
     try:

@@ -17,10 +17,9 @@ from pathlib import Path
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.slaq.limits import MAX_LOSSES
 from schedlab.solvers.validate import MAX_MAGNITUDE, read_text_file, short
 
-#: Loss values per job (and per loss file): 10^5 iterations; the predictor fits every point.
-MAX_LOSSES = 100_000
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
 

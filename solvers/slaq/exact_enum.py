@@ -102,7 +102,8 @@ def solve_enum(
         shown = f"{count:,}" if count < 10**30 else "more than 10^30"
         raise InvalidInput(
             f"method slaq/enum: {shown} allocations ({n} jobs, {qm.free} free cores) exceed "
-            f"max_allocations={options.max_allocations:,}; use milp, cpsat or dp"
+            f"max_allocations={options.max_allocations:,} (--max-allocations); use milp, cpsat "
+            "or dp"
         )
     qm.check_size(0, "enum")
     best, extra = best_by_enumeration(qm.tables(), qm.free, snap.objective, deadline)

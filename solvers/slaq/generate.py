@@ -16,7 +16,8 @@ import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.slaq.curves import shipped_curve, shipped_names
-from schedlab.solvers.slaq.problem import MAX_CORES, MAX_JOBS, MAX_LOSSES, Job, Snapshot
+from schedlab.solvers.slaq.limits import MAX_CORES, MAX_JOBS, MAX_LOSSES
+from schedlab.solvers.slaq.problem import Job, Snapshot
 from schedlab.solvers.validate import MAX_MAGNITUDE, check_seed
 
 

@@ -25,19 +25,12 @@ from typing import Any, ClassVar
 
 from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.serialize import load_as, save_json
-from schedlab.solvers.slaq.curves import MAX_LOSSES, validate_losses
+from schedlab.solvers.slaq.curves import validate_losses
+from schedlab.solvers.slaq.limits import MAX_CORES, MAX_EPOCH_S, MAX_JOBS, MAX_LOSSES
 from schedlab.solvers.slaq.predict import MODELS
 from schedlab.solvers.validate import check_id, check_number, short
 
 OBJECTIVES = ("sum", "maxmin")
-#: Jobs of one snapshot: the exact methods and the simulator are per job; 10^5 is far beyond a
-#: real cluster and keeps the predictor fits (one per job) to seconds.
-MAX_JOBS = 100_000
-#: Cores of one snapshot (and `min_cores`): 10^7 is above any real cluster; the exact methods
-#: are further bounded by the memory budget (their tables grow with jobs x free cores).
-MAX_CORES = 10_000_000
-#: An epoch: at most a day (3 s in the paper).
-MAX_EPOCH_S = 86_400.0
 
 
 @dataclass(frozen=True)

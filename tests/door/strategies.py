@@ -1,4 +1,6 @@
-"""Hypothesis strategies of hostile input: raw bytes, JSON text, extreme values, flag text."""
+"""Hypothesis strategies of hostile input: raw bytes, JSON text, extreme values, flag text,
+hostile strings (lone surrogates and friends) for ids, names and keys, and arrival traces
+with equal, nearly equal or zero gaps."""
 
 from __future__ import annotations
 
@@ -111,6 +113,48 @@ def paths(doc: Any, prefix: list[Any] | None = None) -> list[list[Any]]:
     return out
 
 
+#: Strings for ids, names and keys: lone UTF-16 surrogates (valid JSON as "\\ud800" escapes, but
+#: no character: no UTF-8 output can write them), a surrogate pair written as two escapes (one
+#: valid character once parsed), control and bidi characters, combining marks, long text.
+HOSTILE_TEXT: list[str] = [
+    "\ud800",
+    "\udfff",
+    "a\udc80b",
+    "\ud83d",
+    "\ude00x",
+    "\ud83d\ude00",  # a pair: json.dumps writes two escapes, json.loads makes one character
+    "\U0001f600",
+    "\u202e",
+    "e\u0301",
+    "\u0085",
+    "\x7f",
+    "\t",
+    "\n",
+    " ",
+    "",
+    "a,b",
+    "x" * 10_000,
+    "\ufeff",
+    "\\ud800",  # a backslash and text, not an escape
+]
+hostile_text = st.one_of(
+    st.sampled_from(HOSTILE_TEXT),
+    st.text(alphabet=st.characters(categories=["Cs", "Cc", "Lu", "Nd", "Zs", "Mn"]), max_size=6),
+)
+
+#: Azure LLM trace timestamps that collide: the same instant, fractions of 7 digits that
+#: round to the same microsecond, one microsecond apart, a second apart.
+STAMPS = [
+    "2023-11-16 18:15:46",
+    "2023-11-16 18:15:46.0000000",
+    "2023-11-16 18:15:46.6805900",
+    "2023-11-16 18:15:46.6805901",
+    "2023-11-16 18:15:46.6805904",
+    "2023-11-16 18:15:46.6805910",
+    "2023-11-16 18:15:47",
+]
+close_stamps = st.lists(st.sampled_from(STAMPS), min_size=1, max_size=8)
+
 #: Text a user might type for a numeric flag.
 FLAG_TEXTS = [
     "-1",
@@ -123,6 +167,8 @@ FLAG_TEXTS = [
     "1e308",
     "1e-9",
     "-1e-9",
+    "5e-324",
+    "1e-300",
     BIG_INT_TEXT,
     "9223372036854775807",
     "9223372036854775808",

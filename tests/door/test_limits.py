@@ -15,7 +15,7 @@ from schedlab.solvers.solve import solve
 from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.profiles import default_profiles
 from schedlab.solvers.validate import MAX_SEED, parse_json
-from tests.door.contract import check
+from tests.door.contract import check, run
 from tests.door.test_files import APP, INSTANCE, SNAPSHOT
 
 
@@ -264,3 +264,230 @@ def test_work_cap_helpers_name_the_flag():
         cap.step()
     with pytest.raises(InvalidInput, match="unbounded"):
         check_work(float("inf"), 10, "simulate", "--max-steps")
+
+
+# ---- SLAQ and ESG (issue 26) ------------------------------------------------------------
+SLAQ_SNAP = {
+    "total_cores": 16,
+    "jobs": [
+        {"id": "a", "losses": [2.3, 1.7, 1.2, 1.0, 0.9], "core_s_per_iter": 4.0},
+        {"id": "b", "losses": [5.0, 3.0, 2.2, 1.9], "core_s_per_iter": 2.5},
+    ],
+}
+
+
+def _with_id(doc, jobs_key, text):
+    doc = json.loads(json.dumps(doc))
+    doc[jobs_key][0]["id"] = text
+    return doc
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_lone_surrogates_are_refused_in_every_subject_and_output_mode(tmp_path, as_json):
+    """`"\\ud800"` is valid JSON but no character: refused at the door naming the item, for
+    text and JSON output alike (text output used to end in exit 1, UnicodeEncodeError)."""
+    lone = "\ud800"
+    app = json.loads(json.dumps(APP))
+    app["name"] = lone
+    cases = {
+        "slaq.json": (_with_id(SLAQ_SNAP, "jobs", lone), ["slaq", "allocate"]),
+        "esg.json": (app, ["esg", "plan"]),
+        "inst.json": (_with_id(INSTANCE, "jobs", lone), ["sojourn", "solve"]),
+        "snap.json": (_with_id(SNAPSHOT, "jobs", lone), ["synergy", "allocate"]),
+    }
+    extra = {
+        "sojourn": ["--objective", "B", "--method", "smith"],
+        "synergy": ["--method", "tune"],
+    }
+    for name, (doc, verb) in cases.items():
+        f = write(tmp_path, name, json.dumps(doc))  # json.dumps writes "\ud800" as an escape
+        args = [*verb, f, *extra.get(verb[0], []), *(["--json"] if as_json else [])]
+        assert check("limits: lone surrogates", args, [f]) == 2
+        msg = run(args).stderr
+        assert "surrogate" in msg and ("jobs[0].id" in msg or "name" in msg), msg
+
+
+def test_the_door_accepts_a_surrogate_pair_and_names_every_lone_one():
+    from schedlab.solvers.validate import check_id, parse_json
+
+    assert parse_json('{"id": "\\ud83d\\ude00"}') == {"id": "\U0001f600"}
+    assert parse_json('{"id": "\\\\ud800"}') == {"id": "\\ud800"}  # an escaped backslash
+    with pytest.raises(InvalidInput) as ei:
+        parse_json('{"a": ["\\ud800", {"\\udfff": 1}]}', "x.json")
+    assert len(ei.value.problems) == 2 and "a[0]" in str(ei.value)
+    assert check_id("\udc80", "job 'x': field 'id'") is not None
+
+
+def test_text_output_survives_an_undecodable_file_name(tmp_path):
+    """A file name of undecodable bytes reaches Python as surrogates: the text output escapes
+    them (`safe_text_output`) instead of failing half way through."""
+    p = tmp_path / "loss\udcff.txt"  # b"loss\xff.txt" on disk
+    p.write_text("2.3\n1.7\n1.2\n1.0\n0.9\n0.85\n0.82\n0.8\n")
+    res = run(["slaq", "predict", str(p), "--ahead", "2"])
+    assert res.exit_code == 0, res.output
+    assert "\\udcff" in res.stdout
+
+
+def test_esg_dp_buckets_range_and_memory_budget(tmp_path, monkeypatch):
+    from schedlab.solvers.esg.exact_astar import MAX_DP_BUCKETS, AStarOptions
+    from schedlab.solvers.esg.generate import generate
+    from schedlab.solvers.esg.problem import App
+
+    f = write(tmp_path, "app.json", APP)
+    for bad in ("-1", str(MAX_DP_BUCKETS + 1), "1000000000"):
+        args = ["esg", "plan", f, "--method", "astar", "--dp-buckets", bad]
+        assert check("limits: esg dp-buckets", args, ["--dp-buckets"]) == 2
+    with pytest.raises(InvalidInput, match="dp_buckets"):  # an options object is checked too
+        solve(App.from_dict(APP), "astar", options=AStarOptions(dp_buckets=-1))
+    big = write(tmp_path, "big.json", generate(64, 100, 1).to_dict())
+    monkeypatch.setenv("SCHEDLAB_MEMORY_BUDGET_GB", "0.01")
+    args = ["esg", "plan", big, "--method", "astar", "--dp-buckets", str(MAX_DP_BUCKETS)]
+    assert check("limits: esg dp-buckets", args, ["memory budget"]) == 2
+    assert "--dp-buckets" in run(args).stderr
+
+
+def test_esg_simulate_refuses_a_function_no_invoker_holds(tmp_path):
+    from schedlab.experiments.esg.simulator import SimConfig, simulate
+    from schedlab.solvers.esg.problem import App
+
+    app = json.loads(json.dumps(APP))
+    app["functions"][0]["configs"] = [{"batch": 1, "vcpus": 64, "gpu_share": 1, "latency_ms": 5}]
+    f = write(tmp_path, "big.json", app)
+    args = ["esg", "simulate", "--apps", f, "--requests", "200"]
+    assert check("limits: esg unservable", args, [f]) == 2
+    msg = run(args).stderr
+    assert "function 'f0'" in msg and "vCPUs" in msg and "64" in msg, msg
+    with pytest.raises(InvalidInput, match="GPU share"):  # the other resource, from Python
+        simulate([App.from_dict(APP)], "esg", SimConfig(requests=20, gpus_per_invoker=0.2))
+    app["functions"][0]["configs"].append({"batch": 1, "vcpus": 1, "gpu_share": 1, "latency_ms": 9})
+    f = write(tmp_path, "mixed.json", app)
+    args = ["esg", "simulate", "--apps", f, "--requests", "50", "--json"]
+    assert check("limits: esg unservable", args, [f]) == 0
+    assert json.loads(run(args).stdout)["configs_too_large"] == 1
+
+
+def test_esg_simulate_tiny_loads_are_refused_up_front(tmp_path):
+    """load 5e-324 used to give NaN times (exit 1); bursty at 1e-9 looped ~10^8 times."""
+    import numpy as np
+
+    from schedlab.experiments.esg.simulator import arrival_times
+
+    f = write(tmp_path, "app.json", APP)
+    for arrivals in ("poisson", "bursty", "azure"):
+        for load in ("5e-324", "1e-9"):
+            args = ["esg", "simulate", "--apps", f, "--load", load, "--arrivals", arrivals]
+            assert check("limits: esg tiny load", args, ["--load"]) == 2
+
+    class NoDraws:  # the refusal comes before any draw
+        def __getattr__(self, name):
+            raise AssertionError(f"drew {name} before the work check")
+
+    with pytest.raises(InvalidInput, match="--max-events"):
+        arrival_times("bursty", 1e-3, 2000, NoDraws(), max_steps=10**5)  # type: ignore[arg-type]
+    t = arrival_times("bursty", 20.0, 500, np.random.default_rng(0), max_steps=10**6)
+    assert len(t) == 500 and np.isfinite(t).all()
+
+
+def test_esg_traces_with_equal_timestamps(tmp_path):
+    import numpy as np
+
+    from schedlab.experiments.esg.simulator import arrival_times
+
+    app = write(tmp_path, "app.json", APP)
+    head = "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+    for name, stamps in {
+        "two": ["2023-11-16 18:15:46.6805900"] * 2,
+        "all": ["2023-11-16 18:15:46"] * 5,
+        "fractions": ["2023-11-16 18:15:46.6805901", "2023-11-16 18:15:46.6805904"],
+    }.items():
+        tr = write(tmp_path, f"{name}.csv", head + "".join(f"{s},1,1\n" for s in stamps))
+        args = ["esg", "simulate", "--apps", app, "--arrivals", "azure", "--trace", tr]
+        assert check("limits: esg equal timestamps", args, [tr]) == 2, name
+        assert "one instant" in run(args).stderr
+    stamps = ["2023-11-16 18:15:46"] * 3 + ["2023-11-16 18:15:51"]
+    tr = write(tmp_path, "window.csv", head + "".join(f"{s},1,1\n" for s in stamps))
+
+    class Start0:  # the seeded start picks the window of zero gaps
+        def integers(self, n):
+            return 0
+
+    t = arrival_times("azure", 10.0, 2, Start0(), tr)  # type: ignore[arg-type]
+    assert list(t) == [0.0, 0.0]  # two simultaneous arrivals, not NaN
+    t = arrival_times("azure", 10.0, 6, Start0(), tr)  # type: ignore[arg-type]
+    assert np.isfinite(t).all() and np.mean(np.diff(np.r_[0.0, t])) == pytest.approx(100.0)
+
+
+def test_esg_simulate_work_cap_counts_the_decisions(tmp_path, monkeypatch):
+    """1,000 stages x 20 requests: 80,000 events, but each esg decision runs A* over the
+    remaining stages; the work cap now counts that and refuses before the first event."""
+    from schedlab.experiments.esg.simulator import SimConfig, Simulation
+
+    fns = [
+        {"id": f"f{i}", "configs": [{"batch": 1, "vcpus": 1, "gpu_share": 0.25, "latency_ms": 5}]}
+        for i in range(1000)
+    ]
+    f = write(tmp_path, "long.json", {"name": "long", "slo_ms": 1e4, "functions": fns})
+
+    def no_run(self):
+        raise AssertionError("the run started")
+
+    monkeypatch.setattr(Simulation, "run", no_run)
+    args = ["esg", "simulate", "--apps", f, "--requests", "20"]
+    assert check("limits: esg work cap", args, ["--max-events"]) == 2
+    assert "the input implies" in run(args).stderr
+    monkeypatch.undo()
+    from schedlab.solvers.esg.problem import App
+
+    sim = Simulation([App.from_dict(APP)], "esg", SimConfig(requests=50, max_events=10**6))
+    monkeypatch.setattr(Simulation, "work_estimate", lambda self: 0.0)
+    sim.cap.cap = 100  # an estimate that is too low is still caught while running
+    with pytest.raises(InvalidInput, match="stopped after"):
+        sim.run()
+
+
+def test_slaq_simulate_that_can_never_finish_stops_at_once():
+    """--cores 1 (fair share 0 for two jobs or more): the jobs that get no core never finish;
+    the run used to spend its whole work cap (10^5 epochs, 26 s) before saying so."""
+    import re
+
+    from schedlab.experiments.slaq.simulator import SimConfig, simulate
+
+    for cfg in (SimConfig(cores=1), SimConfig(jobs=60, cores=16, arrival_mean_s=0.5)):
+        with pytest.raises(InvalidInput, match="--cores") as ei:
+            simulate(cfg, "slaq")
+        at = float(re.search(r"from t = ([0-9.e+]+) s", str(ei.value)).group(1))
+        assert at / cfg.epoch_s < cfg.max_epochs / 50  # long before the work cap
+    args = ["slaq", "simulate", "--cores", "1", "--json"]
+    assert check("limits: slaq never finishes", args, ["--cores"]) == 2
+
+
+def test_synergy_enum_without_a_limit_stops_at_its_node_cap():
+    """A four-job snapshot used to enumerate for minutes without --time-limit; the default
+    node cap (a few seconds) now stops it: feasible, unproven."""
+    from schedlab.solvers.synergy.exact_enum import MAX_NODES
+    from schedlab.solvers.synergy.generate import generate_snapshot
+
+    res = solve(generate_snapshot(2, 4, 1), "enum")
+    assert res.stats["stopped"] and res.stats["nodes"] == MAX_NODES
+    assert res.status.value == "feasible" and res.bound is None
+
+
+def test_philly_trace_without_cluster_column_says_so(tmp_path):
+    f = write(
+        tmp_path,
+        "p.csv",
+        "timestamp,duration,num_gpus\n2017-10-09 07:01:55,3600,1\n2017-10-09 07:05:00,7200,2\n",
+    )
+    args = ["sojourn", "simulate", "--workload", "philly", "--trace", f, "--servers", "8"]
+    args += ["--policy", "fcfs", "--replications", "1", "--json"]
+    assert check("limits: philly cluster column", args, [f]) == 0
+    assert any("'cluster' column" in w for w in json.loads(run(args).stdout)["warnings"])
+
+
+def test_nothing_is_written_where_a_bad_input_was_refused(tmp_path):
+    out = tmp_path / "app.json"
+    args = ["esg", "generate", "--configs", "1500", "-o", str(out)]
+    assert check("limits: nothing written", args, ["--configs"]) == 2
+    assert not out.exists()
+    args = ["esg", "generate", "--configs", "960", "--stages", "2", "-o", str(out)]
+    assert check("limits: nothing written", args, []) == 0 and out.is_file()

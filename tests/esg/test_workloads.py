@@ -7,7 +7,7 @@ import pytest
 
 from schedlab.experiments.esg.cli import simulate_cmd
 from schedlab.experiments.esg.simulator import SimConfig, arrival_process, arrival_times, simulate
-from schedlab.experiments.registry import WORKLOADS
+from schedlab.experiments.registry import WORKLOADS, register_workload
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.generate import generate
 
@@ -16,7 +16,7 @@ def test_the_three_processes_wrap_the_generators_unchanged():
     assert WORKLOADS.names(scope="esg") == ["poisson", "bursty", "azure"]
     assert WORKLOADS.names(scope="esg", trace=True) == ["azure"]
     for kind in ("poisson", "bursty", "azure"):
-        got = arrival_process(kind)(20.0, 500, np.random.default_rng(1), None)
+        got = arrival_process(kind)(20.0, 500, np.random.default_rng(1), None, max_steps=1e8)
         want = arrival_times(kind, 20.0, 500, np.random.default_rng(1))
         np.testing.assert_array_equal(got, want)
 
@@ -30,10 +30,10 @@ def test_the_simulator_runs_a_newly_registered_process(monkeypatch):
     WORKLOADS.load()
     monkeypatch.setattr(WORKLOADS, "_entries", dict(WORKLOADS._entries))  # undone after the test
 
-    def evenly(rate, n, rng, trace):
+    def evenly(rate, n, rng, trace, *, max_steps):
         return np.arange(1, n + 1) * 1000.0 / rate
 
-    WORKLOADS.add("evenly", evenly, scope="esg")
+    register_workload("esg", "evenly")(evenly)
     m = simulate([generate(3, 10, 0)], "esg", SimConfig(arrivals="evenly", requests=50, load=0.2))
     assert m["requests"] == m["completed"] == 50
 

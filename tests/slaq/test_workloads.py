@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from schedlab.experiments.registry import WORKLOADS
+from schedlab.experiments.registry import WORKLOADS, register_workload
 from schedlab.experiments.slaq import simulator as sim
 from schedlab.experiments.slaq.cli import simulate as simulate_cmd
 from schedlab.experiments.slaq.simulator import DEFAULT_WORKLOAD, SimConfig, simulate, summarize
@@ -26,7 +26,7 @@ def test_default_workload_is_registered_and_is_make_jobs():
 def test_the_simulator_runs_a_newly_registered_workload(monkeypatch):
     WORKLOADS.load()
     monkeypatch.setattr(WORKLOADS, "_entries", dict(WORKLOADS._entries))  # undone after the test
-    WORKLOADS.add("first-two", lambda cfg: sim.make_jobs(cfg)[:2], scope="slaq")
+    register_workload("slaq", "first-two")(lambda cfg: sim.make_jobs(cfg)[:2])
     out = summarize(simulate(SMALL, "fair", "first-two"))
     assert out["jobs"] == out["finished_jobs"] == 2
 

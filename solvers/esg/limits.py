@@ -1,0 +1,21 @@
+"""The ranges of ESG's inputs, declared once: the application loader, the generator, the
+simulator and the CLI's flags (their `--help` and their check) all read them from here.
+
+No imports: the CLI reads this module at start-up without loading numpy.
+"""
+
+#: Batch sizes 1..MAX_BATCH; at most MAX_FUNCTIONS functions of MAX_CONFIGS configurations.
+MAX_BATCH = 1_000_000
+MAX_FUNCTIONS = 1_000
+MAX_CONFIGS = 100_000
+#: `schedlab esg generate --stages`: at most 64 (a file of about 6 MB at 960 configurations;
+#: `generate()` in Python takes up to MAX_FUNCTIONS).
+MAX_GENERATED_STAGES = 64
+#: `generate`: configurations per function, the largest grid of data/profiles.json (8 batch
+#: sizes x 6 vCPU counts x 20 MPS shares; a test checks the two agree).
+MAX_GENERATED_CONFIGS = 960
+#: The simulator: requests, invokers, offered load, cold start (ms).
+MAX_REQUESTS = 10_000_000
+MAX_INVOKERS = 10_000
+MAX_LOAD = 2.0
+MAX_COLD_START_MS = 3.6e6
