@@ -47,6 +47,13 @@ def _families() -> tuple[str, ...]:
     return FAMILIES
 
 
+def _evaluations() -> tuple[str, ...]:
+    """How an order can be valued (`outcomes.EVALUATIONS`)."""
+    from schedlab.solvers.sojourn.outcomes import EVALUATIONS
+
+    return EVALUATIONS
+
+
 OBJECTIVE_CHOICE = LazyChoice(_objectives, case_sensitive=False)
 
 
@@ -120,7 +127,7 @@ def generate_cmd(n: int, seed: int, max_checkpoints: int, family: str) -> None:
 @click.option("--k", type=bounded_int(1, 1_000_000), default=None, help="K for TK and DK.")
 @click.option(
     "--how",
-    type=click.Choice(["closed", "enumerate", "montecarlo"]),
+    type=LazyChoice(_evaluations),
     default="closed",
     show_default=True,
 )

@@ -10,6 +10,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -17,6 +18,11 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import Instance, check_order
 from schedlab.solvers.validate import check_alloc, check_seed
+
+#: How `sojourn evaluate` values an order: the closed form (objectives.evaluate), every outcome
+#: combination (`enumerate_value`), or a Monte Carlo estimate (`monte_carlo_value`).
+Evaluation = Literal["closed", "enumerate", "montecarlo"]
+EVALUATIONS: tuple[str, ...] = get_args(Evaluation)
 
 MAX_OUTCOMES = 2_000_000
 

@@ -18,7 +18,6 @@ PLAIN = {
     ("figure", "size"): SIZES,  # the constant itself (light: no import to defer)
     ("reproduce", "size"): SIZES,
     ("verify", "size"): SIZES,
-    ("sojourn evaluate", "how"): ("closed", "enumerate", "montecarlo"),  # its own dispatch
 }
 
 
@@ -59,6 +58,7 @@ def test_lazy_choices_are_their_defining_constants():
     from schedlab.solvers.slaq.problem import OBJECTIVES as SLAQ_OBJECTIVES
     from schedlab.solvers.sojourn.generate import FAMILIES
     from schedlab.solvers.sojourn.objectives import OBJECTIVES
+    from schedlab.solvers.sojourn.outcomes import EVALUATIONS
     from schedlab.solvers.synergy.generate import GPU_MIXES
 
     params = choice_params()
@@ -66,6 +66,7 @@ def test_lazy_choices_are_their_defining_constants():
         ("sojourn evaluate", "objective"): OBJECTIVES,
         ("sojourn solve", "objective"): OBJECTIVES,
         ("sojourn generate", "family"): FAMILIES,
+        ("sojourn evaluate", "how"): EVALUATIONS,
         ("synergy snapshot", "gpu_mix"): tuple(GPU_MIXES),
         ("slaq snapshot", "objective"): SLAQ_OBJECTIVES,
         ("slaq allocate", "objective"): SLAQ_OBJECTIVES,
