@@ -213,6 +213,9 @@ def route_study(
     failure (not proven within the limit); rows per instance and summary rows."""
     per_instance: list[list[Any]] = []
     summary: list[list[Any]] = []
+    for family in ladders:  # warm-up, untimed: imports and numba compilation count for no route
+        for route in ("auto", *SINGLE_ROUTES):
+            route_solver(family, 12, 1)(route, limit_s)
     for family, ns in ladders.items():
         alive = {r: True for r in ("auto", *SINGLE_ROUTES)}
         best: dict[str, tuple[int, float]] = {}

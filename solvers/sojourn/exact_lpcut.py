@@ -1,6 +1,15 @@
 """`lpcut`: exact A/B by HiGHS with triangle cuts separated on the LP relaxation first.
 
-0. (option `packing`, on by default) The same LP's dual as a packing of preference cycles, by
+Routes (option `route`, per preference block): "packing" is step 0 then steps 1-3; "lp" is
+steps 1-3; "full" writes every triangle row and goes to the MIP (step 3); "auto" (the default)
+picks per block in `HighsCutModel.pick_route` from the block's starting order: the packing when
+its cost exceeds the pairwise minimum by at most PACKING_MAX_DEFICIT of it (the loose packing
+masters then reach the closing slack), else the LP rounds; LP rounds that stall
+(LP_STALL_ROUNDS) hand over to the MIP. The route each block took is in `stats["routes"]`.
+Whatever the route, a block's bound is the Lagrangian or packing bound computed here from
+duals (or HiGHS's MIP dual bound), and the status is `certify`'s.
+
+0. (route packing) The same LP's dual as a packing of preference cycles, by
    column generation from the incumbent (`solvers.sojourn.cyclepack`, theory/
    sojourn_packing.py): a block whose packing bound meets the best order is proven without
    triangle rows; otherwise its bound and best order carry over to step 1 with the time left.
