@@ -1,29 +1,60 @@
-"""`python -m schedlab.experiments.bench [NAME ...] [--quick]`: run the registered benchmarks."""
+"""`python -m schedlab.experiments.bench [NAME ...] [--quick] [--lop-dir DIR] [--json]`: run the
+registered benchmarks.
+
+Benchmark-specific options (`--lop-dir`, `--json`) are passed through as keyword arguments to
+the named benchmarks whose `run` takes them (`bench_exact`); naming one that does not is a usage
+error (exit 2).
+"""
 
 from __future__ import annotations
 
 import argparse
+import inspect
+import sys
 import time
 
 from schedlab.experiments.registry import BENCHMARKS
 from schedlab.solvers.errors import InvalidInput
+
+# flag -> keyword of `run`; only benchmarks whose run() has that keyword accept the flag
+PASS_THROUGH = {"--lop-dir": "lop_dir", "--json": "json"}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("names", nargs="*", help="benchmark names (bench_*); default: all")
     ap.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    ap.add_argument(
+        "--lop-dir",
+        metavar="DIR",
+        help="bench_exact: run lpcut's routes on every linear-ordering matrix file in DIR "
+        "(first token n, then the n x n matrix row by row) and print a table",
+    )
+    ap.add_argument(
+        "--json",
+        action="store_true",
+        help="bench_exact with --lop-dir: one JSON object per file and line (name, n, value, "
+        "bound, status, runtime_s, routes), nothing else on stdout",
+    )
     args = ap.parse_args()
     known = BENCHMARKS.names()
     unknown = [n for n in args.names if n not in known]
     if unknown:
         ap.error(f"unknown benchmark(s) {', '.join(unknown)}; choose from: {', '.join(known)}")
-    for entry in BENCHMARKS.entries():
-        if args.names and entry.name not in args.names:
-            continue
-        print(f"\n=== {entry.name} ({time.strftime('%Y-%m-%d %H:%M:%S')}) ===", flush=True)
+    extra = {kw: getattr(args, kw) for kw in PASS_THROUGH.values() if getattr(args, kw)}
+    entries = [e for e in BENCHMARKS.entries() if not args.names or e.name in args.names]
+    if extra:
+        flags = ", ".join(f for f, kw in PASS_THROUGH.items() if kw in extra)
+        if not args.names:
+            ap.error(f"{flags}: name the benchmark that takes it (bench_exact)")
+        for e in entries:
+            if not set(extra) <= set(inspect.signature(e.obj).parameters):
+                ap.error(f"{flags}: benchmark {e.name} does not take it")
+    for entry in entries:
+        header = f"\n=== {entry.name} ({time.strftime('%Y-%m-%d %H:%M:%S')}) ==="
+        print(header, file=sys.stderr if args.json else sys.stdout, flush=True)
         try:
-            entry.obj(quick=args.quick)
+            entry.obj(quick=args.quick, **extra)
         except InvalidInput as exc:  # e.g. a bad SCHEDLAB_BENCH_* setting: exit 2, no traceback
             ap.exit(2, f"{entry.name}: error: {exc}\n")
 

@@ -12,12 +12,23 @@ pairwise-minimum argument, no solver call)
 and "cyclic" (one preference component of >= 80% of the jobs: every proof is a solver's). Each
 row reports the largest preference block and the solver calls of the hardest instance. Run:
 `python -m schedlab.experiments.bench bench_exact [--quick]`.
+
+Then lpcut's routes (`route`: the cycle packing, the LP rounds, the full triangle model, and
+auto, which picks per block) on three families, each route on the same instances in one run:
+default and cyclic (sojourn B) and dense (`lop_matrix.dense_io_matrix`: input-output-like
+matrices for the linear-ordering core), with the time of each route, the route auto chose and
+its ratio to the fastest single route; each route stops at its first failure (the largest n
+proven within the limit). `--lop-dir DIR` runs the routes on every linear-ordering file of DIR
+instead (first token n, then the n x n matrix) and prints a table; with `--json`, only auto, one
+JSON object per file and line.
 """
 
 from __future__ import annotations
 
+import json as jsonlib
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +36,9 @@ from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import register_benchmark
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import Status
+from schedlab.solvers.sojourn.exact_lpcut import LpcutOptions
 from schedlab.solvers.sojourn.generate import generate
+from schedlab.solvers.sojourn.lop_matrix import dense_io_matrix, read_lop_dir, solve_lop_benchmark
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.solve import solve
@@ -148,10 +161,153 @@ def print_component_sizes(ns: list[int], seeds: int = 10) -> None:
     print(format_table(headers, component_sizes(ns, seeds)), flush=True)
 
 
+SINGLE_ROUTES = ("packing", "lp", "full")
+ROUTE_LADDERS = {
+    "default": [10, 100, 1000],
+    "cyclic": [10, 20, 30, 45, 60, 80, 100, 150, 200, 250, 300, 350, 400, 450, 500],
+    "dense": [10, 20, 30, 44, 60, 79, 100, 150, 200, 300],
+}
+QUICK_ROUTE_LADDERS = {"default": [10, 50], "cyclic": [10, 20, 30], "dense": [10, 20, 30]}
+FAST_FLOOR_S = 0.05  # ratios use max(t, this): below it a time is start-up noise
+
+
+@dataclass
+class RouteRun:
+    """One solve by one route: status, seconds, the routes the blocks took."""
+
+    status: str
+    seconds: float
+    routes: list[str]
+
+
+def route_solver(family: str, n: int, seed: int) -> Callable[[str, float], RouteRun]:
+    """A function solving instance (family, n, seed) by lpcut with a given route and limit:
+    sojourn B for default and cyclic, the linear-ordering core for dense."""
+    if family == "dense":
+        M = dense_io_matrix(n, seed)
+
+        def go(route: str, limit_s: float) -> RouteRun:
+            t0 = time.perf_counter()
+            opts = LpcutOptions(route=route)  # type: ignore[arg-type]
+            r = solve_lop_benchmark(M, time_limit=limit_s, seed=0, options=opts)
+            took = time.perf_counter() - t0
+            return RouteRun(r.status.value, took, list(r.stats.get("routes", [])))
+
+        return go
+    problem = SojournProblem(generate(n, seed, family=family), Objective("B"))
+
+    def go_b(route: str, limit_s: float) -> RouteRun:
+        t0 = time.perf_counter()
+        r = solve(problem, "lpcut", time_limit=limit_s, seed=0, options={"route": route})
+        took = time.perf_counter() - t0
+        return RouteRun(r.status.value, took, list(r.stats.get("routes", [])))
+
+    return go_b
+
+
+def route_study(
+    ladders: dict[str, list[int]], limit_s: float, count: int
+) -> tuple[list[list[Any]], list[list[Any]]]:
+    """Per instance, the time of auto and of each single route (same instance, one run), and
+    per family and route the largest n proven within the limit. A route stops at its first
+    failure (not proven within the limit); rows per instance and summary rows."""
+    per_instance: list[list[Any]] = []
+    summary: list[list[Any]] = []
+    for family in ladders:  # warm-up, untimed: imports and numba compilation count for no route
+        for route in ("auto", *SINGLE_ROUTES):
+            route_solver(family, 12, 1)(route, limit_s)
+    for family, ns in ladders.items():
+        alive = {r: True for r in ("auto", *SINGLE_ROUTES)}
+        best: dict[str, tuple[int, float]] = {}
+        failed: dict[str, str] = {}
+        for n in ns:
+            worst: dict[str, float] = {}
+            for seed in seeds_for(n, count):
+                go = route_solver(family, n, seed)
+                times: dict[str, float] = {}
+                chosen = "-"
+                for route in alive:
+                    if not alive[route]:
+                        continue
+                    run = go(route, limit_s)
+                    ok = run.status == "optimal" and run.seconds <= limit_s
+                    print(f"  {family:7s} n={n:4d} seed={seed} {route:8s} {run.status:9s} "
+                          f"{run.seconds:7.2f} s {','.join(run.routes)}", flush=True)  # fmt: skip
+                    if route == "auto":
+                        chosen = ",".join(sorted(set(run.routes))) or "(no solver)"
+                    if ok:
+                        times[route] = run.seconds
+                        worst[route] = max(worst.get(route, 0.0), run.seconds)
+                    else:
+                        alive[route] = False
+                        failed[route] = f"{n} ({run.status} after {run.seconds:.1f} s, seed {seed})"
+                singles = [times[r] for r in SINGLE_ROUTES if r in times]
+                fastest = min(singles) if singles else None
+                ratio = (
+                    max(times["auto"], FAST_FLOOR_S) / max(fastest, FAST_FLOOR_S)
+                    if fastest is not None and "auto" in times
+                    else None
+                )
+                per_instance.append([family, n, seed, chosen, times.get("auto"),
+                                     *(times.get(r) for r in SINGLE_ROUTES), ratio])  # fmt: skip
+            for route, t in worst.items():
+                if alive[route]:
+                    best[route] = (n, t)
+            if not any(alive.values()):
+                break
+        for route in alive:
+            bn, bt = best.get(route, (None, None))
+            summary.append([family, route, bn, bt, failed.get(route, "- (ladder end)")])
+    return per_instance, summary
+
+
+def print_route_study(ladders: dict[str, list[int]], limit_s: float, count: int) -> None:
+    """The route study's two tables (instances, then largest n per family and route)."""
+    print(f"lpcut routes: limit {limit_s:g} s per solve, {count} instance(s) per n, seeds "
+          f"10000 + 100 n + i; load average {os.getloadavg()}", flush=True)  # fmt: skip
+    rows, summary = route_study(ladders, limit_s, count)
+    headers = ["family", "n", "seed", "auto chose", "auto s", *(f"{r} s" for r in SINGLE_ROUTES),
+               "auto / fastest"]  # fmt: skip
+    print(format_table(headers, rows), flush=True)
+    headers = ["family", "route", "largest n proven", "worst s at that n", "failed at n"]
+    print(format_table(headers, summary), flush=True)
+
+
+def run_lop_dir(lop_dir: str, limit_s: float, as_json: bool) -> None:
+    """lpcut's routes on every matrix file of `lop_dir`: a table, or with `as_json` one JSON
+    line per file for the default route (auto): name, n, value, bound (the benchmark's
+    convention: largest above-diagonal sum, an upper bound), status, runtime_s, routes."""
+    mats = read_lop_dir(lop_dir)
+    routes = ("auto",) if as_json else ("auto", *SINGLE_ROUTES)
+    rows = []
+    for mat in mats:
+        for route in routes:
+            opts = LpcutOptions(route=route)  # type: ignore[arg-type]
+            r = solve_lop_benchmark(mat.M, time_limit=limit_s, seed=0, options=opts)
+            if as_json:
+                line = {"name": mat.name, "n": mat.n, "value": r.value, "bound": r.bound,
+                        "status": r.status.value, "runtime_s": round(r.runtime_s, 4),
+                        "routes": list(r.stats.get("routes", []))}  # fmt: skip
+                print(jsonlib.dumps(line), flush=True)
+                continue
+            rows.append([mat.name, mat.n, route, ",".join(r.stats.get("routes", [])) or "-",
+                         r.status.value, r.runtime_s, r.value, r.bound])  # fmt: skip
+            print(f"  {mat.name} {route} {r.status.value} {r.runtime_s:.2f} s", flush=True)
+    if not as_json:
+        headers = ["name", "n", "route", "blocks took", "status", "s", "value", "bound"]
+        print(format_table(headers, rows), flush=True)
+
+
 @register_benchmark("bench_exact")
-def run(quick: bool = False) -> None:
-    """Print, per family and exact method, the largest n proven optimal for B within the limit."""
+def run(quick: bool = False, lop_dir: str | None = None, json: bool = False) -> None:
+    """Print, per family and exact method, the largest n proven optimal for B within the limit;
+    then lpcut's routes per family. With `lop_dir`: the routes on that folder's matrices."""
     limit_s, count = (5.0, 1) if quick else (60.0, 2)
+    if lop_dir is not None:
+        run_lop_dir(lop_dir, limit_s, json)
+        return
+    if json:
+        raise InvalidInput("--json: bench_exact prints JSON lines only with --lop-dir DIR")
     ladders = {
         "default": (QUICK_NS if quick else FULL_NS, METHODS),
         "cyclic": (QUICK_CYCLIC_NS if quick else CYCLIC_NS, CYCLIC_METHODS),
@@ -175,3 +331,4 @@ def run(quick: bool = False) -> None:
     headers = ["family", "method", "largest n proven", "largest component", "solver calls",
                "worst s at that n", "status", "failed at n", "why"]  # fmt: skip
     print(format_table(headers, rows), flush=True)
+    print_route_study(QUICK_ROUTE_LADDERS if quick else ROUTE_LADDERS, limit_s, count)

@@ -1,6 +1,15 @@
 """`lpcut`: exact A/B by HiGHS with triangle cuts separated on the LP relaxation first.
 
-0. (option `packing`, on by default) The same LP's dual as a packing of preference cycles, by
+Routes (option `route`, per preference block): "packing" is step 0 then steps 1-3; "lp" is
+steps 1-3; "full" writes every triangle row and goes to the MIP (step 3); "auto" (the default)
+picks per block in `HighsCutModel.pick_route` from the block's starting order: the packing when
+its cost exceeds the pairwise minimum by at most PACKING_MAX_DEFICIT of it (the loose packing
+masters then reach the closing slack), else the LP rounds; LP rounds that stall
+(LP_STALL_ROUNDS) hand over to the MIP. The route each block took is in `stats["routes"]`.
+Whatever the route, a block's bound is the Lagrangian or packing bound computed here from
+duals (or HiGHS's MIP dual bound), and the status is `certify`'s.
+
+0. (route packing) The same LP's dual as a packing of preference cycles, by
    column generation from the incumbent (`solvers.sojourn.cyclepack`, theory/
    sojourn_packing.py): a block whose packing bound meets the best order is proven without
    triangle rows; otherwise its bound and best order carry over to step 1 with the time left.
@@ -32,13 +41,16 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 import numpy as np
 
 from schedlab.solvers.backends import interrupt_after
+from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import PROOF_TOL, SolveResult
 from schedlab.solvers.sojourn.cyclepack import CyclePacker, MasterLp
 from schedlab.solvers.sojourn.lop import (
+    ModelFactory,
     RoundResult,
     Triple,
     lop_cost,
@@ -50,7 +62,7 @@ from schedlab.solvers.sojourn.lop import (
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, check_alloc, solver_seed
 
 VIOL_TOL = 1e-7  # an LP triangle counts as violated above this (scaled units)
 MAX_LP_ROUNDS = 200
@@ -59,6 +71,16 @@ PER_PAIR = 12  # cuts per pair that the LP reverses against the incumbent, per r
 # 2 -> 13 rounds, 12 -> 5; fewer, larger interior-point LPs are faster)
 PURGE_SLACK = 0.1  # rows slack by more at the LP optimum are deleted (re-added if violated)
 MIP_ROOT_FACTOR = 2.0  # a MIP needs at least this many LP-round times to be worth starting
+LP_STALL_ROUNDS = 3  # LP rounds whose own Lagrangian bound gained less than the closing slack
+# over this many rounds stop (heavy-tailed costs: the interior point's duals cannot get within
+# the slack, and purged rows come back round after round); the MIP takes over
+ROUTES = ("auto", "packing", "lp", "full")  # lpcut's routes per block (`pick_route`)
+PACKING_MAX_DEFICIT = 1e-4  # auto: the packing when the incumbent's cost exceeds the pairwise
+# minimum by at most this share of it: PDLP's loose masters (LOOSE_TOL relative) then meet the
+# closing slack (0.5 PROOF_TOL of the pairwise minimum); above it they cannot (dense matrices:
+# 0.2-1, the packing ran 100 rounds), below it (cyclic family: 1e-6-6e-5) it is the fastest
+FULL_BYTES_PER_ROW = 300  # memory of one triangle row: stored copy, HiGHS's LP and MIP copies
+Route = Literal["auto", "packing", "lp", "full"]
 
 
 def cuts_per_round(n: int) -> int:
@@ -127,10 +149,14 @@ class HighsCutModel:
         seed: int | None,
         packing: bool = False,
         packing_master: MasterLp = "pdlp",
+        route: Route | None = None,
     ) -> None:
         import highspy
 
-        self.packing = packing  # try the cycle-packing certificate before the triangle LP
+        self.packing = packing  # the cycle-packing certificate is allowed (route auto/packing)
+        # None: the historical chain (packing if allowed, LP rounds, MIP)
+        self.route: Route = route or ("packing" if packing else "lp")
+        self.lp_stalled = False  # the LP rounds stopped on LP_STALL_ROUNDS without progress
         self.packing_master = packing_master
         self.seed = seed
 
@@ -160,6 +186,7 @@ class HighsCutModel:
         self.packing_stopped = False  # the cycle packing ran out of time without closing
         self.best_lb: float | None = None  # best Lagrangian bound over the LP rounds
         self.W = Wb
+        self.pair_min = pairwise_min_bound(Wb)
         h = self.h = highspy.Highs()
         for k, v in (("output_flag", False), ("primal_feasibility_tolerance", 1e-9),
                      ("dual_feasibility_tolerance", 1e-9), ("threads", 1)):  # fmt: skip
@@ -277,6 +304,7 @@ class HighsCutModel:
         violated, or the deadline. Each LP solution, rounded and improved by insertion
         descent, is offered as an incumbent; rows slack at the LP optimum are deleted."""
         rounds = cuts = purged = general = 0
+        own: list[float] = []  # the best of this phase's own Lagrangian bounds, per round
         self.h.setOptionValue("solver", "ipm")
         self.h.setOptionValue("run_crossover", "off")
         for rounds in range(1, MAX_LP_ROUNDS + 1):  # noqa: B007
@@ -294,10 +322,14 @@ class HighsCutModel:
             lb = self.lagrangian_bound()
             if lb is not None:
                 self._raise_bound(lb)
+            own.append(max(own[-1] if own else -math.inf, -math.inf if lb is None else lb))
             Y = self._tournament(x)
             self._offer(rounded_order(self.W, Y))
             if self._closed():
                 self.closed_by_lp = True
+                break
+            if len(own) > LP_STALL_ROUNDS and own[-1] - own[-1 - LP_STALL_ROUNDS] < self.close_abs:
+                self.lp_stalled = True
                 break
             assert self.order is not None
             new = incumbent_cycles(Y, self.order, self.D)
@@ -313,7 +345,42 @@ class HighsCutModel:
         self.h.setOptionValue("solver", "choose")
         self.h.setOptionValue("run_crossover", "on")
         return {"lp_rounds": rounds, "lp_cuts": cuts, "lp_general_cuts": general,
-                "lp_rows_purged": purged}  # fmt: skip
+                "lp_rows_purged": purged, "lp_stalled": int(self.lp_stalled)}  # fmt: skip
+
+    def deficit_share(self) -> float:
+        """(best order's cost - pairwise minimum) / pairwise minimum: what a dual certificate
+        has to cover, relative to the closing slack's base (inf without an order)."""
+        if self.order is None:
+            return math.inf
+        return (self.order_cost - self.pair_min) / max(self.pair_min, 1e-300)
+
+    def pick_route(self) -> Route:
+        """The route of this block (`route` auto): the cycle packing when the incumbent's
+        deficit is small enough for its loose masters (PACKING_MAX_DEFICIT), else the LP rounds,
+        which hand over to the MIP on their cut rows when they stall. The full model is never
+        picked: on the measured families (docs/sojourn.md) it was not the fastest beyond
+        start-up noise, and it fell behind the LP rounds from n = 40 on."""
+        if self.route != "auto":
+            return self.route
+        if self.packing and self.deficit_share() <= PACKING_MAX_DEFICIT:
+            return "packing"
+        return "lp"
+
+    def add_all_triangles(self, deadline: Deadline) -> bool:
+        """Replace the cut rows by every 3-cycle inequality (both orientations of every
+        triple: the textbook model); False if the deadline passed while adding them."""
+        n = self.n
+        rows = n * (n - 1) * (n - 2) / 3
+        check_alloc(FULL_BYTES_PER_ROW * rows, f"the full triangle model of a block of {n} jobs",
+                    fix="use route 'lp' or 'packing' (lazy rows)")  # fmt: skip
+        self.keep_rows(np.zeros(sum(len(r) for r in self.rows_rhs), dtype=bool))
+        for a in range(n - 2):
+            if deadline.passed():
+                return False
+            b, c = np.triu_indices(n - a - 1, 1)
+            T = np.stack([np.full(len(b), a), b + a + 1, c + a + 1], axis=1)
+            self.add_cycle_rows(np.concatenate([T, T[:, [0, 2, 1]]]))
+        return True
 
     def _start_before(self, x: np.ndarray | None) -> np.ndarray | None:
         if x is None:
@@ -367,14 +434,17 @@ class HighsCutModel:
         self.h.setOptionValue("mip_abs_gap", self.gap_abs / self.s)
 
     def solve(self, deadline: Deadline, hint: Sequence[int] | None) -> RoundResult:
-        stats: dict[str, float] = {}
+        stats: dict[str, Any] = {}
         if hint is not None:
             self._offer(hint)
         if not self.lp_done:
+            route = self.pick_route()
+            stats["route"] = route
+            stats[f"route_{route}"] = 1
             lp_deadline = deadline.share(LP_TIME_SHARE)
-            if self.packing:
+            if route == "packing":
                 stats.update(self.packing_certificate(lp_deadline))
-            if not self.closed_by_lp:
+            if route != "full" and not self.closed_by_lp:
                 stats.update(self.lp_rounds(lp_deadline))
             if self.order is not None and hint is not None and list(hint) != self.order:
                 stats["lp_incumbent"] = 1
@@ -384,6 +454,9 @@ class HighsCutModel:
                 return RoundResult(
                     self._start_before(self._x_of(self.order)), True, self.best_lb, stats
                 )
+            if route == "full":  # every triangle row, straight to the MIP
+                if not self.add_all_triangles(deadline):
+                    return RoundResult(None, False, self.best_lb, stats)
             self._to_mip()
         start_x = None if self.order is None else self._x_of(self.order)
         lp_bound = self.best_lb
@@ -393,7 +466,7 @@ class HighsCutModel:
             self.h.setSolution(start)
         # a MIP's presolve and root are not always interruptible: skip one that would overrun,
         # and one after a packing stopped by time (no LP round ran to size its root)
-        root_s = max(0.01, MIP_ROOT_FACTOR * self.last_lp_s)
+        root_s = max(0.01, MIP_ROOT_FACTOR * self.last_lp_s)  # 0.01 for the full model
         if self.packing_stopped or deadline.passed(within=root_s):
             stats["mip_skipped_for_time"] = 1
             return RoundResult(self._start_before(start_x), False, lp_bound, stats)
@@ -436,6 +509,13 @@ class LpcutOptions:
         default="pdlp",
         metadata={"help": "the packing LP solver of loose rounds: pdlp (OR-Tools), ipm (HiGHS)"},
     )
+    route: Route = field(
+        default="auto",
+        metadata={
+            "help": "per block: auto (chosen from the block), packing (cycle packing, LP "
+            "rounds, MIP), lp (LP rounds, MIP), full (every triangle row, MIP)"
+        },
+    )
 
 
 def block_close_abs(Wb: np.ndarray) -> float:
@@ -447,13 +527,45 @@ def block_close_abs(Wb: np.ndarray) -> float:
     return 0.5 * PROOF_TOL * pairwise_min_bound(Wb)
 
 
+def lpcut_factory(options: LpcutOptions, seed: int | None) -> ModelFactory:
+    """lpcut's block model builder for `lop.solve_lop` / `lop.solve_lop_matrix`; refuses a
+    route that its options rule out."""
+    from schedlab.solvers.sojourn.exact_milp import block_gap_abs
+
+    if options.route not in ROUTES:
+        raise InvalidInput(f"route: lpcut takes one of {', '.join(ROUTES)} (got {options.route!r})")
+    if options.route == "packing" and not options.packing:
+        raise InvalidInput("route: 'packing' needs the packing on (drop --no-packing)")
+    return lambda Wb, _deadline: HighsCutModel(
+        Wb,
+        gap_abs=block_gap_abs(Wb),
+        close_abs=block_close_abs(Wb),
+        seed=seed,
+        packing=options.packing,
+        packing_master=options.packing_master,
+        route=options.route,
+    )
+
+
+def lpcut_stats(options: LpcutOptions) -> dict[str, Any]:
+    """The options a result's stats record."""
+    return {
+        "decompose": options.decompose,
+        "warm_start": options.warm_start,
+        "packing": options.packing,
+        "packing_master": options.packing_master,
+        "route_option": options.route,
+    }
+
+
 @register_method(
     SUBJECT,
     "lpcut",
     exact=True,
     kinds=LINEAR_ORDERING,
     options=LpcutOptions,
-    summary="HiGHS with triangle cuts separated on the LP first (scaled), A and B",
+    summary="HiGHS: per block the cycle packing, triangle LP rounds or the full triangle model "
+    "(chosen from the block), A and B",
 )
 def solve_lpcut(
     problem: SojournProblem,
@@ -462,9 +574,7 @@ def solve_lpcut(
     seed: int | None = None,
     options: LpcutOptions,
 ) -> SolveResult[list[str]]:
-    """Exact A or B: LP triangle separation, a sound dual bound, then the MIP (lazy rounds)."""
-    from schedlab.solvers.sojourn.exact_milp import block_gap_abs
-
+    """Exact A or B: per block the route `pick_route` chooses, a sound bound, then the MIP."""
     inst, objective = problem.instance, problem.objective
     refuse_non_lop(objective, "lpcut")
     t0 = time.perf_counter()
@@ -472,23 +582,11 @@ def solve_lpcut(
         inst,
         objective,
         "lpcut",
-        lambda Wb, _deadline: HighsCutModel(
-            Wb,
-            gap_abs=block_gap_abs(Wb),
-            close_abs=block_close_abs(Wb),
-            seed=seed,
-            packing=options.packing,
-            packing_master=options.packing_master,
-        ),
+        lpcut_factory(options, seed),
         deadline=deadline,
         triangles="separate",
         decompose=options.decompose,
         warm_start=options.warm_start,
-        extra_stats={
-            "decompose": options.decompose,
-            "warm_start": options.warm_start,
-            "packing": options.packing,
-            "packing_master": options.packing_master,
-        },
+        extra_stats=lpcut_stats(options),
     )
     return replace(res, runtime_s=time.perf_counter() - t0)

@@ -282,6 +282,8 @@ def solve_block(
         for k, v in r.stats.items():
             if isinstance(v, int | float) and not isinstance(v, bool):
                 stats[k] = stats.get(k, 0) + v
+            elif k == "route":
+                stats["route"] = v  # the route the back end took (lpcut), kept per block
         if r.bound is not None:
             bound = max(bound, r.bound)
         if r.before is None:
@@ -362,9 +364,44 @@ def _solve_lop(
 ) -> SolveResult:
     """The body of `solve_lop`; DeadlineExceeded while the pair costs are prepared."""
     c, W = linear_ordering_weights(inst, objective, deadline=deadline)
-    blocks = preference_blocks(W) if decompose else [np.arange(inst.n)]
+    core = solve_lop_matrix(
+        W,
+        factory,
+        deadline=deadline,
+        triangles=triangles,
+        decompose=decompose,
+        warm_start=warm_start,
+        extra_stats=extra_stats,
+    )
+    value = evaluate(inst, core.order, objective)
+    bound = float(c.sum()) + core.bound
+    return finish(
+        inst, method, core.order, value, bound, core.proven, time.perf_counter() - t0, core.stats
+    )
+
+
+def solve_lop_matrix(
+    W: np.ndarray,
+    factory: ModelFactory,
+    *,
+    deadline: Deadline,
+    triangles: str = "lazy",
+    decompose: bool = True,
+    warm_start: bool = False,
+    extra_stats: dict[str, Any] | None = None,
+) -> BlockOutcome:
+    """The linear-ordering core on a raw cost matrix W >= 0: min over orders of
+    sum_{a before b} W[a, b], block by block (`decompose`), each block by `solve_block`.
+
+    Returns the order, its pair cost, a proven lower bound on every order's pair cost, whether
+    every block closed, and the stats (numbers summed over blocks; `routes`: the route each
+    block that ran a solver took, when its back end names one). A sojourn objective builds W
+    from its instance (`solve_lop`); a benchmark matrix from its file (`lop_matrix`).
+    """
+    n = W.shape[0]
+    blocks = preference_blocks(W) if decompose else [np.arange(n)]
     order: list[int] = []
-    bound = float(c.sum())
+    bound = 0.0
     proven = True
     stats: dict[str, Any] = {
         "blocks": len(blocks),
@@ -373,8 +410,9 @@ def _solve_lop(
         "lazy_rounds": 0,  # most model solves any one block needed (>= 2: lazy re-solves ran)
     }
     stats.update(extra_stats or {})
+    routes: list[str] = []
     solved = 0
-    label = np.empty(inst.n, dtype=np.int64)
+    label = np.empty(n, dtype=np.int64)
     for bi, blk in enumerate(blocks):
         label[blk] = bi
         Wb = W[np.ix_(blk, blk)]
@@ -387,13 +425,16 @@ def _solve_lop(
         for k, v in out.stats.items():
             if isinstance(v, int | float) and not isinstance(v, bool):
                 stats[k] = stats.get(k, 0) + v
+            elif k == "route":
+                routes.append(str(v))
     if len(blocks) > 1:  # cross-block pairs sit in block order in every optimal order
         o = np.asarray(order, dtype=np.int64)
         cross = label[o][:, None] != label[o][None, :]
         bound += float(np.triu(W[np.ix_(o, o)] * cross, 1).sum())
     stats["blocks_proven"] = solved
-    value = evaluate(inst, order, objective)
-    return finish(inst, method, order, value, bound, proven, time.perf_counter() - t0, stats)
+    if routes:
+        stats["routes"] = routes
+    return BlockOutcome(order, lop_cost(W, order), bound, proven, stats)
 
 
 def finish(

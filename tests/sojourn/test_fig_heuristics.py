@@ -68,9 +68,13 @@ def test_bench_exact_quick_runs(capsys, monkeypatch):
     monkeypatch.setattr(bench_exact, "QUICK_NS", [5, 8])
     monkeypatch.setattr(bench_exact, "QUICK_CYCLIC_NS", [6, 10])
     monkeypatch.setattr(bench_exact, "COMPONENT_NS", [10, 20])
+    monkeypatch.setattr(
+        bench_exact, "QUICK_ROUTE_LADDERS", {"default": [8], "cyclic": [8], "dense": [8]}
+    )
     bench_exact.run(quick=True)
     out = capsys.readouterr().out
     assert "largest n proven" in out and "cpsat (blocks+lazy)" in out and "lpcut" in out
     both = len(bench_exact.METHODS) + len(bench_exact.CYCLIC_METHODS)
     assert out.count("ladder exhausted") == both, out  # which ladder stopped, and why
     assert "cyclic" in out and "jobs in 1-job blocks" in out
+    assert "auto / fastest" in out and out.count("- (ladder end)") == 3 * 4  # families x routes
