@@ -42,7 +42,8 @@ Application file (JSON; a chain in list order when "edges" is omitted):
    "functions": [{"id": "detect", "configs": [{"batch": 4, "vcpus": 2,
                   "gpu_share": 0.25, "latency_ms": 38.0}, ...]}, ...],
    "edges": [["detect", "classify"], ...]}
-Optional: per config "wait_ms" (batch-fill wait), per function "transfer_ms", "cold_start_ms"."""
+Optional: per config "wait_ms" (batch-fill wait), per function "transfer_ms", "cold_start_ms",
+"output_mb" (data passed on per request, simulator only; default 1 MB)."""
 
 
 @register_command("esg")
@@ -56,6 +57,13 @@ def esg() -> None:
       schedlab esg plan app.json --method astar --json
       schedlab esg simulate --apps app.json --policy esg --load 0.5 --json
     """
+
+
+def _dispatch_rules() -> tuple[str, ...]:
+    """The dispatch rules of `solvers.esg.dispatch.DISPATCH_RULES`, read on first use."""
+    from schedlab.solvers.esg.dispatch import DISPATCH_RULES
+
+    return tuple(DISPATCH_RULES)
 
 
 def _app_kinds() -> tuple[str, ...]:
@@ -224,6 +232,14 @@ def plan_cmd(
     show_default=True,
     help="Cold start of a function whose file gives none.",
 )
+@click.option(
+    "--dispatch",
+    type=LazyChoice(_dispatch_rules),
+    default="esg",
+    show_default=True,
+    help="Dispatch rule (solvers/esg/dispatch.py DISPATCH_RULES): esg = warm container, then "
+    "the upstream invoker (locality), then best fit; no-locality, no-warm, random: ablations.",
+)
 @click.option("--seed", type=SEED, default=0, show_default=True, help="0..2^63-1.")
 @click.option(
     "--max-events",
@@ -243,6 +259,7 @@ def simulate_cmd(
     requests: int,
     invokers: int,
     cold_start_ms: float,
+    dispatch: str,
     seed: int,
     max_events: int,
     as_json: bool,
@@ -270,6 +287,7 @@ def simulate_cmd(
         requests=requests,
         invokers=invokers,
         cold_start_ms=cold_start_ms,
+        dispatch=dispatch,
         seed=seed,
         trace=None if trace is None else str(trace),
         max_events=max_events,

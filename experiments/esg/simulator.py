@@ -5,12 +5,20 @@ times rescaled to the load). A request enters the queue of each function once al
 predecessors finished (per-(application, function) FIFO queues). When a queue has a head, the
 policy picks a configuration (batch b, vCPUs, GPU share) from the head's remaining budget; the
 batch leaves when b requests wait or when the head has waited the batch-fill estimate
-(b - 1) / rate. Dispatch (`solvers.esg.dispatch.place`) places it on an invoker: a warm idle
-container of the same size first, then the invoker of the head's upstream function, then best
-fit on GPU share (idle containers are evicted when space is needed); a new container pays the
-cold start.
-Idle containers stay warm for `keep_alive_s`. Cost = sum over runs of (vcpus * vcpu_s +
-gpu_share * gpu_s) * run time; reported per completed request. Every request completes
+(b - 1) / rate. Dispatch (`solvers.esg.dispatch.place`, rule `dispatch`, default "esg") places
+it on an invoker: a warm idle container of the same size first (upstream invokers first), then
+the invoker of the head's upstream function, then best fit on GPU share (idle containers are
+evicted when space is needed); a new container pays the cold start (the function's
+`cold_start_ms`, else `cold_start_ms` of the run). Idle containers stay warm for `keep_alive_s`.
+
+Transfer (placement matters): a batch's run = latency_ms + transfer_ms (the file's fixed part,
+the same anywhere) + the time to move its inputs: for each request of the batch and each
+upstream function, that function's `output_mb` (else the run's `output_mb`, 1 MB) over the
+local bandwidth (`local_mb_s`, 10,000 MB/s: shared memory on one invoker) when the upstream
+stage ran on the same invoker, else over the network (`remote_mb_s`, 1,250 MB/s: 10 Gbit/s), one
+after the other. A source function's input (from the gateway) costs the same anywhere: 0.
+Cost = sum over runs of (vcpus * vcpu_s + gpu_share * gpu_s) * run time, so cold start and
+transfer time are billed; reported per completed request. Every request completes
 (the run drains), and the simulator checks that arrivals = completions.
 
 The door (`Simulation.__init__`, so the CLI and the Python API alike):
@@ -50,6 +58,7 @@ from schedlab.experiments.registry import WORKLOADS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.dispatch import (
     CAP_TOL,
+    DISPATCH_RULES,
     Container,
     Invoker,
     Placement,
@@ -87,6 +96,12 @@ MAX_SPAN_MS = MAX_MAGNITUDE
 BURST_ON_MS, BURST_OFF_MS = 1000.0, 3000.0
 #: Memory kept per request and per (request, function) during a run (tables, events, queues).
 BYTES_PER_REQUEST, BYTES_PER_STAGE = 400, 200
+#: Data a function passes on per request when its file gives no `output_mb` (MB): about a
+#: 512 x 512 RGB image (0.75 MB) or a mid-network feature map, rounded (illustrative).
+OUTPUT_MB = 1.0
+#: Bandwidths (MB/s) of a transfer on one invoker (memory copy, ~10 GB/s) and between invokers
+#: (a 10 Gbit/s network, 1,250 MB/s); illustrative round numbers, not measured.
+LOCAL_MB_S, REMOTE_MB_S = 10_000.0, 1_250.0
 
 
 @dataclass(frozen=True)
@@ -99,6 +114,10 @@ class SimConfig:
     gpus_per_invoker: float = 1.0
     keep_alive_s: float = 60.0
     cold_start_ms: float = 0.0  # used when a function gives none (0: warm-start model)
+    dispatch: str = "esg"  # a rule of solvers.esg.dispatch.DISPATCH_RULES
+    output_mb: float = OUTPUT_MB  # data per request a function passes on, when it gives none
+    local_mb_s: float = LOCAL_MB_S  # bandwidth of a transfer on one invoker
+    remote_mb_s: float = REMOTE_MB_S  # bandwidth of a transfer between invokers
     seed: int = 0
     trace: str | None = None  # an Azure LLM trace CSV for arrivals "azure" (default: the sample)
     max_events: int = MAX_EVENTS  # work cap (steps), see the module docstring
@@ -118,6 +137,13 @@ class SimConfig:
         check_number(self.cold_start_ms, "cold-start-ms", lo=0.0, hi=MAX_COLD_START_MS, problems=p)
         for name in ("vcpus_per_invoker", "gpus_per_invoker", "keep_alive_s"):
             check_number(getattr(self, name), name, lo=0.0, lo_open=True, problems=p)
+        check_number(self.output_mb, "output_mb", lo=0.0, problems=p)
+        for name in ("local_mb_s", "remote_mb_s"):
+            check_number(getattr(self, name), name, lo=0.0, lo_open=True, problems=p)
+        if self.dispatch not in DISPATCH_RULES:
+            p.append(
+                f"dispatch: unknown {self.dispatch!r}; choose one of: {', '.join(DISPATCH_RULES)}"
+            )
         if p:
             raise InvalidInput(p)
         check_seed(self.seed, allow_none=False)
@@ -260,6 +286,8 @@ class Simulation:
         self.cfg = cfg
         self.policy = make_policy(policy) if isinstance(policy, str) else policy
         self.rng = np.random.default_rng(cfg.seed)
+        # its own stream: arrivals stay the same whichever dispatch rule runs
+        self.dispatch_rng = np.random.default_rng([cfg.seed, 1])
         self.rates = self._rates()
         why = f" (load {cfg.load:g} over a demand of {self._demand():.3g} GPU-ms per request)"
         for r, k in zip(self.rates, self._requests_per_app(), strict=True):
@@ -291,6 +319,9 @@ class Simulation:
         self.decision_ms: list[float] = []
         self.cost = 0.0
         self.cold_starts = 0
+        self.transfer_ms = 0.0  # summed over (request, stage with upstream data)
+        self.transfers = 0  # (request, stage with upstream data) pairs
+        self.edges_local = self.edges_total = 0  # (request, upstream function) data moves
 
     def _demand(self) -> float:
         """GPU-ms per request summed over the apps at their batch-1 configurations of least
@@ -379,11 +410,38 @@ class Simulation:
             self._dispatch(t, q)
 
     def _place(self, t: float, a: int, fn: int, k: int, head: int) -> Placement:
-        """The ESG dispatch rule (`solvers.esg.dispatch.place`) after keep-alive expiry."""
+        """The run's dispatch rule (`solvers.esg.dispatch.place`) after keep-alive expiry."""
         c = self.apps[a].functions[fn].configs[k]
         expire(self.invokers, t, self.cfg.keep_alive_s * 1000.0)
         ups = [self.req_where[head][p] for p in self.preds[a][fn] if p in self.req_where[head]]
-        return place(self.invokers, a, fn, k, c.vcpus, c.gpu_share, ups)
+        return place(
+            self.invokers,
+            a,
+            fn,
+            k,
+            c.vcpus,
+            c.gpu_share,
+            ups,
+            rule=self.cfg.dispatch,
+            rng=self.dispatch_rng,
+        )
+
+    def _transfer_ms(self, a: int, fn: int, i: int, batch: list[int]) -> float:
+        """Time (ms) to move a batch's inputs to invoker i: each request's data from each
+        upstream function, locally when that stage ran on i, else over the network."""
+        total = 0.0
+        for p in self.preds[a][fn]:
+            mb = self.apps[a].functions[p].output_mb
+            mb = self.cfg.output_mb if mb is None else mb
+            for r in batch:
+                local = self.req_where[r][p] == i
+                self.edges_local += local
+                self.edges_total += 1
+                total += mb * 1000.0 / (self.cfg.local_mb_s if local else self.cfg.remote_mb_s)
+        if self.preds[a][fn]:
+            self.transfer_ms += total * len(batch)
+            self.transfers += len(batch)
+        return total
 
     def _dispatch(self, t: float, q: tuple[int, int]) -> None:
         self.cap.step()
@@ -402,6 +460,7 @@ class Simulation:
         run = (
             c.latency_ms
             + f.transfer_ms
+            + self._transfer_ms(a, fn, i, batch)
             + ((f.cold_start_ms or self.cfg.cold_start_ms) if cold else 0.0)
         )
         self.cold_starts += cold
@@ -466,7 +525,10 @@ class Simulation:
             "p99_latency_ms": float(np.percentile(lat, 99)),
             "decision_ms_p99": float(np.percentile(dec, 99)),
             "decisions": len(self.decision_ms),
+            "dispatch": self.cfg.dispatch,
             "cold_starts": int(self.cold_starts),
+            "mean_transfer_ms": self.transfer_ms / max(self.transfers, 1),
+            "local_transfer_share": self.edges_local / max(self.edges_total, 1),
             "rate_per_s": float(sum(self.rates)),
             "configs_too_large": self.configs_too_large,
             "work_steps": self.cap.done,
