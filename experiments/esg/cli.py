@@ -27,6 +27,7 @@ from schedlab.experiments.cliflags import (
 from schedlab.experiments.output import emit_json
 from schedlab.experiments.registry import POLICIES, WORKLOADS, register_command
 from schedlab.solvers.esg.limits import (
+    LOAD_DEFINITION,
     MAX_COLD_START_MS,
     MAX_GENERATED_CONFIGS,
     MAX_GENERATED_STAGES,
@@ -205,8 +206,8 @@ def plan_cmd(
     type=FiniteFloat(0.0, MAX_LOAD, lo_open=True),
     default=0.5,
     show_default=True,
-    help="Offered load; a load so small that the requests would span more than 1e12 ms "
-    "(32 years) of simulated time is refused.",
+    help=f"Offered load. {LOAD_DEFINITION} A load so small that the requests would span more "
+    "than 1e12 ms (32 years) of simulated time is refused.",
 )
 @click.option(
     "--arrivals",
@@ -266,8 +267,7 @@ def simulate_cmd(
 ) -> None:
     """Discrete-event serverless simulation of the applications under one policy.
 
-    Load 1.0 = the request rate that keeps every invoker's GPUs busy at the apps' cheapest
-    batch-1 configurations (see docs/esg.md).
+    Load: see --load (the one definition, solvers/esg/limits.py LOAD_DEFINITION).
 
     \b
     Example:

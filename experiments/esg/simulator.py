@@ -32,8 +32,8 @@ The door (`Simulation.__init__`, so the CLI and the Python API alike):
   checked before the first event, and counted while it runs; the bursty generator counts its
   on/off periods against the same cap; the per-request tables against the memory budget.
 
-Load 1.0: the aggregate rate at which the apps' batch-1 configurations of least GPU time would
-keep every invoker's GPU busy, split equally over the applications.
+Load: `solvers.esg.limits.LOAD_DEFINITION` (the one definition, also the CLI's help), computed
+by `_demand` and `_rates`.
 """
 
 from __future__ import annotations
@@ -334,7 +334,8 @@ class Simulation:
         return demand
 
     def _rates(self) -> list[float]:
-        """Per-app arrival rate (1/s) for the configured load."""
+        """Per-app arrival rate (1/s) for the configured load: the same r for every app,
+        r x demand = load x capacity (`LOAD_DEFINITION`)."""
         capacity = self.cfg.invokers * self.cfg.gpus_per_invoker * 1000.0  # GPU-ms per s
         total = self.cfg.load * capacity / max(self._demand(), 1e-9)
         return [total] * len(self.apps)

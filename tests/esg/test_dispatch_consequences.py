@@ -139,3 +139,18 @@ def test_cli_dispatch_flag_and_json_keys(tmp_path):
     assert isinstance(out["cold_starts"], int) and out["mean_transfer_ms"] >= 0
     bad = CliRunner().invoke(cli, [*args, "--dispatch", "nearest"])
     assert bad.exit_code == 2
+
+
+def test_one_definition_of_load():
+    # help text and simulator agree: same rate r per app, r x D = load x C (D by hand here)
+    from schedlab.solvers.esg.limits import LOAD_DEFINITION
+
+    res = CliRunner().invoke(cli, ["esg", "simulate", "--help"], terminal_width=10_000)
+    assert " ".join(LOAD_DEFINITION.split()) in " ".join(res.output.split())
+    a = _chain([0.5, 0.25], [10.0, 20.0])
+    b = App("b", 1e6, (Function("g", (Config(1, 1.0, 1.0, 8.0), Config(4, 1.0, 0.1, 8.0))),), ())
+    cfg = SimConfig(load=0.4, requests=10, invokers=3, gpus_per_invoker=2.0)
+    sim = Simulation([a, b], "esg", cfg)
+    demand = 0.5 * 10.0 + 0.25 * 20.0 + 1.0 * 8.0  # g: its batch-1 configuration only
+    r = 0.4 * 3 * 2.0 * 1000.0 / demand
+    assert sim.rates == pytest.approx([r, r])
