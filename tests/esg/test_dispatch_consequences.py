@@ -154,3 +154,13 @@ def test_one_definition_of_load():
     demand = 0.5 * 10.0 + 0.25 * 20.0 + 1.0 * 8.0  # g: its batch-1 configuration only
     r = 0.4 * 3 * 2.0 * 1000.0 / demand
     assert sim.rates == pytest.approx([r, r])
+
+
+def test_decision_time_with_and_without_cache_hits():
+    apps = [generate(3, 20, 1)]
+    sim = Simulation(apps, "esg", SimConfig(load=0.3, requests=300, seed=2))
+    m = sim.run()
+    computed = sum(len(st.cache) for st in sim.states)  # one cache entry per computed decision
+    assert m["decisions"] - m["decisions_cached"] == computed == len(sim.decision_miss_ms)
+    assert 0 < computed < m["decisions"]  # this run has both hits and misses
+    assert m["decision_ms_p99_computed"] >= 0 and m["decision_ms_p99"] >= 0
