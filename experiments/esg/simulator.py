@@ -10,6 +10,8 @@ it on an invoker: a warm idle container of the same size first (upstream invoker
 the invoker of the head's upstream function, then best fit on GPU share (idle containers are
 evicted when space is needed); a new container pays the cold start (the function's
 `cold_start_ms`, else `cold_start_ms` of the run). Idle containers stay warm for `keep_alive_s`.
+A batch that finds no room waits, and its queue drops the configuration: when a run finishes
+(room may be free) it re-plans from the head's remaining budget then.
 
 Transfer (placement matters): a batch's run = latency_ms + transfer_ms (the file's fixed part,
 the same anywhere) + the time to move its inputs: for each request of the batch and each
@@ -347,8 +349,9 @@ class Simulation:
         return [n // n_apps + (1 if i < n % n_apps else 0) for i in range(n_apps)]
 
     def work_estimate(self) -> float:
-        """Steps the run implies at most: per request and function, EVENTS_PER_STAGE events
-        and one decision of `policy.decision_work` steps (every decision a cache miss)."""
+        """Steps the run implies: per request and function, EVENTS_PER_STAGE events and one
+        decision of `policy.decision_work` steps (every decision a cache miss). A queue that
+        waits for room re-plans, more decisions, counted as the run makes them."""
         total = 0.0
         for a, k in enumerate(self._requests_per_app()):
             fns = range(len(self.apps[a].functions))
@@ -458,8 +461,9 @@ class Simulation:
         c = f.configs[k]
         pl = self._place(t, a, fn, k, queue[0])
         i, cont, cold = pl.invoker, pl.container, pl.cold
-        if i < 0:
+        if i < 0:  # no room: wait, and re-plan from the head's budget when room may be free
             self.blocked.add(q)
+            del self.pending[q]
             return
         self.blocked.discard(q)
         batch = [queue.popleft() for _ in range(min(c.batch, len(queue)))]
@@ -491,9 +495,9 @@ class Simulation:
                 self.req_left[r][j] -= 1
                 if self.req_left[r][j] == 0:
                     self._enqueue(t, r, j)
-        for bq in list(self.blocked):
-            if bq in self.pending:
-                self._dispatch(t, bq)
+        for bq in list(self.blocked):  # room may be free: re-plan each from its budget now
+            self.blocked.discard(bq)
+            self._service(t, bq)
 
     def run(self) -> dict[str, Any]:
         self._setup_requests()
@@ -507,7 +511,7 @@ class Simulation:
                     if not ps:
                         self._enqueue(t, data, fn)
             elif kind == "timer":
-                if data in self.pending and data not in self.blocked:
+                if data in self.pending:
                     self._service(t, data)
             else:
                 self._done(t, *data)

@@ -164,3 +164,17 @@ def test_decision_time_with_and_without_cache_hits():
     assert m["decisions"] - m["decisions_cached"] == computed == len(sim.decision_miss_ms)
     assert 0 < computed < m["decisions"]  # this run has both hits and misses
     assert m["decision_ms_p99_computed"] >= 0 and m["decision_ms_p99"] >= 0
+
+
+def test_blocked_queue_replans_from_its_budget(monkeypatch):
+    # One invoker (GPU 1). slow: 1 vCPU, share 0.5, 30 ms (cost 6 x 30); fast: 8 vCPUs, share
+    # 0.5, 15 ms (cost 13 x 15, dearer). SLO 50. Requests at 0, 1, 2 pick slow; the third finds
+    # no room. At 30 the first finishes: 22 ms of budget left, slow no longer fits, fast does:
+    # it runs 30..45 (latency 43, a hit). Keeping slow would finish at 60 (latency 58, a miss).
+    _fixed_arrivals(monkeypatch, [0.0, 1.0, 2.0])
+    slow, fast = Config(1, 1.0, 0.5, 30.0), Config(1, 8.0, 0.5, 15.0)
+    app = App("one", 50.0, (Function("f", (slow, fast)),), (), PRICES)
+    sim = Simulation([app], "greedy", SimConfig(load=0.01, requests=3, invokers=1))
+    m = sim.run()
+    assert sim.req_finish == [30.0, 31.0, 45.0]
+    assert m["slo_hit_rate"] == 1.0
