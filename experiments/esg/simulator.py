@@ -4,7 +4,8 @@ Requests arrive per application (Poisson, bursty on/off, or the Azure LLM code t
 times rescaled to the load). A request enters the queue of each function once all its
 predecessors finished (per-(application, function) FIFO queues). When a queue has a head, the
 policy picks a configuration (batch b, vCPUs, GPU share) from the head's remaining budget; the
-batch leaves when b requests wait or when the head has waited the batch-fill estimate
+batch leaves when b requests wait or when the head has waited the configuration's `wait_ms`
+(when the file gives one: the wait it was planned with) or else the batch-fill estimate
 (b - 1) / rate. Dispatch (`solvers.esg.dispatch.place`, rule `dispatch`, default "esg") places
 it on an invoker: a warm idle container of the same size first (upstream invokers first), then
 the invoker of the head's upstream function, then best fit on GPU share (idle containers are
@@ -408,15 +409,20 @@ class Simulation:
             self.decision_ms.append(took)
             if len(self.states[a].cache) > cached:  # a miss: the policy computed it
                 self.decision_miss_ms.append(took)
-            b = self.apps[a].functions[fn].configs[k].batch
-            go = self.req_enq[(head, fn)] + (b - 1) * 1000.0 / self.rates[a]
+            go = self.req_enq[(head, fn)] + self._fill_wait_ms(a, fn, k)
             self.pending[q] = (k, go)
-            if len(queue) < b and go > t:
+            if len(queue) < self.apps[a].functions[fn].configs[k].batch and go > t:
                 self.push(go, "timer", q)
         k, go = self.pending[q]
         b = self.apps[a].functions[fn].configs[k].batch
         if len(queue) >= b or go <= t:
             self._dispatch(t, q)
+
+    def _fill_wait_ms(self, a: int, fn: int, k: int) -> float:
+        """How long a head waits for its batch to fill: the configuration's `wait_ms` when the
+        file gives one (> 0: the batch timeout it was planned with), else (b - 1) / rate."""
+        c = self.apps[a].functions[fn].configs[k]
+        return c.wait_ms if c.wait_ms > 0 else (c.batch - 1) * 1000.0 / self.rates[a]
 
     def _place(self, t: float, a: int, fn: int, k: int, head: int) -> Placement:
         """The run's dispatch rule (`solvers.esg.dispatch.place`) after keep-alive expiry."""

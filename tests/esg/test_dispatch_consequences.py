@@ -178,3 +178,22 @@ def test_blocked_queue_replans_from_its_budget(monkeypatch):
     m = sim.run()
     assert sim.req_finish == [30.0, 31.0, 45.0]
     assert m["slo_hit_rate"] == 1.0
+
+
+def test_a_files_wait_ms_is_planned_with_and_waited(monkeypatch):
+    # batch 4 with wait_ms 5 (10 ms run): a lone request leaves at 5 and finishes at 15; the
+    # (b - 1) / rate estimate (minutes at this load) is neither waited nor planned with.
+    _fixed_arrivals(monkeypatch, [0.0])
+    c = Config(4, 1.0, 0.5, 10.0, wait_ms=5.0)
+    app = App("one", 100.0, (Function("f", (c,)),), (), PRICES)
+    sim = Simulation([app], "greedy", SimConfig(load=0.01, requests=1, invokers=1))
+    assert sim.states[0].lat[0].tolist() == [15.0]  # latency + wait_ms, no estimate on top
+    sim.run()
+    assert sim.req_finish == [15.0]
+    # no wait_ms: the estimate, planned and waited (partial batch of 1 at the timeout)
+    app2 = App("two", 1e9, (Function("f", (Config(4, 1.0, 0.5, 10.0),)),), (), PRICES)
+    sim2 = Simulation([app2], "greedy", SimConfig(load=0.01, requests=1, invokers=1))
+    est = 3 * 1000.0 / sim2.rates[0]
+    assert sim2.states[0].lat[0].tolist() == [pytest.approx(10.0 + est)]
+    sim2.run()
+    assert sim2.req_finish == [pytest.approx(est + 10.0)]
