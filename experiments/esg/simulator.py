@@ -6,7 +6,9 @@ predecessors finished (per-(application, function) FIFO queues). When a queue ha
 policy picks a configuration (batch b, vCPUs, GPU share) from the head's remaining budget; the
 batch leaves when b requests wait or when the head has waited the configuration's `wait_ms`
 (when the file gives one: the wait it was planned with) or else the batch-fill estimate
-(b - 1) / rate. Dispatch (`solvers.esg.dispatch.place`, rule `dispatch`, default "esg") places
+(b - 1) / rate. A partial batch (n < b requests) runs for the least profiled latency of the
+same function and size at a batch in n..b (`_batch_latency_ms`), and is billed for that.
+Dispatch (`solvers.esg.dispatch.place`, rule `dispatch`, default "esg") places
 it on an invoker: a warm idle container of the same size first (upstream invokers first), then
 the invoker of the head's upstream function, then best fit on GPU share (idle containers are
 evicted when space is needed); a new container pays the cold start (the function's
@@ -319,6 +321,7 @@ class Simulation:
         self.blocked: set[tuple[int, int]] = set()
         self.events: list[tuple[float, int, str, Any]] = []
         self.seq = 0
+        self.profiles: dict[tuple[int, int, float, float], list[tuple[int, float]]] = {}
         self.decision_ms: list[float] = []  # every decision, cache hits included
         self.decision_miss_ms: list[float] = []  # the decisions the policy computed
         self.cost = 0.0
@@ -418,6 +421,21 @@ class Simulation:
         if len(queue) >= b or go <= t:
             self._dispatch(t, q)
 
+    def _batch_latency_ms(self, a: int, fn: int, k: int, n: int) -> float:
+        """Run latency of a batch of n requests on configuration k (batch b): a partial batch
+        (n < b) takes the least profiled latency of the same function and size (vCPUs, GPU
+        share) at a batch in n..b (k's own among them), so it pays for what it carries."""
+        f = self.apps[a].functions[fn]
+        c = f.configs[k]
+        if n >= c.batch:
+            return c.latency_ms
+        key = (a, fn, c.vcpus, c.gpu_share)
+        prof = self.profiles.get(key)
+        if prof is None:
+            same = [x for x in f.configs if (x.vcpus, x.gpu_share) == (c.vcpus, c.gpu_share)]
+            prof = self.profiles[key] = sorted((x.batch, x.latency_ms) for x in same)
+        return min(lat for b, lat in prof if n <= b <= c.batch)
+
     def _fill_wait_ms(self, a: int, fn: int, k: int) -> float:
         """How long a head waits for its batch to fill: the configuration's `wait_ms` when the
         file gives one (> 0: the batch timeout it was planned with), else (b - 1) / rate."""
@@ -474,7 +492,7 @@ class Simulation:
         self.blocked.discard(q)
         batch = [queue.popleft() for _ in range(min(c.batch, len(queue)))]
         run = (
-            c.latency_ms
+            self._batch_latency_ms(a, fn, k, len(batch))
             + f.transfer_ms
             + self._transfer_ms(a, fn, i, batch)
             + ((f.cold_start_ms or self.cfg.cold_start_ms) if cold else 0.0)

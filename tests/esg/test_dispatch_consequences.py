@@ -197,3 +197,19 @@ def test_a_files_wait_ms_is_planned_with_and_waited(monkeypatch):
     assert sim2.states[0].lat[0].tolist() == [pytest.approx(10.0 + est)]
     sim2.run()
     assert sim2.req_finish == [pytest.approx(est + 10.0)]
+
+
+def test_partial_batches_pay_for_the_requests_they_carry(monkeypatch):
+    # Same size (1 vCPU, share 0.5) at batch 1 / 2 / 4: 8 / 12 / 20 ms; greedy takes batch 4
+    # (cheapest per request), timeout wait_ms 5. A lone request leaves at 5 as a batch of 1 and
+    # runs the batch-1 profile (8 ms): finish 13, billed 8 ms. Three at once: batch 4's 20 ms.
+    cs = (Config(1, 1.0, 0.5, 8.0), Config(2, 1.0, 0.5, 12.0), Config(4, 1.0, 0.5, 20.0, 5.0))
+    rate = 1.0 * PRICES.vcpu_s + 0.5 * PRICES.gpu_s
+    for times, finish, run in (([0.0], [13.0], 8.0), ([0.0, 0.0, 0.0], [25.0] * 3, 20.0)):
+        _fixed_arrivals(monkeypatch, times)
+        app = App("one", 1000.0, (Function("f", cs),), (), PRICES)
+        cfg = SimConfig(load=0.01, requests=len(times), invokers=1)
+        sim = Simulation([app], "greedy", cfg)
+        m = sim.run()
+        assert sim.req_finish == finish
+        assert m["cost"] == pytest.approx(rate * run / 1000.0 / len(times))
