@@ -27,6 +27,7 @@ from schedlab.experiments.cliflags import (
 from schedlab.experiments.output import emit_json
 from schedlab.experiments.registry import POLICIES, WORKLOADS, register_command
 from schedlab.solvers.esg.limits import (
+    LOAD_DEFINITION,
     MAX_COLD_START_MS,
     MAX_GENERATED_CONFIGS,
     MAX_GENERATED_STAGES,
@@ -42,7 +43,8 @@ Application file (JSON; a chain in list order when "edges" is omitted):
    "functions": [{"id": "detect", "configs": [{"batch": 4, "vcpus": 2,
                   "gpu_share": 0.25, "latency_ms": 38.0}, ...]}, ...],
    "edges": [["detect", "classify"], ...]}
-Optional: per config "wait_ms" (batch-fill wait), per function "transfer_ms", "cold_start_ms"."""
+Optional: per config "wait_ms" (batch-fill wait), per function "transfer_ms", "cold_start_ms",
+"output_mb" (data passed on per request, simulator only; default 1 MB)."""
 
 
 @register_command("esg")
@@ -56,6 +58,13 @@ def esg() -> None:
       schedlab esg plan app.json --method astar --json
       schedlab esg simulate --apps app.json --policy esg --load 0.5 --json
     """
+
+
+def _dispatch_rules() -> tuple[str, ...]:
+    """The dispatch rules of `solvers.esg.dispatch.DISPATCH_RULES`, read on first use."""
+    from schedlab.solvers.esg.dispatch import DISPATCH_RULES
+
+    return tuple(DISPATCH_RULES)
 
 
 def _app_kinds() -> tuple[str, ...]:
@@ -197,8 +206,8 @@ def plan_cmd(
     type=FiniteFloat(0.0, MAX_LOAD, lo_open=True),
     default=0.5,
     show_default=True,
-    help="Offered load; a load so small that the requests would span more than 1e12 ms "
-    "(32 years) of simulated time is refused.",
+    help=f"Offered load. {LOAD_DEFINITION} A load so small that the requests would span more "
+    "than 1e12 ms (32 years) of simulated time is refused.",
 )
 @click.option(
     "--arrivals",
@@ -224,6 +233,14 @@ def plan_cmd(
     show_default=True,
     help="Cold start of a function whose file gives none.",
 )
+@click.option(
+    "--dispatch",
+    type=LazyChoice(_dispatch_rules),
+    default="esg",
+    show_default=True,
+    help="Dispatch rule (solvers/esg/dispatch.py DISPATCH_RULES): esg = warm container, then "
+    "the upstream invoker (locality), then best fit; no-locality, no-warm, random: ablations.",
+)
 @click.option("--seed", type=SEED, default=0, show_default=True, help="0..2^63-1.")
 @click.option(
     "--max-events",
@@ -243,14 +260,14 @@ def simulate_cmd(
     requests: int,
     invokers: int,
     cold_start_ms: float,
+    dispatch: str,
     seed: int,
     max_events: int,
     as_json: bool,
 ) -> None:
     """Discrete-event serverless simulation of the applications under one policy.
 
-    Load 1.0 = the request rate that keeps every invoker's GPUs busy at the apps' cheapest
-    batch-1 configurations (see docs/esg.md).
+    Load: see --load (the one definition, solvers/esg/limits.py LOAD_DEFINITION).
 
     \b
     Example:
@@ -270,6 +287,7 @@ def simulate_cmd(
         requests=requests,
         invokers=invokers,
         cold_start_ms=cold_start_ms,
+        dispatch=dispatch,
         seed=seed,
         trace=None if trace is None else str(trace),
         max_events=max_events,

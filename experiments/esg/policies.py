@@ -2,7 +2,9 @@
 
 At each dispatch the simulator asks the policy for the configuration of one queue's head
 request, given the request's remaining latency budget. Planning latency of a configuration
-= stage latency + its batch-fill wait estimate (batch - 1) / (app arrival rate). The remaining
+= stage latency (which holds the file's `wait_ms`) + the batch-fill wait estimate
+(batch - 1) / (app arrival rate) when the configuration gives no `wait_ms` (the simulator waits
+the one or the other). The remaining
 stages are the function's critical path to the sink (longest at fastest configurations).
 - esg: ESG_1Q: A* with both blades over the remaining stages; commit the first stage;
 - greedy: cheapest configuration that leaves room for the fastest rest;
@@ -71,7 +73,12 @@ class PathPolicy:
         lat, cost = [], []
         for f, a, c in zip(app.functions, lats, costs, strict=True):
             m = MASKS[self.mask](f)
-            wait = np.array([(cf.batch - 1) * 1000.0 / max(rate_per_s, 1e-9) for cf in f.configs])
+            wait = np.array(  # the file's wait_ms is in the stage latency `a` already
+                [
+                    0.0 if cf.wait_ms > 0 else (cf.batch - 1) * 1000.0 / max(rate_per_s, 1e-9)
+                    for cf in f.configs
+                ]
+            )
             lat.append(np.where(m, a + wait, np.inf))
             cost.append(np.where(m, c, np.inf))
         fast = [float(x.min()) for x in lat]

@@ -4,13 +4,26 @@ Requests arrive per application (Poisson, bursty on/off, or the Azure LLM code t
 times rescaled to the load). A request enters the queue of each function once all its
 predecessors finished (per-(application, function) FIFO queues). When a queue has a head, the
 policy picks a configuration (batch b, vCPUs, GPU share) from the head's remaining budget; the
-batch leaves when b requests wait or when the head has waited the batch-fill estimate
-(b - 1) / rate. Dispatch (`solvers.esg.dispatch.place`) places it on an invoker: a warm idle
-container of the same size first, then the invoker of the head's upstream function, then best
-fit on GPU share (idle containers are evicted when space is needed); a new container pays the
-cold start.
-Idle containers stay warm for `keep_alive_s`. Cost = sum over runs of (vcpus * vcpu_s +
-gpu_share * gpu_s) * run time; reported per completed request. Every request completes
+batch leaves when b requests wait or when the head has waited the configuration's `wait_ms`
+(when the file gives one: the wait it was planned with) or else the batch-fill estimate
+(b - 1) / rate. A partial batch (n < b requests) runs for the least profiled latency of the
+same function and size at a batch in n..b (`_batch_latency_ms`), and is billed for that.
+Dispatch (`solvers.esg.dispatch.place`, rule `dispatch`, default "esg") places
+it on an invoker: a warm idle container of the same size first (upstream invokers first), then
+the invoker of the head's upstream function, then best fit on GPU share (idle containers are
+evicted when space is needed); a new container pays the cold start (the function's
+`cold_start_ms`, else `cold_start_ms` of the run). Idle containers stay warm for `keep_alive_s`.
+A batch that finds no room waits, and its queue drops the configuration: when a run finishes
+(room may be free) it re-plans from the head's remaining budget then.
+
+Transfer (placement matters): a batch's run = latency_ms + transfer_ms (the file's fixed part,
+the same anywhere) + the time to move its inputs: for each request of the batch and each
+upstream function, that function's `output_mb` (else the run's `output_mb`, 1 MB) over the
+local bandwidth (`local_mb_s`, 10,000 MB/s: shared memory on one invoker) when the upstream
+stage ran on the same invoker, else over the network (`remote_mb_s`, 1,250 MB/s: 10 Gbit/s), one
+after the other. A source function's input (from the gateway) costs the same anywhere: 0.
+Cost = sum over runs of (vcpus * vcpu_s + gpu_share * gpu_s) * run time, so cold start and
+transfer time are billed; reported per completed request. Every request completes
 (the run drains), and the simulator checks that arrivals = completions.
 
 The door (`Simulation.__init__`, so the CLI and the Python API alike):
@@ -24,8 +37,8 @@ The door (`Simulation.__init__`, so the CLI and the Python API alike):
   checked before the first event, and counted while it runs; the bursty generator counts its
   on/off periods against the same cap; the per-request tables against the memory budget.
 
-Load 1.0: the aggregate rate at which the apps' batch-1 configurations of least GPU time would
-keep every invoker's GPU busy, split equally over the applications.
+Load: `solvers.esg.limits.LOAD_DEFINITION` (the one definition, also the CLI's help), computed
+by `_demand` and `_rates`.
 """
 
 from __future__ import annotations
@@ -50,6 +63,7 @@ from schedlab.experiments.registry import WORKLOADS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.dispatch import (
     CAP_TOL,
+    DISPATCH_RULES,
     Container,
     Invoker,
     Placement,
@@ -87,6 +101,12 @@ MAX_SPAN_MS = MAX_MAGNITUDE
 BURST_ON_MS, BURST_OFF_MS = 1000.0, 3000.0
 #: Memory kept per request and per (request, function) during a run (tables, events, queues).
 BYTES_PER_REQUEST, BYTES_PER_STAGE = 400, 200
+#: Data a function passes on per request when its file gives no `output_mb` (MB): about a
+#: 512 x 512 RGB image (0.75 MB) or a mid-network feature map, rounded (illustrative).
+OUTPUT_MB = 1.0
+#: Bandwidths (MB/s) of a transfer on one invoker (memory copy, ~10 GB/s) and between invokers
+#: (a 10 Gbit/s network, 1,250 MB/s); illustrative round numbers, not measured.
+LOCAL_MB_S, REMOTE_MB_S = 10_000.0, 1_250.0
 
 
 @dataclass(frozen=True)
@@ -99,6 +119,10 @@ class SimConfig:
     gpus_per_invoker: float = 1.0
     keep_alive_s: float = 60.0
     cold_start_ms: float = 0.0  # used when a function gives none (0: warm-start model)
+    dispatch: str = "esg"  # a rule of solvers.esg.dispatch.DISPATCH_RULES
+    output_mb: float = OUTPUT_MB  # data per request a function passes on, when it gives none
+    local_mb_s: float = LOCAL_MB_S  # bandwidth of a transfer on one invoker
+    remote_mb_s: float = REMOTE_MB_S  # bandwidth of a transfer between invokers
     seed: int = 0
     trace: str | None = None  # an Azure LLM trace CSV for arrivals "azure" (default: the sample)
     max_events: int = MAX_EVENTS  # work cap (steps), see the module docstring
@@ -118,6 +142,13 @@ class SimConfig:
         check_number(self.cold_start_ms, "cold-start-ms", lo=0.0, hi=MAX_COLD_START_MS, problems=p)
         for name in ("vcpus_per_invoker", "gpus_per_invoker", "keep_alive_s"):
             check_number(getattr(self, name), name, lo=0.0, lo_open=True, problems=p)
+        check_number(self.output_mb, "output_mb", lo=0.0, problems=p)
+        for name in ("local_mb_s", "remote_mb_s"):
+            check_number(getattr(self, name), name, lo=0.0, lo_open=True, problems=p)
+        if self.dispatch not in DISPATCH_RULES:
+            p.append(
+                f"dispatch: unknown {self.dispatch!r}; choose one of: {', '.join(DISPATCH_RULES)}"
+            )
         if p:
             raise InvalidInput(p)
         check_seed(self.seed, allow_none=False)
@@ -260,6 +291,8 @@ class Simulation:
         self.cfg = cfg
         self.policy = make_policy(policy) if isinstance(policy, str) else policy
         self.rng = np.random.default_rng(cfg.seed)
+        # its own stream: arrivals stay the same whichever dispatch rule runs
+        self.dispatch_rng = np.random.default_rng([cfg.seed, 1])
         self.rates = self._rates()
         why = f" (load {cfg.load:g} over a demand of {self._demand():.3g} GPU-ms per request)"
         for r, k in zip(self.rates, self._requests_per_app(), strict=True):
@@ -288,9 +321,14 @@ class Simulation:
         self.blocked: set[tuple[int, int]] = set()
         self.events: list[tuple[float, int, str, Any]] = []
         self.seq = 0
-        self.decision_ms: list[float] = []
+        self.profiles: dict[tuple[int, int, float, float], list[tuple[int, float]]] = {}
+        self.decision_ms: list[float] = []  # every decision, cache hits included
+        self.decision_miss_ms: list[float] = []  # the decisions the policy computed
         self.cost = 0.0
         self.cold_starts = 0
+        self.transfer_ms = 0.0  # summed over (request, stage with upstream data)
+        self.transfers = 0  # (request, stage with upstream data) pairs
+        self.edges_local = self.edges_total = 0  # (request, upstream function) data moves
 
     def _demand(self) -> float:
         """GPU-ms per request summed over the apps at their batch-1 configurations of least
@@ -303,7 +341,8 @@ class Simulation:
         return demand
 
     def _rates(self) -> list[float]:
-        """Per-app arrival rate (1/s) for the configured load."""
+        """Per-app arrival rate (1/s) for the configured load: the same r for every app,
+        r x demand = load x capacity (`LOAD_DEFINITION`)."""
         capacity = self.cfg.invokers * self.cfg.gpus_per_invoker * 1000.0  # GPU-ms per s
         total = self.cfg.load * capacity / max(self._demand(), 1e-9)
         return [total] * len(self.apps)
@@ -314,8 +353,9 @@ class Simulation:
         return [n // n_apps + (1 if i < n % n_apps else 0) for i in range(n_apps)]
 
     def work_estimate(self) -> float:
-        """Steps the run implies at most: per request and function, EVENTS_PER_STAGE events
-        and one decision of `policy.decision_work` steps (every decision a cache miss)."""
+        """Steps the run implies: per request and function, EVENTS_PER_STAGE events and one
+        decision of `policy.decision_work` steps (every decision a cache miss). A queue that
+        waits for room re-plans, more decisions, counted as the run makes them."""
         total = 0.0
         for a, k in enumerate(self._requests_per_app()):
             fns = range(len(self.apps[a].functions))
@@ -365,25 +405,76 @@ class Simulation:
             head = queue[0]
             remaining = self.apps[a].slo_ms - (t - self.req_arrival[head])
             self.cap.step(math.ceil(self.policy.decision_work(self.states[a], fn)))
+            cached = len(self.states[a].cache)
             t0 = time.perf_counter()
             k = self.policy.decide(self.states[a], fn, remaining)
-            self.decision_ms.append((time.perf_counter() - t0) * 1000.0)
-            b = self.apps[a].functions[fn].configs[k].batch
-            go = self.req_enq[(head, fn)] + (b - 1) * 1000.0 / self.rates[a]
+            took = (time.perf_counter() - t0) * 1000.0
+            self.decision_ms.append(took)
+            if len(self.states[a].cache) > cached:  # a miss: the policy computed it
+                self.decision_miss_ms.append(took)
+            go = self.req_enq[(head, fn)] + self._fill_wait_ms(a, fn, k)
             self.pending[q] = (k, go)
-            if len(queue) < b and go > t:
+            if len(queue) < self.apps[a].functions[fn].configs[k].batch and go > t:
                 self.push(go, "timer", q)
         k, go = self.pending[q]
         b = self.apps[a].functions[fn].configs[k].batch
         if len(queue) >= b or go <= t:
             self._dispatch(t, q)
 
+    def _batch_latency_ms(self, a: int, fn: int, k: int, n: int) -> float:
+        """Run latency of a batch of n requests on configuration k (batch b): a partial batch
+        (n < b) takes the least profiled latency of the same function and size (vCPUs, GPU
+        share) at a batch in n..b (k's own among them), so it pays for what it carries."""
+        f = self.apps[a].functions[fn]
+        c = f.configs[k]
+        if n >= c.batch:
+            return c.latency_ms
+        key = (a, fn, c.vcpus, c.gpu_share)
+        prof = self.profiles.get(key)
+        if prof is None:
+            same = [x for x in f.configs if (x.vcpus, x.gpu_share) == (c.vcpus, c.gpu_share)]
+            prof = self.profiles[key] = sorted((x.batch, x.latency_ms) for x in same)
+        return min(lat for b, lat in prof if n <= b <= c.batch)
+
+    def _fill_wait_ms(self, a: int, fn: int, k: int) -> float:
+        """How long a head waits for its batch to fill: the configuration's `wait_ms` when the
+        file gives one (> 0: the batch timeout it was planned with), else (b - 1) / rate."""
+        c = self.apps[a].functions[fn].configs[k]
+        return c.wait_ms if c.wait_ms > 0 else (c.batch - 1) * 1000.0 / self.rates[a]
+
     def _place(self, t: float, a: int, fn: int, k: int, head: int) -> Placement:
-        """The ESG dispatch rule (`solvers.esg.dispatch.place`) after keep-alive expiry."""
+        """The run's dispatch rule (`solvers.esg.dispatch.place`) after keep-alive expiry."""
         c = self.apps[a].functions[fn].configs[k]
         expire(self.invokers, t, self.cfg.keep_alive_s * 1000.0)
         ups = [self.req_where[head][p] for p in self.preds[a][fn] if p in self.req_where[head]]
-        return place(self.invokers, a, fn, k, c.vcpus, c.gpu_share, ups)
+        return place(
+            self.invokers,
+            a,
+            fn,
+            k,
+            c.vcpus,
+            c.gpu_share,
+            ups,
+            rule=self.cfg.dispatch,
+            rng=self.dispatch_rng,
+        )
+
+    def _transfer_ms(self, a: int, fn: int, i: int, batch: list[int]) -> float:
+        """Time (ms) to move a batch's inputs to invoker i: each request's data from each
+        upstream function, locally when that stage ran on i, else over the network."""
+        total = 0.0
+        for p in self.preds[a][fn]:
+            mb = self.apps[a].functions[p].output_mb
+            mb = self.cfg.output_mb if mb is None else mb
+            for r in batch:
+                local = self.req_where[r][p] == i
+                self.edges_local += local
+                self.edges_total += 1
+                total += mb * 1000.0 / (self.cfg.local_mb_s if local else self.cfg.remote_mb_s)
+        if self.preds[a][fn]:
+            self.transfer_ms += total * len(batch)
+            self.transfers += len(batch)
+        return total
 
     def _dispatch(self, t: float, q: tuple[int, int]) -> None:
         self.cap.step()
@@ -394,14 +485,16 @@ class Simulation:
         c = f.configs[k]
         pl = self._place(t, a, fn, k, queue[0])
         i, cont, cold = pl.invoker, pl.container, pl.cold
-        if i < 0:
+        if i < 0:  # no room: wait, and re-plan from the head's budget when room may be free
             self.blocked.add(q)
+            del self.pending[q]
             return
         self.blocked.discard(q)
         batch = [queue.popleft() for _ in range(min(c.batch, len(queue)))]
         run = (
-            c.latency_ms
+            self._batch_latency_ms(a, fn, k, len(batch))
             + f.transfer_ms
+            + self._transfer_ms(a, fn, i, batch)
             + ((f.cold_start_ms or self.cfg.cold_start_ms) if cold else 0.0)
         )
         self.cold_starts += cold
@@ -426,9 +519,9 @@ class Simulation:
                 self.req_left[r][j] -= 1
                 if self.req_left[r][j] == 0:
                     self._enqueue(t, r, j)
-        for bq in list(self.blocked):
-            if bq in self.pending:
-                self._dispatch(t, bq)
+        for bq in list(self.blocked):  # room may be free: re-plan each from its budget now
+            self.blocked.discard(bq)
+            self._service(t, bq)
 
     def run(self) -> dict[str, Any]:
         self._setup_requests()
@@ -442,7 +535,7 @@ class Simulation:
                     if not ps:
                         self._enqueue(t, data, fn)
             elif kind == "timer":
-                if data in self.pending and data not in self.blocked:
+                if data in self.pending:
                     self._service(t, data)
             else:
                 self._done(t, *data)
@@ -457,6 +550,7 @@ class Simulation:
         lat = fin - np.array(self.req_arrival)
         slo = np.array([self.apps[a].slo_ms for a in self.req_app])
         dec = np.array(self.decision_ms) if self.decision_ms else np.zeros(1)
+        miss = np.array(self.decision_miss_ms) if self.decision_miss_ms else np.zeros(1)
         return {
             "requests": arrived,
             "completed": done,
@@ -465,8 +559,13 @@ class Simulation:
             "p50_latency_ms": float(np.percentile(lat, 50)),
             "p99_latency_ms": float(np.percentile(lat, 99)),
             "decision_ms_p99": float(np.percentile(dec, 99)),
+            "decision_ms_p99_computed": float(np.percentile(miss, 99)),
             "decisions": len(self.decision_ms),
+            "decisions_cached": len(self.decision_ms) - len(self.decision_miss_ms),
+            "dispatch": self.cfg.dispatch,
             "cold_starts": int(self.cold_starts),
+            "mean_transfer_ms": self.transfer_ms / max(self.transfers, 1),
+            "local_transfer_share": self.edges_local / max(self.edges_total, 1),
             "rate_per_s": float(sum(self.rates)),
             "configs_too_large": self.configs_too_large,
             "work_steps": self.cap.done,

@@ -1,12 +1,18 @@
 """ESG dispatch: place a configured batch's container on an invoker.
 
-The rule (ESG's, as reconstructed): a warm idle container of the same owner (application,
-function) and size (vCPUs, GPU share) first; otherwise a new container on the invoker of the
-upstream function (any of them), then best fit on free GPU share (least free share that fits);
-when no invoker has room, idle containers are evicted (oldest first) on the invokers in that
-same order. Used by the simulator (online) and by the many-queue measurement
-(`solvers.esg.queues_greedy`) with an empty cluster. A container's batch size is a run
-parameter, not part of its size.
+The rule (ESG's, as reconstructed, `rule="esg"`): a warm idle container of the same owner
+(application, function) and size (vCPUs, GPU share) first, on an upstream function's invoker
+before any other; otherwise a new container on the invoker of the upstream function (any of
+them), then best fit on free GPU share (least free share that fits); when no invoker has room,
+idle containers are evicted (oldest first) on the invokers in that same order. Used by the
+simulator (online) and by the many-queue measurement (`solvers.esg.heuristic_queues`) with an
+empty cluster. A container's batch size is a run parameter, not part of its size.
+
+The ablation rules (`DISPATCH_RULES`, the simulator's `--dispatch`) drop one mechanism each:
+`no-locality` ignores the upstream invoker (warm containers in invoker order, then best fit),
+`no-warm` never reuses an idle container (every batch a cold start), and `random` tries the
+invokers in a random order (seeded by the caller's generator) for the warm container and for
+a new one alike, blind to locality.
 """
 
 from __future__ import annotations
@@ -14,8 +20,17 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 #: Capacity tolerance of every fit check.
 CAP_TOL = 1e-9
+#: The dispatch rules (`place(rule=...)`; `schedlab esg simulate --dispatch`), name -> summary.
+DISPATCH_RULES: dict[str, str] = {
+    "esg": "warm container (upstream invoker first), then the upstream invoker, then best fit",
+    "no-locality": "warm container, then best fit on GPU share; blind to the upstream invoker",
+    "no-warm": "like esg but never reuses an idle container (every batch a cold start)",
+    "random": "warm container, else a new one, invokers in a random order; locality-blind",
+}
 
 
 @dataclass(eq=False)
@@ -61,10 +76,18 @@ def expire(invokers: Sequence[Invoker], t: float, keep_alive_ms: float) -> None:
         inv.containers = [x for x in inv.containers if x.busy or t - x.idle_since < keep_alive_ms]
 
 
-def warm(invokers: Sequence[Invoker], app: int, fn: int, vcpus: float, share: float) -> Placement:
-    """The first idle container of this owner and size (invoker -1 when there is none)."""
-    for i, inv in enumerate(invokers):
-        for x in inv.containers:
+def warm(
+    invokers: Sequence[Invoker],
+    app: int,
+    fn: int,
+    vcpus: float,
+    share: float,
+    order: Sequence[int] | None = None,
+) -> Placement:
+    """The first idle container of this owner and size, invokers visited in `order` (default:
+    index order); invoker -1 when there is none."""
+    for i in range(len(invokers)) if order is None else order:
+        for x in invokers[i].containers:
             if not x.busy and (x.app, x.fn, x.vcpus, x.share) == (app, fn, vcpus, share):
                 return Placement(i, x, False)
     return Placement(-1, Container(app, fn, -1, 0.0, 0.0), False)
@@ -92,17 +115,32 @@ def place(
     *,
     reuse_warm: bool = True,
     evict: bool = True,
+    rule: str = "esg",
+    rng: np.random.Generator | None = None,
 ) -> Placement:
-    """Place a container of (app, fn) sized (vcpus, share) by the ESG rule; see the module doc.
+    """Place a container of (app, fn) sized (vcpus, share) by `rule` (`DISPATCH_RULES`; see the
+    module doc); `rng` draws the order of rule "random".
 
     `upstream`: invoker indices of the upstream function(s). A new container is appended to
     its invoker (marked idle; the caller sets `busy`). Invoker -1: nothing fits.
     """
-    if reuse_warm:
-        w = warm(invokers, app, fn, vcpus, share)
+    if rule not in DISPATCH_RULES:
+        raise ValueError(f"dispatch rule {rule!r}; choose one of {', '.join(DISPATCH_RULES)}")
+    n = len(invokers)
+    if rule == "random":
+        gen = rng if rng is not None else np.random.default_rng(0)
+        order = [int(i) for i in gen.permutation(n)]
+        warm_order: list[int] | None = order
+    elif rule == "no-locality":
+        order = sorted(range(n), key=lambda i: invokers[i].free()[1])
+        warm_order = None
+    else:
+        order = sorted(range(n), key=lambda i: (i not in upstream, invokers[i].free()[1]))
+        warm_order = sorted(range(n), key=lambda i: i not in upstream)
+    if reuse_warm and rule != "no-warm":
+        w = warm(invokers, app, fn, vcpus, share, warm_order)
         if w.invoker >= 0:
             return w
-    order = sorted(range(len(invokers)), key=lambda i: (i not in upstream, invokers[i].free()[1]))
     for ev in (False, True) if evict else (False,):
         for i in order:
             if fits(invokers[i], vcpus, share, ev):

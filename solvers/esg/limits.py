@@ -19,3 +19,17 @@ MAX_REQUESTS = 10_000_000
 MAX_INVOKERS = 10_000
 MAX_LOAD = 2.0
 MAX_COLD_START_MS = 3.6e6
+#: What `--load` means, in one place (the CLI's help, the simulator, docs/esg.md): every
+#: application gets the same request rate r, chosen so that r x D = load x C, where D is the
+#: GPU-ms per request summed over the applications' functions, each at its batch-1
+#: configuration of least GPU time (gpu_share x latency_ms; any batch when a function has no
+#: batch-1 configuration, per request), and C = invokers x GPUs per invoker x 1,000 GPU-ms/s.
+#: Load 1: those configurations would keep every invoker's GPU busy.
+LOAD_DEFINITION = (
+    "Load L: every application gets the same request rate r with r x D = L x C, where D is the "
+    "GPU-ms per request summed over the applications' functions, each at its batch-1 "
+    "configuration of least GPU time (gpu_share x latency_ms; per request at any batch when it "
+    "has none), and C = invokers x GPUs per "
+    "invoker x 1000 GPU-ms per second; load 1: those configurations would keep every "
+    "invoker's GPU busy."
+)

@@ -5,6 +5,9 @@ cost is (vcpus * vcpu_s + gpu_share * gpu_s) * latency_ms / 1000 / batch. The st
 plan pays for a function is latency_ms + wait_ms (batch-fill wait, 0 unless given) +
 transfer_ms of the function (0 unless given). A plan picks one configuration per function; it
 meets the budget when the longest path of stage latencies through the DAG fits it.
+`output_mb` (optional, per function): the data (MB per request) the function passes on to each
+successor; only the simulator reads it (a transfer time that depends on placement; None: the
+simulator's default), plans do not.
 File format (JSON): see `App.from_json`; a chain when `edges` is omitted (in list order).
 """
 
@@ -93,12 +96,14 @@ class Config:
 
 @dataclass(frozen=True)
 class Function:
-    """A function of the application: its id, configurations, transfer and cold-start times."""
+    """A function of the application: its id, configurations, transfer and cold-start times,
+    and the data it passes on (MB per request; None: the simulator's default)."""
 
     id: str
     configs: tuple[Config, ...]
     transfer_ms: float = 0.0
     cold_start_ms: float = 0.0
+    output_mb: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"id": self.id, "configs": [c.to_dict() for c in self.configs]}
@@ -106,6 +111,8 @@ class Function:
             d["transfer_ms"] = self.transfer_ms
         if self.cold_start_ms:
             d["cold_start_ms"] = self.cold_start_ms
+        if self.output_mb is not None:
+            d["output_mb"] = self.output_mb
         return d
 
 
@@ -133,6 +140,10 @@ class App:
             bad = check_id(f.id, "function id")
             if bad:
                 p.add(bad)
+            for name in ("transfer_ms", "cold_start_ms", "output_mb"):
+                v = getattr(f, name)
+                if v is not None:
+                    _num(p, f"function {f.id!r}.{name}", v, zero_ok=True)
             for k, c in enumerate(f.configs):
                 for name in ("vcpus", "gpu_share", "latency_ms", "wait_ms"):
                     _num(
@@ -277,7 +288,7 @@ def _function(p: Problems, i: int, f: Any) -> Function | None:
     bad_id = check_id(fid, f"{where}.id:")
     if bad_id:
         p.add(bad_id)
-    known = {"id", "configs", "transfer_ms", "cold_start_ms"}
+    known = {"id", "configs", "transfer_ms", "cold_start_ms", "output_mb"}
     for k in sorted(set(f) - known):
         p.add(f"{where}.{k}: unknown field; fields: {', '.join(sorted(known))}")
     raw = f.get("configs")
@@ -293,6 +304,9 @@ def _function(p: Problems, i: int, f: Any) -> Function | None:
         configs=tuple(c for c in cs if c is not None),
         transfer_ms=_num(p, f"{where}.transfer_ms", f.get("transfer_ms", 0.0), zero_ok=True),
         cold_start_ms=_num(p, f"{where}.cold_start_ms", f.get("cold_start_ms", 0.0), zero_ok=True),
+        output_mb=None
+        if f.get("output_mb") is None
+        else _num(p, f"{where}.output_mb", f["output_mb"], zero_ok=True),
     )
 
 
