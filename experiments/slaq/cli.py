@@ -160,6 +160,16 @@ def allocate(
         click.echo(format_table(["job", "cores", "quality"], rows))
 
 
+MAX_AUTHORS_FITS = 10_000  # default work cap of `slaq predict --scoring authors` (scipy fits)
+
+
+def _scorings() -> tuple[str, ...]:
+    """The prediction study's conventions (`predict.SCORINGS`)."""
+    from schedlab.solvers.slaq.predict import SCORINGS
+
+    return SCORINGS
+
+
 @slaq.command("predict")
 @click.argument("lossfile")
 @click.option(
@@ -174,56 +184,108 @@ def allocate(
     type=LazyChoice(_models),
     default="auto",
     show_default=True,
-    help="Predictor; auto picks the family with the smaller weighted residual.",
+    help="Predictor; auto: strict picks the family with the smaller weighted residual, "
+    "authors the family the SLAQ authors fitted to that curve (by its name).",
+)
+@click.option(
+    "--scoring",
+    type=LazyChoice(_scorings),
+    default="strict",
+    show_default=True,
+    help="strict: ours (every prefix exactly K ahead, clipped at 0, floor(1%) top errors "
+    "dropped); authors: the SLAQ authors' fits and scoring (docs/slaq.md).",
+)
+@click.option(
+    "--decay",
+    type=positive_float(1.0),
+    default=0.8,
+    show_default=True,
+    help="Weight decay of the fits, in (0, 1] (authors: their sigma decay; 1 = unweighted).",
+)
+@click.option(
+    "--max-fits",
+    type=WORK_CAP,
+    default=MAX_AUTHORS_FITS,
+    show_default=True,
+    help="Work cap of --scoring authors (one scipy fit per iteration): a longer curve is exit 2.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def predict(lossfile: str, ahead: int, model: str, as_json: bool) -> None:
-    """The prediction study on one curve: predict K iterations ahead from every prefix.
+def predict(
+    lossfile: str,
+    ahead: int,
+    model: str,
+    scoring: str,
+    decay: float,
+    max_fits: int,
+    as_json: bool,
+) -> None:
+    """The prediction study on one curve: predict K iterations ahead, in one of two conventions.
 
     LOSSFILE is a text file (one loss per line) or the name of a shipped curve (logreg, ...).
 
     \b
-    Example:
+    Examples:
       schedlab slaq predict logreg --ahead 10 --model auto --json
-    Keys: mean_relative_error_pct (top 1% dropped), model, families (fits per family),
-    forecast (the next K losses from the whole curve, with the family used), predictions.
+      schedlab slaq predict svm-poly-mnist --ahead 10 --scoring authors --decay 1 --json
+    Keys: mean_relative_error_pct (top 1% dropped), model, scoring, decay, families (fits per
+    family), dropped, unscored, forecast (the next K losses from the whole curve, with the
+    family used), predictions; with --scoring authors also authors_family and fit_steps.
     """
     import numpy as np
 
     from schedlab.experiments.output import emit_json
+    from schedlab.solvers.errors import InvalidInput
     from schedlab.solvers.slaq.curves import load_curve, shipped_curve, shipped_names
-    from schedlab.solvers.slaq.predict import fit, prediction_errors
+    from schedlab.solvers.slaq.predict import PredictorConfig, fit, prediction_errors
 
     p = Path(lossfile)
-    curve = shipped_curve(lossfile) if not p.exists() and lossfile in shipped_names() else None
-    if curve is None:
-        curve = load_curve(p)
-    study = prediction_errors(curve, model, (ahead,))
-    whole = fit(curve, model)
-    forecast = whole.predict(np.arange(1, ahead + 1, dtype=float))
+    shipped = not p.exists() and lossfile in shipped_names()
+    curve = shipped_curve(lossfile) if shipped else load_curve(p)
+    fits = max(0, len(curve) - 4) if model in ("auto", "inverse-poly", "exponential") else 0
+    if scoring == "authors" and fits > max_fits:
+        raise InvalidInput(
+            f"--max-fits: --scoring authors makes one scipy fit per iteration ({fits:,} for this "
+            f"curve), more than the work cap {max_fits:,}; raise --max-fits or pass fewer losses"
+        )
+    cfg = PredictorConfig(decay=decay)
+    name = lossfile if shipped else p.stem
+    study = prediction_errors(curve, model, (ahead,), cfg, scoring=scoring, name=name)
+    h = np.arange(1, ahead + 1, dtype=float)
+    if scoring == "authors":
+        last = study["last"]  # their loop's fit at N (None below 5 losses)
+        family = None if last is None else last.family
+        note = "the authors' loop predicts from 5 losses on" if last is None else last.step
+        losses = [] if last is None else [float(x) for x in last.predict(h)]
+    else:
+        whole = fit(curve, model, cfg)
+        family, note = whole.family, whole.note.strip()
+        losses = [float(x) for x in whole.predict(h)]
+    forecast = {"family": family, "note": note, "losses": losses}
     out = {
         "curve": lossfile,
         "points": len(curve),
         "model": model,
+        "scoring": scoring,
+        "decay": decay,
         "ahead": ahead,
         "mean_relative_error_pct": study["mean_relative_error_pct"][ahead],
         "families": study["families"],
-        "forecast": {
-            "family": whole.family,
-            "note": whole.note.strip(),
-            "losses": [float(x) for x in forecast],
-        },
+        "dropped": study["dropped"][ahead],
+        "unscored": study["unscored"][ahead],
+        "forecast": forecast,
         "predictions": study["predictions"],
     }
+    if scoring == "authors":
+        out |= {"authors_family": study["family"], "fit_steps": study["fit_steps"]}
     if as_json:
         emit_json(out)
         return
     click.echo(
-        f"{lossfile}: {model} predictor, {ahead} ahead: mean relative error "
-        f"{out['mean_relative_error_pct']:.3g}% (top 1% dropped) over "
+        f"{lossfile}: {model} predictor, {scoring} scoring, {ahead} ahead: mean relative error "
+        f"{out['mean_relative_error_pct']:.4g}% ({out['dropped']} top error(s) dropped) over "
         f"{len(study['predictions'])} predictions; fits by family: {study['families']}"
     )
-    click.echo(f"forecast ({whole.family}): " + ", ".join(f"{x:.6g}" for x in forecast))
+    click.echo(f"forecast ({family}): " + ", ".join(f"{x:.6g}" for x in losses))
 
 
 @slaq.command("simulate")

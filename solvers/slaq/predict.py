@@ -23,6 +23,9 @@ Fallback steps (recorded in `Fit.note`, never an exception): fewer than `min_poi
 points -> geometric (naive when a loss is <= 0; the last value when only one point); a family
 whose fit fails (e.g. a loss <= 0, no finite candidate) -> the other family -> geometric ->
 naive -> the last value. `auto` fits both families and keeps the smaller weighted residual.
+
+The prediction-error study (`prediction_errors`) runs in two conventions: `strict` (ours, with
+this predictor) and `authors` (the SLAQ authors' fits and scoring, `predict_authors.py`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from functools import lru_cache
 from typing import Any, Literal, get_args
 
 import numpy as np
+
+from schedlab.solvers.errors import InvalidInput
 
 Model = Literal["auto", "inverse-poly", "exponential", "naive", "geometric"]
 MODELS: tuple[str, ...] = get_args(Model)
@@ -372,6 +377,18 @@ def fit(
 
 
 # ---- the prediction-error study ------------------------------------------------------------
+SCORINGS: tuple[str, ...] = ("strict", "authors")
+
+
+def mean_without_top(errors: Sequence[float], drop_top: float = 0.01) -> tuple[float, int]:
+    """The strict convention's mean (%) after dropping the floor(drop_top n) largest errors
+    (at 1%: none below 100 errors), and how many were dropped."""
+    arr = np.sort(np.asarray(errors, dtype=float))
+    cut = int(np.floor(drop_top * len(arr)))
+    keep = arr[: len(arr) - cut]
+    return (float(100 * keep.mean()) if len(keep) else float("nan")), cut
+
+
 def prediction_errors(
     curve: np.ndarray,
     model: str = "auto",
@@ -379,10 +396,21 @@ def prediction_errors(
     cfg: PredictorConfig | None = None,
     *,
     drop_top: float = 0.01,
+    scoring: str = "strict",
+    name: str | None = None,
 ) -> dict[str, Any]:
-    """Relative errors |L^ - L| / L of `model` on `curve`, predicting from every prefix of at
-    least `min_points` points, per horizon in `aheads`; the mean drops the top 1% of errors."""
+    """Relative errors |L^ - L| / L of `model` on `curve` per horizon in `aheads`, in one of two
+    conventions. strict (ours): from every prefix of at least `min_points` points exactly h
+    ahead, predictions clipped at 0, the top `drop_top` of errors dropped by `mean_without_top`.
+    authors: the SLAQ authors' fits, rules and scoring (`predict_authors.authors_errors`; `name`
+    picks their family for `auto`; `cfg.decay` their sigma decay)."""
     cfg = cfg or PredictorConfig()
+    if scoring == "authors":
+        from schedlab.solvers.slaq.predict_authors import authors_errors
+
+        return authors_errors(curve, model, aheads, decay=cfg.decay, name=name)
+    if scoring != "strict":
+        raise InvalidInput(f"scoring: must be one of {', '.join(SCORINGS)} (got {scoring!r})")
     curve = np.asarray(curve, dtype=float)
     steps: list[dict[str, Any]] = []
     errs: dict[int, list[float]] = {h: [] for h in aheads}
@@ -409,9 +437,17 @@ def prediction_errors(
                     "family": f.family,
                 }
             )
-    mean = {}
+    mean: dict[int, float] = {}
+    dropped: dict[int, int] = {}
+    unscored: dict[int, int] = {}
     for h, e in errs.items():
-        arr = np.sort(np.asarray([x for x in e if np.isfinite(x)]))
-        keep = arr[: len(arr) - int(np.floor(drop_top * len(arr)))] if len(arr) else arr
-        mean[h] = float(100 * keep.mean()) if len(keep) else float("nan")
-    return {"mean_relative_error_pct": mean, "predictions": steps, "families": families}
+        finite = [x for x in e if np.isfinite(x)]
+        mean[h], dropped[h] = mean_without_top(finite, drop_top)
+        unscored[h] = len(e) - len(finite)
+    return {
+        "mean_relative_error_pct": mean,
+        "predictions": steps,
+        "families": families,
+        "dropped": dropped,
+        "unscored": unscored,
+    }

@@ -36,9 +36,16 @@ def test_quality_figure_tiny_and_resume(tmp_path, monkeypatch):
 
 def test_prediction_figure_tiny(tmp_path, monkeypatch):
     monkeypatch.setattr(fig_prediction, "AHEADS", (1, 10))
+    monkeypatch.setattr(fig_prediction, "TIGHT_CURVES", ("logreg",))
     paths = figures()["slaq-prediction"].obj("tiny", 0, tmp_path)
-    rows = read(tmp_path / "slaq" / "slaq-prediction.csv")
-    assert len(rows) == 2 * 5 and all(float(r["err_10_pct"]) >= 0 for r in rows)
+    rows = {r["curve"]: r for r in read(tmp_path / "slaq" / "slaq-prediction.csv")}
+    assert set(rows) == {"logreg", "svm-poly-mnist"}
+    svm = rows["svm-poly-mnist"]
+    assert float(svm["authors_naive_pct"]) == pytest.approx(52.54648303054411, rel=1e-12)
+    assert float(svm["paper_naive_pct"]) == 52.5 and svm["authors_family"] == "inverse-poly"
+    assert float(rows["logreg"]["authors_fit_tight_pct"]) > 0 and not svm["authors_fit_tight_pct"]
+    long = read(tmp_path / "slaq" / "slaq-prediction-horizons.csv")
+    assert len(long) == 2 * (5 + 3) + 1 and all(float(r["err_10_pct"]) >= 0 for r in long)
     assert any(p.suffix == ".png" for p in paths)
 
 

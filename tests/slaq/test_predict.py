@@ -10,6 +10,7 @@ from schedlab.solvers.slaq.curves import load_curve, shipped_curve, shipped_name
 from schedlab.solvers.slaq.predict import (
     PredictorConfig,
     fit,
+    mean_without_top,
     natural_cubic_spline,
     prediction_errors,
 )
@@ -70,13 +71,39 @@ def test_window_and_decay_weigh_recent_points():
     assert f.predict(1.0) == pytest.approx(0.8**30 + 1.0, rel=1e-2)
 
 
-def test_error_study_shape_and_drop_top():
+def test_error_study_shape():
     curve = 0.9 ** (np.arange(40.0)) + 0.5
     r = prediction_errors(curve, "exponential", (1, 5))
     assert set(r["mean_relative_error_pct"]) == {1, 5}
     assert r["mean_relative_error_pct"][1] < 0.1
     n1 = sum(1 for p in r["predictions"] if p["ahead"] == 1)
     assert n1 == 40 - 5
+
+
+@pytest.mark.parametrize("n", [104, 105])
+def test_strict_drop_top_on_a_hand_made_case(n):
+    """A line L_k = 200 - k with one bump of B at k = 50: the naive rule 1 ahead is exact except
+    three predictions (target 50: B/(L_50 + B); from 50: 2B/L_51; from 51: B/L_52). Strict
+    scoring scores n - 5 predictions and drops the floor(1%) largest: none of 99, one of 100."""
+    k = np.arange(1.0, n + 1)
+    curve = 200.0 - k
+    bump = 10.0
+    curve[49] += bump
+    errors = [bump / (150.0 + bump), 2 * bump / 149.0, bump / 148.0]
+    r = prediction_errors(curve, "naive", (1,))
+    scored = n - 5
+    assert sum(p["relative_error"] > 1e-12 for p in r["predictions"]) == 3
+    kept = errors if scored < 100 else [errors[0], errors[2]]
+    assert r["dropped"][1] == scored // 100
+    want = 100 * sum(kept) / (scored - scored // 100)
+    assert r["mean_relative_error_pct"][1] == pytest.approx(want, rel=1e-9)
+
+
+def test_mean_without_top_drops_floor_one_percent():
+    errs = [float(i) for i in range(1, 201)]  # 200 errors: the two largest go
+    assert mean_without_top(errs) == (pytest.approx(100 * sum(range(1, 199)) / 198), 2)
+    assert mean_without_top(errs[:99]) == (pytest.approx(100 * 50.0), 0)
+    assert mean_without_top([3.0, 1.0, 2.0], drop_top=0.34) == (pytest.approx(150.0), 1)
 
 
 def test_fitted_families_beat_naive_on_shipped_logreg():
