@@ -6,8 +6,9 @@ lazily. CP-SAT needs integer objective coefficients: each pair is written with a
 cost, d_ab x_ab = |d_ab| lit_ab + min(0, d_ab) with lit_ab = x_ab (d_ab >= 0) or not x_ab
 (d_ab < 0), d_ab = W[a,b] - W[b,a]; |d| is scaled by s (max |d| * s = 2^scale_bits) and
 rounded *down*. The scaled model is then a relaxation of the true one (every order costs at
-least its scaled cost / s), so CP-SAT's bound L converts soundly as const + shift + L / s with
-no slack term, and the returned order, re-evaluated by the closed form, is off that bound only
+least its scaled cost / s), so CP-SAT's bound L converts soundly as P + L / s with no slack
+term, where P = sum over pairs of min(W[a,b], W[b,a]) (= const + shift, summed without
+cancellation), and the returned order, re-evaluated by the closed form, is off that bound only
 by the rounding of the pairs it places against their preference (at most 1 / s each), not by a
 worst case over all pairs (which, against a large const, could exceed the proof tolerance).
 """
@@ -28,6 +29,7 @@ from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.lop import (
     RoundResult,
     Triple,
+    pairwise_min_bound,
     refuse_non_lop,
     skipped_round,
     solve_lop,
@@ -87,7 +89,9 @@ class CpSatBlockModel:
         self.num_workers = num_workers
         self.seed = seed
         self.max_deterministic_time = max_deterministic_time
-        self.const = float(np.tril(Wb, -1).sum())  # sum_{a<b} W[b, a]
+        # const + shift = sum over pairs of min(W[a,b], W[b,a]), summed without the cancellation
+        # of sum_{a<b} W[b,a] against the negative d (1e7 against -1e7 lost a value of 1e-9)
+        self.base = pairwise_min_bound(Wb)
         self.build_s = 0.0  # seconds spent adding triangles (predicts the hand-over)
         self.model = cp_model.CpModel()
         self.x = {}
@@ -97,7 +101,7 @@ class CpSatBlockModel:
                 self.x[a, b] = self.model.new_bool_var(f"x_{a}_{b}")
         self.pairs = list(self.x)
         d = np.array([Wb[a, b] - Wb[b, a] for a, b in self.pairs], dtype=float)
-        self.w, flip, self.s, self.shift = scale_costs(d, scale_bits)
+        self.w, flip, self.s, _shift = scale_costs(d, scale_bits)
         xs = [self.x[p] for p in self.pairs]
         self.index = np.array([v.index for v in xs], dtype=np.int64)
         lits = [~v if f else v for v, f in zip(xs, flip, strict=True)]
@@ -145,7 +149,7 @@ class CpSatBlockModel:
         # CP-SAT leaves the bound at 0 when it stops before presolve ends (UNKNOWN), so only
         # a run that found a solution reports a bound we trust.
         lb = float(solver.best_objective_bound) if has else math.nan
-        bound = self.const + self.shift + lb / self.s if math.isfinite(lb) else None
+        bound = self.base + lb / self.s if math.isfinite(lb) else None
         stats = {
             "cpsat_conflicts": int(solver.num_conflicts),
             "cpsat_branches": int(solver.num_branches),
