@@ -1,18 +1,21 @@
 """Status cases of SLAQ for tests/core/test_exact_status.py: tiny snapshots off every grid.
 
-The oracle takes each old job's quality from its raw loss history one job at a time
-(`quality.job_quality`: the predictor fit and THE evaluation of Q_j(c) = (L_now - L^(c T / W_j
-ahead)) / M_j, the data model, not a method under test; the methods fit all jobs in one batch),
-computes the cores before sharing itself, and tries every split of the free cores among the old
-jobs (a plain product, no DP, no stars and bars). The compiled evaluation defines Q: where
-1 - r^h cancels to the last bit (a geometric fit with r = 1 - 1e-14), numpy's power in
-`Fit.predict` and the compiled one differ by 100% of Q. Cores are integers and every core is given:
-the minimums are capped at floor(C / J), so a snapshot always has an allocation and `optimal` is
-the only status an exact method may give (BOTH_STATUSES = False). The core count is drawn around
-the point where the minimums use every core (J * min_cores - 1, J * min_cores, + 1) and with a
-few free cores beyond it. Half the snapshots hold a near-twin of an old job (W_j a hair larger):
-allocations whose values differ by about the proof tolerance, which a back end that rounds the
-qualities coarsely cannot tell apart.
+The oracle takes each old job's quality from its raw loss history one job at a time (the
+predictor `fit` and `JobQuality`, THE evaluation of Q_j(c) = (L_now - L^(c T / W_j ahead)) / M_j:
+the data model, not a method under test; the methods fit all jobs in one batch), computes the
+cores before sharing itself, and tries every split of the free cores among the old jobs (a plain
+product, no DP, no stars and bars). The compiled evaluation defines Q: where 1 - r^h cancels to
+the last bit (a geometric fit with r = 1 - 1e-14), numpy's power in `Fit.predict` and the
+compiled one differ by 100% of Q.
+
+Cores are integers and every core is given: the minimums are capped at floor(C / J), so a
+snapshot always has an allocation and `optimal` is the only status an exact method may give
+(BOTH_STATUSES = False). The core count is drawn around the point where the minimums use every
+core (J * min_cores - 1, J * min_cores, + 1) and with a few free cores beyond it. Half the
+snapshots hold a near-twin of an old job (W_j a hair larger): allocations whose values differ by
+about the proof tolerance, which a back end that rounds the qualities coarsely cannot tell apart.
+Loss histories, W_j and the epoch range from tiny to large (losses 1e-6 to 1e10, W_j 1e-5 to
+1e4), so fitted qualities can span hundreds of orders of magnitude in one snapshot.
 """
 
 from __future__ import annotations
@@ -25,9 +28,9 @@ from hypothesis import strategies as st
 
 from schedlab.solvers.registry import Entry
 from schedlab.solvers.result import PROOF_TOL, SolveResult, Status
-from schedlab.solvers.slaq.predict import MODELS
+from schedlab.solvers.slaq.predict import MODELS, PredictorConfig, fit
 from schedlab.solvers.slaq.problem import Job, Snapshot
-from schedlab.solvers.slaq.quality import job_quality
+from schedlab.solvers.slaq.quality import JobQuality, largest_drop
 
 BOTH_STATUSES = False
 MAX_OLD = 4
@@ -64,7 +67,7 @@ def _snapshot(draw: st.DrawFn) -> Snapshot:
     jobs = []
     for i in range(n_old + n_new):
         losses = draw(_losses()) if i < n_old else [_number(draw, 0.1, 5.0)]
-        w = _number(draw, 0.1, 10.0) * draw(st.sampled_from([1e-4, 1.0, 1.0, 1.0, 1e3]))
+        w = _number(draw, 0.1, 10.0) * draw(st.sampled_from([1e-4, 1.0, 1.0, 1e3, 1e4]))
         jobs.append(Job(f"j{i}", tuple(losses), w))
     if draw(st.booleans()):  # a near-twin: qualities a hair apart (7e-10 .. 2e-8 relative)
         twin = jobs[draw(st.integers(0, n_old - 1))]
@@ -114,7 +117,9 @@ def _qualities(snap: Snapshot) -> dict[int, list[float]]:
     free = snap.total_cores - sum(base) if old else 0
     out = {}
     for i in old:
-        q = job_quality(snap.jobs[i], snap.epoch_s, snap.model, snap.decay)
+        j = snap.jobs[i]
+        f = fit(np.asarray(j.losses, dtype=float), snap.model, PredictorConfig(decay=snap.decay))
+        q = JobQuality(f, snap.epoch_s / j.core_s_per_iter, largest_drop(j.losses))
         out[i] = [float(v) for v in q(np.arange(base[i], base[i] + free + 1, dtype=float))]
     return out
 
