@@ -1,12 +1,17 @@
 """Exact allocation by CP-SAT over integer-scaled qualities, for both objectives.
 
-e_j in [0, R] free cores of old job j (sum e_j = R); q_j = round(S Q_j(base_j + e_j)) through
-an element constraint; maximize sum q_j or min q_j. Scaling: S = `resolution` / max |Q|,
-so each rounded quality is within 0.5 / S of the true one. The value is the true objective of
-the decoded allocation; the bound is CP-SAT's bound / S plus the rounding slack (n 0.5 / S
-for the sum, 0.5 / S for max-min), a proven bound on the true optimum. `certify` is called
-with a tolerance of twice that slack: "optimal" means optimal within the scaling resolution
-(stats: `scale`, `rounding_slack`).
+e_j in [0, R] free cores of old job j (sum e_j = R); q_j = ceil(S w_j(e_j)) through an element
+constraint, where w_j are the window values of `exact_model` (the qualities clipped to where an
+optimum can lie, shifted and scaled into [-2, 1]); maximize sum q_j or min q_j. Scaling:
+S = `resolution` / 2 (at most 2^61 / n, so that CP-SAT's sums fit 64 bits). Values are rounded
+*up* and the window only raises qualities, so the scaled model is a relaxation of the real one:
+CP-SAT's bound / S, mapped back to real units, is a proven upper bound on the real optimum. The
+value is the real objective of the decoded allocation (qualities from the snapshot, not the
+rounded ones), and `certify` decides with the one `PROOF_TOL`: "optimal" only when that value
+meets the bound, i.e. when the rounding (at most n / S window units for the sum, 1 / S for
+max-min: `stats.rounding_slack` in real units) cannot hide a better allocation. A coarse
+`resolution` therefore gives `feasible` with the sound bound, never "optimal" for the rounded
+model only.
 """
 
 from __future__ import annotations
@@ -17,20 +22,35 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.solvers.result import PROOF_TOL, SolveResult, Status, certify
+from schedlab.solvers.result import SolveResult, certify
+from schedlab.solvers.slaq.exact_model import Window, WindowSolve, solve_by_windows, table_value
 from schedlab.solvers.slaq.heuristics import allocation_of
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
 from schedlab.solvers.slaq.quality import quality_model
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
+#: Default integer scale of the window values: 2^40, so the rounding (n / S for the sum) stays
+#: far below PROOF_TOL for any snapshot CP-SAT can solve (1e8 could not prove 1e-9).
+RESOLUTION = float(2**40)
+#: CP-SAT's linear sums must fit 64 bits: n scaled qualities of at most 2^61 / n each.
+MAX_SUM = float(2**61)
+
+
+def rounded_up(table: np.ndarray, scale: float) -> list[int]:
+    """ceil(scale * Q) for each Q of the table; one more where the float product rounded down
+    onto an integer below it (k / scale < Q)."""
+    k = np.ceil(table * scale)
+    k += k / scale < table
+    return [int(v) for v in k]
+
 
 @dataclass(frozen=True)
 class CpsatOptions:
     num_workers: int = field(default=1, metadata={"help": "CP-SAT search workers"})
     resolution: float = field(
-        default=1e8,
-        metadata={"help": "integer scale of the largest |Q|", "range": (1.0, 1e15)},
+        default=RESOLUTION,
+        metadata={"help": "integer scale of the qualities' window", "range": (1.0, 1e15)},
     )
     max_deterministic_time: float | None = field(
         default=None, metadata={"help": "deterministic time limit (reproducible runs)"}
@@ -51,35 +71,68 @@ def solve_cpsat(
     seed: int | None = None,
     options: CpsatOptions = CpsatOptions(),
 ) -> SolveResult[Allocation | None]:
-    """Optimum of the snapshot's objective within the integer scaling resolution."""
-    from ortools.sat.python import cp_model
-
+    """Optimum of the snapshot's objective: a relaxation with qualities rounded up to integers,
+    the real value of its allocation, and `certify` on that value and the relaxation's bound."""
     t0 = time.perf_counter()
     qm = quality_model(snap)
     qm.check_size(256, "cpsat")  # Python ints of the element tables and CP-SAT's copy
     tables, free, n = qm.tables(), qm.free, len(qm.old)
-    top = max((float(np.max(np.abs(t))) for t in tables), default=0.0)
-    scale = options.resolution / max(top, 1e-300)
+    # window values lie in [-2, 1]; CP-SAT's sums of n of them must fit 64 bits
+    scale = min(options.resolution, MAX_SUM / max(n, 1)) / 2.0
+    stats: dict[str, Any] = {"scale": scale, "branches": 0}
+    if not tables or not free:  # one allocation: proven by exhaustion
+        extra: list[int] = [0] * len(tables)
+        bound: float | None = table_value(tables, extra, snap.objective)
+    else:
+        extra, bound, more = solve_by_windows(
+            tables,
+            free,
+            snap.objective,
+            lambda win: _solve_window(
+                win, free, snap.objective, scale, options, seed, stats, deadline
+            ),
+            deadline.passed,
+        )
+        stats.update(more)
+        slack = (n if snap.objective == "sum" else 1) / scale
+        stats["rounding_slack"] = slack * stats["window_span"]  # in real units
+    alloc = allocation_of(snap, qm, extra)
+    value = qm.objective(alloc.cores, snap.objective)
+    cert = certify(value, bound, "max")
+    return SolveResult.certified(cert, alloc, "cpsat", time.perf_counter() - t0, stats)
+
+
+def _solve_window(
+    win: Window,
+    free: int,
+    objective: str,
+    scale: float,
+    options: CpsatOptions,
+    seed: int | None,
+    stats: dict[str, Any],
+    deadline: Deadline,
+) -> WindowSolve:
+    """CP-SAT on the window values rounded up to integers (a relaxation of the window model)."""
+    from ortools.sat.python import cp_model
+
     md = cp_model.CpModel()
+    n = len(win.tables)
     e = [md.new_int_var(0, free, f"e_{j}") for j in range(n)]
     q, lo, hi = [], 0, 0
-    for j, t in enumerate(tables):
+    for j, t in enumerate(win.tables):
         deadline.check()
-        ints = [int(v) for v in np.rint(t * scale)]
+        ints = rounded_up(t, scale)
         lo, hi = (min(ints), max(ints)) if j == 0 else (min(lo, *ints), max(hi, *ints))
         qj = md.new_int_var(min(ints), max(ints), f"q_{j}")
         md.add_element(e[j], ints, qj)
         q.append(qj)
-    if n:
-        md.add(sum(e) == free)
-    if snap.objective == "sum" or not n:
+    md.add(sum(e) == free)
+    if objective == "sum":
         md.maximize(sum(q))
-        slack = n * 0.5 / scale
     else:
         t_var = md.new_int_var(lo, hi, "t")
         md.add_min_equality(t_var, q)
         md.maximize(t_var)
-        slack = 0.5 / scale
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = options.num_workers
     left = deadline.remaining(floor=0.01)
@@ -90,19 +143,12 @@ def solve_cpsat(
     if seed is not None:
         solver.parameters.random_seed = solver_seed(seed)
     code = solver.solve(md)
-    stats: dict[str, Any] = {
-        "cpsat_status": solver.status_name(code),
-        "scale": scale,
-        "rounding_slack": slack,
-        "branches": solver.num_branches,
-    }
+    stats["cpsat_status"] = solver.status_name(code)
+    stats["branches"] += solver.num_branches
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        status = Status.INFEASIBLE if code == cp_model.INFEASIBLE else Status.TIMEOUT
-        return SolveResult(status, None, None, None, "cpsat", time.perf_counter() - t0, stats)
-    extra = [int(solver.value(v)) for v in e]
-    alloc = allocation_of(snap, qm, extra)
-    value = qm.objective(alloc.cores, snap.objective)
-    bound = float(solver.best_objective_bound) / scale + slack if n else value
-    tol = PROOF_TOL + 2 * slack / max(1.0, abs(value))
-    cert = certify(value, bound, "max", tol=tol)
-    return SolveResult.certified(cert, alloc, "cpsat", time.perf_counter() - t0, stats)
+        return WindowSolve(None, None)
+    # rounded up: the bound / S bounds the window model, hence (see exact_model) the real
+    # optimum, up to the float rounding of this division (far inside what `certify` clamps)
+    return WindowSolve(
+        [int(solver.value(v)) for v in e], float(solver.best_objective_bound) / scale
+    )

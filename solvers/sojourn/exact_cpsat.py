@@ -2,11 +2,15 @@
 
 Per block (see `solvers.sojourn.lop`): Boolean x_ab = "a precedes b" for a < b, transitivity
 as two clauses per triple (x_ab & x_bc -> x_ac, !x_ab & !x_bc -> !x_ac), all up front or
-lazily. CP-SAT needs integer objective coefficients: d_ab = W[a,b] - W[b,a] is scaled by s
-(max |d| * s = 2^scale_bits) and rounded. The returned order is re-evaluated by the closed
-form; CP-SAT's bound L on sum round(s d) x is converted soundly to the true pair cost as
-const + L / s - E with E = sum_ab max(0, round(s d_ab)/s - d_ab) (the most the rounding can
-have lowered any x's true cost below its scaled cost).
+lazily. CP-SAT needs integer objective coefficients: each pair is written with a non-negative
+cost, d_ab x_ab = |d_ab| lit_ab + min(0, d_ab) with lit_ab = x_ab (d_ab >= 0) or not x_ab
+(d_ab < 0), d_ab = W[a,b] - W[b,a]; |d| is scaled by s (max |d| * s = 2^scale_bits) and
+rounded *down*. The scaled model is then a relaxation of the true one (every order costs at
+least its scaled cost / s), so CP-SAT's bound L converts soundly as P + L / s with no slack
+term, where P = sum over pairs of min(W[a,b], W[b,a]) (= const + shift, summed without
+cancellation), and the returned order, re-evaluated by the closed form, is off that bound only
+by the rounding of the pairs it places against their preference (at most 1 / s each), not by a
+worst case over all pairs (which, against a large const, could exceed the proof tolerance).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.lop import (
     RoundResult,
     Triple,
+    pairwise_min_bound,
     refuse_non_lop,
     skipped_round,
     solve_lop,
@@ -45,19 +50,26 @@ def default_scale_bits(pairs: int) -> int:
     return max(8, min(MAX_SCALE_BITS, 60 - int(pairs).bit_length()))
 
 
-def scale_costs(d: np.ndarray, bits: int | None = None) -> tuple[np.ndarray, float, float]:
-    """(d_int, s, E): integer coefficients round(s d), the scale s and the rounding slack E.
+def scale_costs(
+    d: np.ndarray, bits: int | None = None
+) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """(w, flip, s, shift): non-negative integer weights w = floor(s |d|), the literals to
+    negate (flip = d < 0), the scale s and shift = sum of the negative d.
 
-    For every 0/1 vector x: sum d x >= (sum d_int x) / s - E. With 2^40 as the largest
-    coefficient, E is about 1e-12 of the largest |d| per pair, far below the proof tolerance
-    (PROOF_TOL = 1e-9); 2^30 was measurably too coarse (gap 2.7e-9 at n = 100).
+    For every 0/1 vector x, with lit = x where not flip and 1 - x where flip:
+    sum d x = shift + sum |d| lit >= shift + (sum w lit) / s, so the scaled model is a
+    relaxation and its bound needs no slack. An order's cost exceeds its scaled cost by at most
+    1 / s per pair it places against the pair's preference (lit = 1); with 2^40 as the largest
+    weight that is about 1e-12 of the largest |d| per such pair, far below the proof tolerance.
     """
     bits = default_scale_bits(d.size) if bits is None else bits
-    top = float(np.max(np.abs(d))) if d.size else 0.0
+    a = np.abs(d)
+    top = float(np.max(a)) if d.size else 0.0
     s = float(2**bits) / top if top > 0 else 1.0
-    d_int = np.rint(d * s).astype(np.int64)
-    slack = float(np.maximum(0.0, d_int / s - d).sum())
-    return d_int, s, slack
+    w = np.floor(a * s)
+    w -= w / s > a  # the product s |d| may round up onto an integer: stay below |d|
+    flip = d < 0
+    return w.astype(np.int64), flip, s, float(d[flip].sum())
 
 
 class CpSatBlockModel:
@@ -77,7 +89,9 @@ class CpSatBlockModel:
         self.num_workers = num_workers
         self.seed = seed
         self.max_deterministic_time = max_deterministic_time
-        self.const = float(np.tril(Wb, -1).sum())  # sum_{a<b} W[b, a]
+        # const + shift = sum over pairs of min(W[a,b], W[b,a]), summed without the cancellation
+        # of sum_{a<b} W[b,a] against the negative d (1e7 against -1e7 lost a value of 1e-9)
+        self.base = pairwise_min_bound(Wb)
         self.build_s = 0.0  # seconds spent adding triangles (predicts the hand-over)
         self.model = cp_model.CpModel()
         self.x = {}
@@ -87,10 +101,11 @@ class CpSatBlockModel:
                 self.x[a, b] = self.model.new_bool_var(f"x_{a}_{b}")
         self.pairs = list(self.x)
         d = np.array([Wb[a, b] - Wb[b, a] for a, b in self.pairs], dtype=float)
-        self.d_int, self.s, self.slack = scale_costs(d, scale_bits)
+        self.w, flip, self.s, _shift = scale_costs(d, scale_bits)
         xs = [self.x[p] for p in self.pairs]
         self.index = np.array([v.index for v in xs], dtype=np.int64)
-        self.model.minimize(cp_model.LinearExpr.weighted_sum(xs, [int(v) for v in self.d_int]))
+        lits = [~v if f else v for v, f in zip(xs, flip, strict=True)]
+        self.model.minimize(cp_model.LinearExpr.weighted_sum(lits, [int(v) for v in self.w]))
 
     def add_triangles(self, triples: Sequence[Triple]) -> None:
         t0 = time.perf_counter()
@@ -134,7 +149,7 @@ class CpSatBlockModel:
         # CP-SAT leaves the bound at 0 when it stops before presolve ends (UNKNOWN), so only
         # a run that found a solution reports a bound we trust.
         lb = float(solver.best_objective_bound) if has else math.nan
-        bound = self.const + lb / self.s - self.slack if math.isfinite(lb) else None
+        bound = self.base + lb / self.s if math.isfinite(lb) else None
         stats = {
             "cpsat_conflicts": int(solver.num_conflicts),
             "cpsat_branches": int(solver.num_branches),

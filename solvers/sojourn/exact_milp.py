@@ -1,8 +1,13 @@
 """PuLP MILP for the linear-ordering objectives A and B (back ends CBC and HiGHS).
 
-Per block (see `schedlab.solvers.sojourn.lop`): binaries x_ab = 1 iff a precedes b (a < b; x_ba is
-1 - x_ab), objective sum_{a<b} (W[a,b] - W[b,a]) x_ab + sum_{a<b} W[b,a], and for a < b < c the
-triangle inequalities x_ab + x_bc - x_ac <= 1 and x_ac - x_ab - x_bc <= 0. The status comes
+Per block (see `schedlab.solvers.sojourn.lop`): x_ab = 1 iff a precedes b (a < b; x_ba is
+1 - x_ab), written with binaries y_ab = 1 iff the pair is placed against its preference (y = x
+where W[a,b] >= W[b,a], else y = 1 - x): objective P + sum_{a<b} |W[a,b] - W[b,a]| y_ab with
+P = sum_{a<b} min(W[a,b], W[b,a]), and for a < b < c the triangle inequalities
+x_ab + x_bc - x_ac <= 1 and x_ac - x_ab - x_bc <= 0 in y. The back end sees non-negative costs
+and an objective of the size of the pair cost itself: the textbook form (costs W[a,b] - W[b,a]
+plus sum_{a<b} W[b,a]) cancels a large constant against large negative costs, which lost a
+value of 1e-9 next to a pair of 1e7 and made the relative gap 1e-11 of 1e7. The status comes
 from HiGHS's model status and primal solution status, or from CBC's `sol_status` (1 proven
 optimal, 2 feasible), never from PuLP's "Optimal" string (which PuLP also reports after a time
 limit). The bound is HiGHS's MIP dual bound, or for CBC the bound CBC prints in its log (rounded
@@ -68,35 +73,43 @@ class PulpBlockModel:
         self.solver = solver
         self.gap_abs = gap_abs
         self.seed = seed
-        self.const = float(np.tril(Wb, -1).sum())  # sum_{a<b} W[b, a]: everyone reversed
+        # the pair cost is P + sum |d_ab| y_ab with y_ab = 1 when the pair is placed against its
+        # preference and P = sum of min(W[a,b], W[b,a]): no cancellation of a large constant
+        # against large negative costs (1e7 against -1e7 lost a value of 1e-9)
+        self.base = pairwise_min_bound(Wb)
         self.prob = pulp.LpProblem("lop_block", pulp.LpMinimize)
         self.build_s = 0.0  # seconds spent adding rows (predicts PuLP's hand-over time)
-        self.x: dict[tuple[int, int], pulp.LpVariable] = {}
+        self.x: dict[tuple[int, int], pulp.LpVariable] = {}  # y_ab (x_ab, or 1 - x_ab if flip)
+        self.flip: dict[tuple[int, int], bool] = {}  # x_ab = 1 - y_ab: b first is preferred
         terms = []
         for a in range(self.n):
             deadline.check()  # building n^2/2 variables can outlast the time limit
             for b in range(a + 1, self.n):
                 v = self.prob.add_variable(f"x_{a}_{b}", 0, 1, pulp.LpBinary)
+                d = float(Wb[a, b] - Wb[b, a])
                 self.x[a, b] = v
-                terms.append((v, float(Wb[a, b] - Wb[b, a])))
+                self.flip[a, b] = d < 0
+                terms.append((v, abs(d)))
         self.terms = terms
         self.prob.setObjective(pulp.LpAffineExpression(terms))
 
+    def _row(self, coefs: Sequence[tuple[tuple[int, int], int]], rhs: int) -> Any:
+        """sum k x_ab <= rhs in the variables y (x_ab = 1 - y_ab where flipped)."""
+        terms = []
+        for pair, k in coefs:
+            if self.flip[pair]:
+                terms.append((self.x[pair], -k))
+                rhs -= k
+            else:
+                terms.append((self.x[pair], k))
+        return pulp.LpConstraint(pulp.LpAffineExpression(terms), pulp.LpConstraintLE, rhs=rhs)
+
     def add_triangles(self, triples: Sequence[Triple]) -> None:
         t0 = time.perf_counter()
-        le = pulp.LpConstraintLE
         for a, b, c in triples:
-            xab, xbc, xac = self.x[a, b], self.x[b, c], self.x[a, c]
-            self.prob.addConstraint(
-                pulp.LpConstraint(
-                    pulp.LpAffineExpression([(xab, 1), (xbc, 1), (xac, -1)]), le, rhs=1
-                )
-            )
-            self.prob.addConstraint(
-                pulp.LpConstraint(
-                    pulp.LpAffineExpression([(xab, -1), (xbc, -1), (xac, 1)]), le, rhs=0
-                )
-            )
+            ab, bc, ac = (a, b), (b, c), (a, c)
+            self.prob.addConstraint(self._row([(ab, 1), (bc, 1), (ac, -1)], 1))
+            self.prob.addConstraint(self._row([(ab, -1), (bc, -1), (ac, 1)], 0))
         self.build_s += time.perf_counter() - t0
 
     def _before(self) -> np.ndarray | None:
@@ -105,7 +118,7 @@ class PulpBlockModel:
             val = v.value()
             if val is None:
                 return None
-            B[a, b] = val > 0.5
+            B[a, b] = (val > 0.5) != self.flip[a, b]
             B[b, a] = not B[a, b]
         return B
 
@@ -151,13 +164,13 @@ class PulpBlockModel:
         dual = float(info.mip_dual_bound)
         if proven and not math.isfinite(dual):  # solved in presolve: bound is the optimum
             dual = float(info.objective_function_value) - self.gap_abs
-        bound = self.const + dual if math.isfinite(dual) else None
+        bound = self.base + dual if math.isfinite(dual) else None
         before = None
         if info.primal_solution_status == 2:  # kSolutionStatusFeasible
             col = np.asarray(h.getSolution().col_value, dtype=float)
             before = np.zeros((self.n, self.n), dtype=bool)
             for (a, b), v in self.x.items():
-                before[a, b] = col[v.index] > 0.5
+                before[a, b] = (col[v.index] > 0.5) != self.flip[a, b]
                 before[b, a] = not before[a, b]
         return RoundResult(before, proven, bound, {"mip_nodes": int(info.mip_node_count)})
 
@@ -187,7 +200,7 @@ class PulpBlockModel:
             dual: float | None = obj - max(self.gap_abs, GAP_REL * abs(obj))
         else:
             dual = cbc_log_bound(log)
-        bound = None if dual is None else self.const + dual
+        bound = None if dual is None else self.base + dual
         return RoundResult(before, proven, bound, {"cbc_killed": int(killed)})
 
 

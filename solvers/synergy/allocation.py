@@ -27,6 +27,13 @@ from schedlab.solvers.synergy.profiles import TPUT_TOL
 CAP_RTOL = 1e-9  # relative tolerance of capacity checks (floating sums of 20.83 GB ...)
 
 
+def capacity_limit(capacity: float) -> float:
+    """The most a server may use of a resource of `capacity`: capacity (1 + CAP_RTOL) + 1e-9.
+    The validator's rule, which every method (heuristic or exact) and its pre-filters use, so
+    that all call the same allocations feasible."""
+    return capacity * (1 + CAP_RTOL) + 1e-9
+
+
 @dataclass(frozen=True)
 class Part:
     """The GPUs, CPUs and memory (GB) a job gets on one server."""
@@ -302,7 +309,7 @@ def _capacity_problems(snap: Snapshot, used: list[list[float]], who: list[list[s
     out = []
     for s in range(cl.servers):
         for k in range(3):
-            if used[s][k] > caps[k] * (1 + CAP_RTOL) + 1e-9:
+            if used[s][k] > capacity_limit(caps[k]):
                 out.append(
                     f"server {s}: {names[k]} used {used[s][k]:g} > capacity {caps[k]:g} "
                     f"(jobs {', '.join(who[s])})"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from schedlab.solvers.synergy.allocation import capacity_limit
 from schedlab.solvers.synergy.problem import Cluster
 from schedlab.solvers.synergy.profiles import TPUT_TOL, ProfileSet
 
@@ -30,8 +31,10 @@ def all_configs(
     prop_t = profiles.tput(model, pc, pm)
     out = []
     for c, m in sorted(pts):
-        if c > cluster.cpus_per_server + 1e-9 or m > cluster.mem_gb_per_server + 1e-9:
-            continue
+        if c > capacity_limit(cluster.cpus_per_server) or m > capacity_limit(
+            cluster.mem_gb_per_server
+        ):
+            continue  # does not fit one server per GPU (the validator's capacity rule)
         t = profiles.tput(model, c, m)
         # A no-progress point is useless, except to a must-run job whose proportional share
         # makes no progress either: it still runs (as proportional, TUNE and OPT run it).

@@ -1,30 +1,37 @@
 """Exact allocation by CP-SAT: the same model as the MILP on integer-scaled data.
 
-CP-SAT needs integer coefficients: CPUs, memory and throughput are multiplied by the smallest
-power of ten (up to 10^6) that makes every value an integer (20.83 GB -> x100). Resources must
-scale exactly (else the model would not be the true one, and InvalidInput says so); a
-throughput that does not scale exactly is rounded up, which keeps the reported bound an upper
-bound but then only a solution reaching that bound is called optimal. The reported value is
-always recomputed from the decoded allocation in true units; the bound is CP-SAT's
-`best_objective_bound` divided by the scale. A hint from rounded Synergy-OPT (TUNE under a
-time limit: it is seconds faster on large clusters) speeds up the search and is the incumbent
-returned when CP-SAT finds nothing better in time or the limit passes while building.
+CP-SAT needs integer coefficients. CPUs and memory are scaled by a power of two S (the
+products are exact in binary) that puts the server's capacity near 2^40, throughput by a power
+of two that keeps CP-SAT's sums below 2^60, and rounded so that the data bracket the truth:
+
+- the *relaxed* model (solved first) rounds demands down, the capacity limit (the validator's,
+  `allocation.capacity_limit`) up and throughput up: every allocation the validator accepts is
+  feasible in it and scores no less, so CP-SAT's bound / scale is a proven upper bound on the
+  real optimum;
+- when its allocation does not pass the validator (possible only within 2^-40 of a capacity),
+  the *restricted* model (demands up, capacity down: every allocation it finds is valid) is
+  solved for a valid allocation, and the relaxed model's bound stays.
+
+The reported value is always recomputed from the decoded allocation in true units, and
+`certify` decides: optimal only when that value meets the bound. (Data need not be decimals:
+an earlier version scaled by powers of ten and refused CPUs such as 24/7 per GPU.) A hint from
+rounded Synergy-OPT (TUNE under a time limit: it is seconds faster on large clusters) speeds up
+the search and is the incumbent returned when CP-SAT finds nothing better in time or the limit
+passes while building.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ortools.sat.python import cp_model
 
-from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.synergy.allocation import Allocation, total_tput
+from schedlab.solvers.synergy.allocation import Allocation, capacity_limit, total_tput
 from schedlab.solvers.synergy.exact_model import (
     RUN_SET_HELP,
     Counts,
@@ -33,23 +40,30 @@ from schedlab.solvers.synergy.exact_model import (
     RunSet,
     build_structure,
     decode,
+    model_variables,
+    nothing_runs,
     relaxation_bound,
     start_point,
+    valid,
 )
 from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.solution import certified_result
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, DeadlineExceeded, solver_seed
 
-SCALES = (1, 10, 100, 1000, 10_000, 100_000, 1_000_000)
+#: Capacities are scaled to about 2^CAP_BITS: a demand's rounding is below 2^-40 of a capacity,
+#: far inside the validator's 1e-9, and a server's row sums stay far below 2^62.
+CAP_BITS = 40
+#: The scaled objective stays below 2^OBJ_BITS (exact in CP-SAT's doubles, below 2^53; at 2^56
+#: CP-SAT reported half the optimum as its bound), and every variable at its upper bound below
+#: 2^62 (CP-SAT's overflow check).
+OBJ_BITS = 50
 
 
-def integer_scale(values: Iterable[float]) -> tuple[int, bool]:
-    """Smallest power of ten making every value integral (within 1e-9); (scale, exact)."""
-    vals = list(values)
-    for sc in SCALES:
-        if all(abs(v * sc - round(v * sc)) <= 1e-9 * max(1.0, abs(v * sc)) for v in vals):
-            return sc, True
-    return SCALES[-1], False
+def pow2_scale(top: float, bits: int) -> float:
+    """The power of two S with top S in [2^(bits - 1), 2^bits) (1 when top is not positive)."""
+    if not top > 0:
+        return 1.0
+    return math.ldexp(1.0, min(bits - math.frexp(top)[1], 1000))  # a subnormal top: 2^1000
 
 
 @dataclass(frozen=True)
@@ -72,39 +86,60 @@ class CpsatOptions:
 
 @dataclass(frozen=True)
 class Scales:
-    """Integer scales of CPUs, memory and throughput; `tput_exact`: no rounding was needed."""
+    """Scales (powers of two) of CPUs, memory and throughput; `tput_exact`: every throughput
+    scales to an integer; `relaxed`: round so that the model relaxes the true one (demands
+    down, capacities up), else restricts it (demands up, capacities down)."""
 
-    cpu: int
-    mem: int
-    tput: int
+    cpu: float
+    mem: float
+    tput: float
     tput_exact: bool
+    relaxed: bool = True
+
+    def _demand(self, v: float, scale: float) -> int:
+        return int(math.floor(v * scale) if self.relaxed else math.ceil(v * scale))
+
+    def _capacity(self, v: float, scale: float) -> int:
+        limit = capacity_limit(v) * scale
+        return int(math.ceil(limit) if self.relaxed else math.floor(limit))
 
     def c(self, v: float) -> int:
-        return int(round(v * self.cpu))
+        """Scaled CPUs of a demand."""
+        return self._demand(v, self.cpu)
 
     def m(self, v: float) -> int:
-        return int(round(v * self.mem))
+        """Scaled GB of a demand."""
+        return self._demand(v, self.mem)
+
+    def cap_c(self, v: float) -> int:
+        """Scaled CPU capacity limit of a server of `v` CPUs."""
+        return self._capacity(v, self.cpu)
+
+    def cap_m(self, v: float) -> int:
+        """Scaled memory capacity limit of a server of `v` GB."""
+        return self._capacity(v, self.mem)
 
     def t(self, v: float) -> int:
-        """Scaled throughput, rounded up when inexact (the bound stays an upper bound)."""
-        return (
-            int(round(v * self.tput)) if self.tput_exact else int(math.ceil(v * self.tput - 1e-9))
-        )
+        """Scaled throughput, rounded up (exact when `tput_exact`): the bound stays an upper
+        bound; the value is recomputed in true units anyway."""
+        return int(math.ceil(v * self.tput))
 
 
-def scales_of(st: ExactStructure) -> Scales:
-    """The scales of the structure's data; InvalidInput when resources do not scale exactly."""
+def scales_of(st: ExactStructure, relaxed: bool = True) -> Scales:
+    """The scales of the structure's data (any finite data: no decimals required)."""
     cl = st.snap.cluster
     all_cfgs = [q for k in st.configs for q in st.configs[k]]
-    cs, c_exact = integer_scale([cl.cpus_per_server] + [q[0] for q in all_cfgs])
-    ms, m_exact = integer_scale([cl.mem_gb_per_server] + [q[1] for q in all_cfgs])
-    ts, t_exact = integer_scale([q[2] for q in all_cfgs])
-    if not (c_exact and m_exact):
-        raise InvalidInput(
-            "cpsat: CPU or memory values are not exact decimals with at most 6 places; "
-            "use method milp"
-        )
-    return Scales(cs, ms, ts, t_exact)
+    top_t = max((q[2] for q in all_cfgs), default=0.0)
+    ub = max((j.gpus for j in st.snap.jobs), default=1) * cl.gpus_per_server
+    gpus = sum(st.snap.jobs[j].gpus for j in st.scope)
+    ts = min(
+        pow2_scale(top_t * gpus, OBJ_BITS),
+        pow2_scale(top_t * ub * max(1, model_variables(st)), 62),
+    )
+    exact = all(float(q[2] * ts).is_integer() for q in all_cfgs)
+    cs = pow2_scale(capacity_limit(cl.cpus_per_server), CAP_BITS)
+    ms = pow2_scale(capacity_limit(cl.mem_gb_per_server), CAP_BITS)
+    return Scales(cs, ms, ts, exact, relaxed)
 
 
 @dataclass
@@ -185,8 +220,8 @@ def _capacity_constraints(
         used = sum(g_terms)
         gpu_use.append(used)
         cm.md.add(used <= G)
-        cm.md.add(sum(c_terms) <= sc.c(cl.cpus_per_server))
-        cm.md.add(sum(m_terms) <= sc.m(cl.mem_gb_per_server))
+        cm.md.add(sum(c_terms) <= sc.cap_c(cl.cpus_per_server))
+        cm.md.add(sum(m_terms) <= sc.cap_m(cl.mem_gb_per_server))
     for s in range(S - 1):
         cm.md.add(gpu_use[s] >= gpu_use[s + 1])
 
@@ -199,10 +234,11 @@ def build_cpsat(
     cm = _variables(st, deadline)
     _run_constraints(st, cm, sc, deadline)
     _capacity_constraints(st, cm, sc, deadline)
-    # rel is a sum of scaled integers / scale: rounding recovers it exactly (exact scaling);
-    # with rounded-up throughputs the scaled optimum can only be larger, so no cut.
-    if rel is not None and sc.tput_exact:
-        cm.md.add(sum(cm.obj) <= int(round(rel * sc.tput)))
+    # every valid allocation scores at most rel, so at most rel S + its GPUs (rounding up each
+    # throughput adds less than 1 per GPU-weighted term): the cut keeps the true optimum
+    if rel is not None:
+        gpus = sum(st.snap.jobs[j].gpus for j in st.scope)
+        cm.md.add(sum(cm.obj) <= int(math.ceil(rel * sc.tput)) + gpus)
     cm.md.maximize(sum(cm.obj))
     return cm
 
@@ -252,8 +288,9 @@ def _decode_cpsat(st: ExactStructure, cm: CpsatModel, solver: cp_model.CpSolver)
 
 
 def cpsat_bound(code: Any, value: float, best_bound: float, sc: Scales, rel: float | None) -> float:
-    """A proven upper bound in true units: the value itself when CP-SAT proved optimality on
-    exactly scaled data, else CP-SAT's bound / scale, capped by the relaxation `rel`."""
+    """A proven upper bound in true units: the value itself when CP-SAT proved the relaxed
+    model optimal on exactly scaled throughputs (call it so only for a valid allocation), else
+    CP-SAT's bound / scale, capped by the relaxation `rel`."""
     if code == cp_model.OPTIMAL and sc.tput_exact:
         return value
     bound = float(best_bound) / sc.tput
@@ -288,7 +325,7 @@ def solve_cpsat(
         "scale_tput": sc.tput,
         "tput_scaling_exact": sc.tput_exact,
     }
-    if not st.scope:
+    if nothing_runs(st):  # the empty allocation is the only one: optimal
         return certified_result(
             snap, decode(st, {}, {}), "cpsat", time.perf_counter() - t0, 0.0, stats=stats
         )
@@ -318,13 +355,49 @@ def solve_cpsat(
         return SolveResult(Status.INFEASIBLE, None, None, None, "cpsat", runtime, stats)
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return _incumbent_result(st, hint, rel, t0, stats)
-    alloc = _decode_cpsat(st, cm, solver)
-    bound = cpsat_bound(code, total_tput(snap, alloc), solver.best_objective_bound, sc, rel)
-    if code == cp_model.FEASIBLE and hint is not None:
-        if total_tput(snap, hint) > total_tput(snap, alloc):  # CP-SAT may drop a hint
-            alloc = hint
+    found: Allocation | None = _decode_cpsat(st, cm, solver)
+    assert found is not None
+    if valid(st, found):
+        bound = cpsat_bound(code, total_tput(snap, found), solver.best_objective_bound, sc, rel)
+    else:  # the relaxed rounding let it past a capacity by less than 2^-40 of it
+        stats["relaxed_solution_invalid"] = True
+        bound = cpsat_bound(cp_model.FEASIBLE, 0.0, solver.best_objective_bound, sc, rel)
+        found = _restricted(st, sc, rel, start, o, deadline, seed, stats)
+    cands = [a for a in (found, hint) if a is not None]  # CP-SAT may drop a hint
+    if not cands:
+        return _incumbent_result(st, None, bound, t0, stats)
+    alloc = max(cands, key=lambda a: total_tput(snap, a))
     runtime = time.perf_counter() - t0
     return certified_result(snap, alloc, "cpsat", runtime, bound, stats=stats)
+
+
+def _restricted(
+    st: ExactStructure,
+    sc: Scales,
+    rel: float | None,
+    start: tuple[Counts, MultiChoice] | None,
+    o: CpsatOptions,
+    deadline: Deadline,
+    seed: int | None,
+    stats: dict[str, Any],
+) -> Allocation | None:
+    """A valid allocation from the restricted model (demands rounded up, capacities down), or
+    None when it finds none in time."""
+    if deadline.passed():
+        return None
+    try:
+        cm = build_cpsat(st, replace(sc, relaxed=False), rel, deadline)
+    except DeadlineExceeded:
+        return None
+    if start is not None:
+        _add_hint(cm, *start)
+    solver = _solver(o, deadline, seed, len(cm.w) + len(cm.y) + len(cm.z))
+    code = solver.solve(cm.md)
+    stats["restricted_status"] = solver.status_name(code)
+    if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    alloc = _decode_cpsat(st, cm, solver)
+    return alloc if valid(st, alloc) else None
 
 
 def _incumbent_result(

@@ -20,7 +20,12 @@ from typing import Any
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, total_tput
+from schedlab.solvers.synergy.allocation import (
+    Allocation,
+    JobAllocation,
+    capacity_limit,
+    total_tput,
+)
 from schedlab.solvers.synergy.configs import all_configs
 from schedlab.solvers.synergy.exact_model import (
     RUN_SET_HELP,
@@ -126,8 +131,8 @@ class _Search:
             opts.sort(key=lambda o: -o[2])  # fast ones first: good incumbents early
             self.choices.append(opts)
         self.free_g = [G] * S
-        self.free_c = [cl.cpus_per_server * (1 + 1e-12)] * S
-        self.free_m = [cl.mem_gb_per_server * (1 + 1e-12)] * S
+        self.free_c = [capacity_limit(cl.cpus_per_server)] * S  # the validator's rule
+        self.free_m = [capacity_limit(cl.mem_gb_per_server)] * S
         self.best = -1.0
         self.best_pick: list[Any] | None = None
         self.pick: list[Any] = [None] * len(st.scope)

@@ -27,9 +27,9 @@ import numpy as np
 
 from schedlab.solvers.backends import run_cbc
 from schedlab.solvers.highs import ColumnModel, empty_model, run_highs, write_mps
-from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.result import PROOF_TOL, SolveResult, Status
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.synergy.allocation import Allocation, total_tput
+from schedlab.solvers.synergy.allocation import Allocation, capacity_limit, total_tput
 from schedlab.solvers.synergy.exact_model import (
     RUN_SET_HELP,
     Counts,
@@ -38,8 +38,10 @@ from schedlab.solvers.synergy.exact_model import (
     RunSet,
     build_structure,
     decode,
+    nothing_runs,
     relaxation_bound,
     start_point,
+    valid,
 )
 from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.solution import certified_result
@@ -48,6 +50,11 @@ from schedlab.solvers.validate import NO_DEADLINE, Deadline, DeadlineExceeded
 INF = float("inf")
 
 SOLVERS = ("highs", "cbc")
+#: CPU and memory rows count in this share of the server's capacity (see `build_milp`).
+ROW_UNIT = 1e-3
+#: Absolute gap CBC may stop at (its "Optimal" proves no better allocation beyond it): a tenth
+#: of the proof tolerance, so that the value plus it still proves optimality.
+CBC_GAP = PROOF_TOL / 10
 
 
 @dataclass(frozen=True)
@@ -93,9 +100,13 @@ def build_milp(
         model.row_upper.append(b)
         return len(model.row_lower) - 1
 
+    # CPU and memory rows in units of ROW_UNIT of the capacity, up to the validator's limit:
+    # the solvers' absolute tolerances (HiGHS's MIP feasibility 1e-6) then let a solution break
+    # a capacity by 1e-9 of it at most, as the validator does, whatever the capacity's size
+    cs, ms = 1.0 / (ROW_UNIT * cl.cpus_per_server), 1.0 / (ROW_UNIT * cl.mem_gb_per_server)
     gpu = [row(-INF, G) for _ in range(S)]
-    cpu = [row(-INF, cl.cpus_per_server) for _ in range(S)]
-    mem = [row(-INF, cl.mem_gb_per_server) for _ in range(S)]
+    cpu = [row(-INF, capacity_limit(cl.cpus_per_server) * cs) for _ in range(S)]
+    mem = [row(-INF, capacity_limit(cl.mem_gb_per_server) * ms) for _ in range(S)]
     sym = [row(0.0, INF) for _ in range(S - 1)]  # gpu_use[s] - gpu_use[s + 1] >= 0
     cut_row = None if cut is None else row(-INF, cut + 1e-7 * max(1.0, abs(cut)))
 
@@ -103,7 +114,7 @@ def build_milp(
         cost: float, ub: float, s: int, c: float, m: float, rows: list[int], vals: list[float]
     ) -> int:
         rows = [*rows, gpu[s], cpu[s], mem[s]]
-        vals = [*vals, 1.0, c, m]
+        vals = [*vals, 1.0, c * cs, m * ms]
         if s > 0:
             rows.append(sym[s - 1])
             vals.append(-1.0)
@@ -163,7 +174,7 @@ def solve_milp(
     t0 = time.perf_counter()
     st = build_structure(snap, o.run_set)
     stats: dict[str, Any] = {"solver": o.solver, "run_set": o.run_set}
-    if not st.scope:  # nothing can run: the empty allocation is optimal
+    if nothing_runs(st):  # the empty allocation is the only one: optimal
         return certified_result(
             snap, decode(st, {}, {}), "milp", time.perf_counter() - t0, 0.0, stats=stats
         )
@@ -181,6 +192,9 @@ def solve_milp(
     except DeadlineExceeded:  # the limit passed while building: the incumbent, unproven
         stats["stopped_while_building"] = True
         found, bound = None, None
+    if found is not None and not valid(st, found):  # within the solver's tolerances only
+        stats["solver_solution_invalid"] = True
+        found = None
     bound = _tightest(bound, rel, st, stats)
     alloc = _best(st, found, start)
     runtime = time.perf_counter() - t0
@@ -224,8 +238,6 @@ def _run_highs(
     if out.x is None:
         return None, out.bound
     alloc = _decode_columns(st, mc, out.x)
-    if out.status is Status.OPTIMAL:
-        return alloc, total_tput(st.snap, alloc)
     if out.bound is not None:
         stats["bound_source"] = "highs_mip_dual_bound"
     return alloc, out.bound
@@ -266,7 +278,7 @@ def _run_cbc(
     with tempfile.TemporaryDirectory(prefix="schedlab-cbc-") as tmp:
         mps, sol = Path(tmp) / "milp.mps", Path(tmp) / "milp.sol"
         write_mps(mc.model, str(mps), integer=True, maximize=True)
-        opts = ["-ratio", "0", "-allow", "1e-9", "-threads", str(o.threads)]
+        opts = ["-ratio", "0", "-allow", repr(CBC_GAP), "-threads", str(o.threads)]
         opts += ["-timeMode", "elapsed", "-solve", "-solution", str(sol)]
         if run_cbc(mps, opts, deadline)[1]:
             stats["cbc_killed"] = True
@@ -278,7 +290,9 @@ def _run_cbc(
     if x is None:
         return None, None
     alloc = _decode_columns(st, mc, x)
-    return alloc, (total_tput(st.snap, alloc) if head.startswith("Optimal") else None)
+    # "Optimal": no allocation beats this one by more than the allowed gap (-allow)
+    proven = head.startswith("Optimal")
+    return alloc, (total_tput(st.snap, alloc) + CBC_GAP if proven else None)
 
 
 def _read_cbc_solution(path: Path, n: int) -> tuple[str, np.ndarray | None]:

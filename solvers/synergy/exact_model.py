@@ -27,7 +27,12 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.highs import empty_model, run_highs
 from schedlab.solvers.result import Status
 from schedlab.solvers.solve import solve
-from schedlab.solvers.synergy.allocation import Allocation, JobAllocation
+from schedlab.solvers.synergy.allocation import (
+    Allocation,
+    JobAllocation,
+    capacity_limit,
+    check_allocation,
+)
 from schedlab.solvers.synergy.configs import Config, candidate_configs
 from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, check_alloc
@@ -81,6 +86,18 @@ def build_structure(snap: Snapshot, run_set: str = "proportional") -> ExactStruc
         fix="use a heuristic (tune, opt, greedy) or fewer servers",
     )
     return st
+
+
+def valid(st: ExactStructure, alloc: Allocation) -> bool:
+    """`alloc` passes the validator and the run-set rule (a solver's solution can break a
+    capacity within its own tolerances)."""
+    return not check_allocation(st.snap, alloc, require_proportional_set=st.must_run)
+
+
+def nothing_runs(st: ExactStructure) -> bool:
+    """No job in scope has a candidate configuration (with run set "any", a model whose every
+    configuration makes no progress has none): the empty allocation is the only one."""
+    return not any(st.configs[st.models[j]] for j in st.scope)
 
 
 def model_variables(st: ExactStructure) -> int:
@@ -188,8 +205,8 @@ def relaxation_bound(st: ExactStructure, deadline: Deadline = NO_DEADLINE) -> fl
     lo = [float(groups[k]) if st.must_run else 0.0 for k in keys] + [0.0, 0.0, 0.0]
     hi = [float(groups[k]) for k in keys] + [
         float(cl.total_gpus),
-        cl.servers * cl.cpus_per_server,
-        cl.servers * cl.mem_gb_per_server,
+        cl.servers * capacity_limit(cl.cpus_per_server),
+        cl.servers * capacity_limit(cl.mem_gb_per_server),
     ]
     model = empty_model(lo, hi)
     for ti, (k, g) in enumerate(keys):
@@ -200,6 +217,6 @@ def relaxation_bound(st: ExactStructure, deadline: Deadline = NO_DEADLINE) -> fl
     if not model.cost:
         return 0.0
     out = run_highs(model, maximize=True, integer=True, deadline=deadline)
-    if out.status is Status.OPTIMAL:
+    if out.status is Status.OPTIMAL and out.bound is None:
         return out.value
-    return out.bound
+    return out.bound  # HiGHS's dual bound (its optimal value may sit up to its gap below it)

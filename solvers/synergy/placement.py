@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.solvers.synergy.allocation import Allocation, JobAllocation
+from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, capacity_limit
 from schedlab.solvers.synergy.packing import COUNTERS, pack_round
 from schedlab.solvers.synergy.problem import Cluster
 from schedlab.solvers.synergy.profiles import GRID_TOL, ProfileSet, default_profiles
@@ -126,6 +126,11 @@ class PlacementState:
         self.c[j], self.m[j], self.t[j] = c, m, t
 
 
+def _slack(capacity: float) -> float:
+    """Half of what `check_allocation` lets a server's use exceed `capacity` by."""
+    return 0.5 * (capacity_limit(capacity) - capacity)
+
+
 class Placer:
     """A cluster's placement constants; build once per (cluster, profiles), reuse every round."""
 
@@ -135,8 +140,12 @@ class Placer:
         self.S = cl.servers
         self.pc = cl.prop_cpus_per_gpu
         self.pm = cl.prop_mem_gb_per_gpu
-        self.tol_c = GRID_TOL * max(1.0, cl.cpus_per_server) * 10
-        self.tol_m = GRID_TOL * max(1.0, cl.mem_gb_per_server) * 10
+        # fit checks may go this far past a server's capacity: at most half the validator's
+        # slack (`allocation.CAP_RTOL`), so every placement passes `check_allocation` (ten grid
+        # tolerances alone, 1e-8 absolute, went past it on capacities of 1e-3)
+        cap_c, cap_m = cl.cpus_per_server, cl.mem_gb_per_server
+        self.tol_c = min(GRID_TOL * max(1.0, cap_c) * 10, _slack(cap_c))
+        self.tol_m = min(GRID_TOL * max(1.0, cap_m) * 10, _slack(cap_m))
         n = len(pr.models)
         self.ideal_c = [0.0] * n
         self.ideal_m = [0.0] * n

@@ -88,12 +88,25 @@ def test_scaled_bound_is_sound_for_every_assignment():
     rng = np.random.default_rng(2)
     for bits in (8, 12, 40):
         d = rng.normal(size=200) * 10.0 ** rng.uniform(-6, 2, size=200)
-        d_int, s, slack = scale_costs(d, bits)
+        w, flip, s, shift = scale_costs(d, bits)
+        assert (w >= 0).all() and (w / s <= np.abs(d)).all()
         for _ in range(200):
             x = rng.random(200) < 0.5
-            assert d[x].sum() >= d_int[x].sum() / s - slack - 1e-12 * np.abs(d).sum()
-    # coarse scaling gives a visibly weaker bound than fine scaling
-    assert scale_costs(d, 8)[2] > 1000 * scale_costs(d, 40)[2]
+            lit = np.where(flip, ~x, x)
+            scaled = shift + w[lit].sum() / s
+            assert d[x].sum() >= scaled - 1e-12 * np.abs(d).sum()  # a relaxation: no slack
+            # off by at most 1/s per pair placed against its preference
+            assert d[x].sum() - scaled <= lit.sum() / s + 1e-12 * np.abs(d).sum()
+
+
+def test_scaled_bound_has_no_cancellation_against_a_large_constant():
+    # pairs strongly ordered both ways (d = -74, -3700): the order that respects them costs
+    # exactly its scaled cost, so a value of ~1 is proven although max |d| = 3700
+    d = np.array([-74.0, -3700.0, 0.0])
+    w, flip, s, shift = scale_costs(d, 40)
+    x = np.array([True, True, True])
+    lit = np.where(flip, ~x, x)
+    assert d[x].sum() == shift + w[lit].sum() / s
 
 
 def test_block_models_prove_random_lops():

@@ -140,3 +140,76 @@ def test_empty_snapshot_is_optimal_zero():
     for m in ("milp", "cpsat", "enum", "opt", "tune"):
         res = solve(snap, m)
         assert res.value == 0.0
+
+
+# Found by tests/core/test_exact_status.py. HAIR_BELOW: the CPU capacity 1e-10 (relative) below
+# what the optimum uses, inside the validator's tolerance (enum said `infeasible`, and 0.0 for
+# run set "any", where milp said 2.0; cpsat refused the non-decimal data). TINY_CAPS: capacities
+# of 1e-3 (OPT, the MILP's start, returned an allocation the validator refuses: an exception).
+HAIR_BELOW = {
+    "cluster": {
+        "servers": 1,
+        "gpus_per_server": 2,
+        "cpus_per_server": 2.69999999973,
+        "mem_gb_per_server": 37.275990620403284,
+    },
+    "jobs": [{"id": "j0", "model": "m0", "gpus": 2}],
+    "profiles": {
+        "cpu_values_per_gpu": [1.35, 4.770612309775342],
+        "mem_values_gb_per_gpu": [18.63799531020164, 20.0],
+        "models": {
+            "m0": {
+                "ideal_cpus_per_gpu": 4.770612309775342,
+                "ideal_mem_gb_per_gpu": 20.0,
+                "tput": [[1.0, 1.5], [2.0, 2.5]],
+            }
+        },
+    },
+}
+TINY_CAPS = {
+    "cluster": {
+        "servers": 2,
+        "gpus_per_server": 2,
+        "cpus_per_server": 0.001999998,
+        "mem_gb_per_server": 0.01,
+    },
+    "jobs": [{"id": "j0", "model": "m1", "gpus": 2}, {"id": "j1", "model": "m1", "gpus": 1}],
+    "profiles": {
+        "cpu_values_per_gpu": [0.0005, 0.001],
+        "mem_values_gb_per_gpu": [0.005, 0.01],
+        "models": {
+            "m0": {
+                "ideal_cpus_per_gpu": 0.001,
+                "ideal_mem_gb_per_gpu": 0.01,
+                "tput": [
+                    [0.9970320026006039, 2.939829935038913],
+                    [0.9970320026006039, 2.939829935038913],
+                ],
+            },
+            "m1": {
+                "ideal_cpus_per_gpu": 0.001,
+                "ideal_mem_gb_per_gpu": 0.01,
+                "tput": [[0.001, 0.001], [2.9809722220060353, 2.9809722220060353]],
+            },
+        },
+    },
+}
+
+
+@pytest.mark.parametrize("data", [HAIR_BELOW, TINY_CAPS], ids=["hair-below", "tiny-capacities"])
+@pytest.mark.parametrize("run_set", ["proportional", "any"])
+def test_exact_methods_agree_at_the_validators_capacity_limit(data, run_set):
+    from schedlab.solvers.synergy.problem import Snapshot
+
+    snap = Snapshot.from_dict(data)
+    values = [exact_value(snap, m, run_set=run_set) for m in ("enum", "milp", "cpsat")]
+    values.append(exact_value(snap, "milp", run_set=run_set, solver="cbc"))
+    assert all(math.isclose(v, values[0], rel_tol=REL) for v in values), values
+    for m in ("opt", "tune", "proportional"):
+        assert check_allocation(snap, solve(snap, m).solution) == [], m
+
+
+def test_cpsat_accepts_cpus_that_are_not_decimals():
+    cl = Cluster(2, 8, 100 / 3, 500.0)  # 33.33... CPUs per server (was InvalidInput)
+    snap = generate_snapshot(2, 12, 3, cluster=cl)
+    assert math.isclose(exact_value(snap, "cpsat", **CPSAT), exact_value(snap, "milp"), rel_tol=REL)
