@@ -1,5 +1,6 @@
-"""Solver back-end plumbing shared by the subjects: the CBC binary under a hard time limit, and
-HiGHS runs stopped on the wall clock (neither solver's own limit is checked everywhere)."""
+"""Solver back-end plumbing shared by the subjects: the CBC binary under a hard time limit,
+HiGHS runs stopped on the wall clock (neither solver's own limit is checked everywhere), and
+one CP-SAT solver set up from the options every subject names alike."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from schedlab.solvers.validate import Deadline
+from schedlab.solvers.validate import Deadline, solver_seed
 
 #: CBC overruns `-sec` inside its root LP; it is killed this long after the limit.
 CBC_KILL_GRACE_S = 1.0
@@ -48,3 +49,29 @@ def interrupt_after(h: Any, deadline_of: Callable[[], Deadline]) -> None:
 
     for hook in (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt):
         hook.subscribe(check)
+
+
+def cpsat_solver(
+    *,
+    num_workers: int,
+    seed: int | None,
+    deadline: Deadline,
+    max_deterministic_time: float | None = None,
+    floor: float = 0.01,
+) -> Any:
+    """A CP-SAT solver with `num_workers`, the seed rule (`solver_seed`; None: CP-SAT's own),
+    the time left before `deadline` (CP-SAT's one conversion, at least `floor` seconds) and the
+    deterministic limit when given."""
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    prm = solver.parameters
+    prm.num_workers = num_workers
+    if seed is not None:
+        prm.random_seed = solver_seed(seed)
+    left = deadline.remaining(floor=floor)
+    if left is not None:
+        prm.max_time_in_seconds = float(left)
+    if max_deterministic_time is not None:
+        prm.max_deterministic_time = float(max_deterministic_time)
+    return solver

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from schedlab.solvers.backends import cpsat_solver
 from schedlab.solvers.esg.exact_milp import candidates, check_model_size
 from schedlab.solvers.esg.plan import Relaxed, bracket, choice_fits, result
 from schedlab.solvers.esg.problem import APP_KINDS, App, budget_limit
@@ -118,12 +119,9 @@ def solve_cpsat(
             pos = [int(list(cand[f]).index(cut[f])) for f in range(n)]
             m.add_bool_or([x[f, pos[f]].Not() for f in range(n)])
         m.minimize(sum(cost_terms))
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = options.num_workers
-        solver.parameters.random_seed = solver_seed(seed)
-        left = deadline.remaining(floor=0.01)
-        if left is not None:
-            solver.parameters.max_time_in_seconds = float(left)
+        solver = cpsat_solver(
+            num_workers=options.num_workers, seed=solver_seed(seed), deadline=deadline
+        )
         code = solver.solve(m)
         stats["cpsat_status"] = solver.status_name(code)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from schedlab.solvers.backends import cpsat_solver
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.exact_cpsat import ceil_ticks, floor_ticks, limit_ticks
 from schedlab.solvers.esg.exact_milp import LOOSE_REL, TIGHT_REL, highs_bound
@@ -425,12 +426,9 @@ def solve_q_cpsat(
             ones = {position[key] for key in _keys(cut)}
             m.add_bool_or([w[n].Not() if n in ones else w[n] for n in range(len(idx))])
         m.minimize(weight * (nq - sum(y)) + sum(c * v for c, v in zip(cost, w, strict=True)))
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = options.num_workers
-        solver.parameters.random_seed = solver_seed(seed)
-        left = deadline.remaining(floor=0.01)
-        if left is not None:
-            solver.parameters.max_time_in_seconds = float(left)
+        solver = cpsat_solver(
+            num_workers=options.num_workers, seed=solver_seed(seed), deadline=deadline
+        )
         code = solver.solve(m)
         stats["cpsat_status"] = solver.status_name(code)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

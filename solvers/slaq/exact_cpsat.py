@@ -22,13 +22,14 @@ from typing import Any
 
 import numpy as np
 
+from schedlab.solvers.backends import cpsat_solver
 from schedlab.solvers.result import SolveResult, certify
 from schedlab.solvers.slaq.exact_model import Window, WindowSolve, solve_by_windows, table_value
 from schedlab.solvers.slaq.heuristics import allocation_of
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
 from schedlab.solvers.slaq.quality import quality_model
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 #: Default integer scale of the window values: 2^40, so the rounding (n / S for the sum) stays
 #: far below PROOF_TOL for any snapshot CP-SAT can solve (1e8 could not prove 1e-9).
@@ -133,15 +134,12 @@ def _solve_window(
         t_var = md.new_int_var(lo, hi, "t")
         md.add_min_equality(t_var, q)
         md.maximize(t_var)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = options.num_workers
-    left = deadline.remaining(floor=0.01)
-    if left is not None:
-        solver.parameters.max_time_in_seconds = left
-    if options.max_deterministic_time is not None:
-        solver.parameters.max_deterministic_time = float(options.max_deterministic_time)
-    if seed is not None:
-        solver.parameters.random_seed = solver_seed(seed)
+    solver = cpsat_solver(
+        num_workers=options.num_workers,
+        seed=seed,
+        deadline=deadline,
+        max_deterministic_time=options.max_deterministic_time,
+    )
     code = solver.solve(md)
     stats["cpsat_status"] = solver.status_name(code)
     stats["branches"] += solver.num_branches

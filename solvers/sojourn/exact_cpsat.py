@@ -24,6 +24,7 @@ from typing import Literal
 import numpy as np
 from ortools.sat.python import cp_model
 
+from schedlab.solvers.backends import cpsat_solver
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.lop import (
@@ -128,15 +129,13 @@ class CpSatBlockModel:
             self.model.clear_hints()
             for (a, b), v in self.x.items():
                 self.model.add_hint(v, bool(pos[a] < pos[b]))
-        solver = cp_model.CpSolver()
-        prm = solver.parameters
-        prm.num_workers = self.num_workers
-        prm.random_seed = solver_seed(self.seed)
-        left = deadline.minus(handover).remaining(floor=0.001)  # CP-SAT's one conversion
-        if left is not None:
-            prm.max_time_in_seconds = left
-        if self.max_deterministic_time is not None:
-            prm.max_deterministic_time = float(self.max_deterministic_time)
+        solver = cpsat_solver(
+            num_workers=self.num_workers,
+            seed=solver_seed(self.seed),  # 0 when no seed is given
+            deadline=deadline.minus(handover),
+            max_deterministic_time=self.max_deterministic_time,
+            floor=0.001,
+        )
         status = solver.solve(self.model)
         has = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
         before = None

@@ -29,6 +29,7 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
+from schedlab.solvers.backends import cpsat_solver
 from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, capacity_limit, total_tput
@@ -48,7 +49,7 @@ from schedlab.solvers.synergy.exact_model import (
 )
 from schedlab.solvers.synergy.problem import Snapshot
 from schedlab.solvers.synergy.solution import certified_result
-from schedlab.solvers.validate import NO_DEADLINE, Deadline, DeadlineExceeded, solver_seed
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, DeadlineExceeded
 
 #: Capacities are scaled to about 2^CAP_BITS: a demand's rounding is below 2^-40 of a capacity,
 #: far inside the validator's 1e-9, and a server's row sums stay far below 2^62.
@@ -263,17 +264,14 @@ def _solver(
     o: CpsatOptions, deadline: Deadline, seed: int | None, n_vars: int = 0
 ) -> cp_model.CpSolver:
     """CP-SAT with the options, the time left before `deadline` and the seed."""
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = o.num_workers
-    left = deadline.remaining(floor=0.01)  # CP-SAT's one conversion
-    if left is not None:
-        solver.parameters.max_time_in_seconds = left
-        if n_vars > SYMMETRY_MAX_VARS:
-            solver.parameters.symmetry_level = 0
-    if o.max_deterministic_time is not None:
-        solver.parameters.max_deterministic_time = float(o.max_deterministic_time)
-    if seed is not None:
-        solver.parameters.random_seed = solver_seed(seed)
+    solver = cpsat_solver(
+        num_workers=o.num_workers,
+        seed=seed,
+        deadline=deadline,
+        max_deterministic_time=o.max_deterministic_time,
+    )
+    if deadline.at is not None and n_vars > SYMMETRY_MAX_VARS:
+        solver.parameters.symmetry_level = 0
     return solver
 
 

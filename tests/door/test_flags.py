@@ -163,6 +163,8 @@ CASES = [
     ("slaq allocate {slaqsnap}", "--max-allocations", "--method enum"),
     ("slaq allocate {slaqsnap}", "--threads", "--method milp"),
     ("slaq predict {loss}", "--ahead", ""),
+    ("slaq predict {loss}", "--decay", "--model naive"),
+    ("slaq predict {loss}", "--max-fits", "--model naive --scoring authors"),
     ("slaq simulate", "--jobs", SLAQ_SIM),
     ("slaq simulate", "--cores", SLAQ_SIM + "--jobs 4"),
     ("slaq simulate", "--cores", SLAQ_SIM + "--jobs 12 --arrival-mean 0.5 --scaling fixed"),
