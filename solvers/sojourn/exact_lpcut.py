@@ -10,8 +10,8 @@ Whatever the route, a block's bound is the Lagrangian or packing bound computed 
 duals (or HiGHS's MIP dual bound), and the status is `certify`'s.
 
 0. (route packing) The same LP's dual as a packing of preference cycles, by
-   column generation from the incumbent (`solvers.sojourn.cyclepack`, theory/
-   sojourn_packing.py): a block whose packing bound meets the best order is proven without
+   column generation from the incumbent (`solvers.sojourn.cyclepack`, theory/sojourn/
+   packing.py): a block whose packing bound meets the best order is proven without
    triangle rows; otherwise its bound and best order carry over to step 1 with the time left.
 
 Per block (see `solvers.sojourn.lop`): variables x_ab in [0, 1] (a < b), objective
@@ -25,8 +25,8 @@ tolerances act on numbers of order 1, not 1e-5), and triangle rows for chosen tr
    separated. Rows slack at the LP optimum are deleted. Every row is a valid inequality of the
    ordering polytope, so no integer order is cut off.
 2. A sound bound from the LP duals whatever HiGHS's tolerances: for y >= 0 on rows A x <= r
-   and 0 <= x <= 1, d x >= sum_j min(0, (d + A^T y)_j) - y r (weak duality; theory/
-   sojourn_cycles.py has the pair structure, `lagrangian_bound` the arithmetic). The block is
+   and 0 <= x <= 1, d x >= sum_j min(0, (d + A^T y)_j) - y r (weak duality; theory/sojourn/
+   cycles.py has the pair structure, `lagrangian_bound` the arithmetic). The block is
    proven when this bound is within half the proof tolerance (`result.PROOF_TOL`: the status
    rule of `certify`) of the block's pairwise-minimum cost (`block_close_abs`), with no MIP.
 3. Otherwise the MIP on the cut model, started from the best order, with an absolute gap below
