@@ -16,6 +16,21 @@ from schedlab.solvers.validate import load_json_file, parse_json
 T = TypeVar("T")
 
 
+class JsonFile:
+    """`to_json` and `save` of a problem type from its `to_dict` (the one JSON form)."""
+
+    def to_dict(self) -> dict[str, Any]:  # pragma: no cover - every problem type defines it
+        raise NotImplementedError
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The JSON text of `to_dict` (indent 1 by default: the form of the files)."""
+        return json_text(self.to_dict(), indent)
+
+    def save(self, path: str | Path) -> None:
+        """Write the file atomically (temporary file, then rename)."""
+        save_json(path, self.to_dict())
+
+
 def json_text(data: Any, indent: int | None = 1) -> str:
     """A problem's dict as JSON text (indent 1 by default: the form of the files)."""
     return json.dumps(data, indent=indent)

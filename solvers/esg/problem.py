@@ -23,7 +23,7 @@ import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.esg.limits import MAX_BATCH, MAX_CONFIGS, MAX_FUNCTIONS
-from schedlab.solvers.serialize import json_text, load_as, save_json
+from schedlab.solvers.serialize import JsonFile, load_as
 from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, check_text, short
 
 #: The one SLO tolerance of ESG (ms, absolute): a plan fits when its latency, the longest path
@@ -117,7 +117,7 @@ class Function:
 
 
 @dataclass(frozen=True)
-class App:
+class App(JsonFile):
     """One application. `budget_ms` (None: the SLO) is the latency a plan must fit."""
 
     subject: ClassVar[str] = "esg"
@@ -233,13 +233,6 @@ class App:
             "functions": [f.to_dict() for f in self.functions],
             "edges": [list(e) for e in self.edges],
         }
-
-    def to_json(self) -> str:
-        return json_text(self.to_dict())
-
-    def save(self, path: str | Path) -> None:
-        """Write atomically (temporary file, then rename)."""
-        save_json(path, self.to_dict())
 
 
 def _num(p: Problems, where: str, v: Any, *, positive: bool = True, zero_ok: bool = False) -> float:

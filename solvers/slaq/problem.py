@@ -24,7 +24,7 @@ from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.serialize import load_as, save_json
+from schedlab.solvers.serialize import JsonFile, load_as
 from schedlab.solvers.slaq.curves import validate_losses
 from schedlab.solvers.slaq.limits import MAX_CORES, MAX_EPOCH_S, MAX_JOBS, MAX_LOSSES
 from schedlab.solvers.slaq.predict import MODELS
@@ -90,7 +90,7 @@ def header_problems(
 
 
 @dataclass(frozen=True)
-class Snapshot:
+class Snapshot(JsonFile):
     """The jobs, the cores and the epoch of one SLAQ allocation."""
 
     subject: ClassVar[str] = "slaq"
@@ -230,10 +230,6 @@ class Snapshot:
     def from_json(cls, path: str | Path) -> Snapshot:
         """Read a snapshot file with the door's rules."""
         return load_as(cls.from_dict, path, "the SLAQ snapshot")
-
-    def to_json(self, path: str | Path) -> None:
-        """Write the snapshot file atomically."""
-        save_json(path, self.to_dict())
 
     def with_objective(self, objective: str) -> Snapshot:
         """The same snapshot with another objective."""

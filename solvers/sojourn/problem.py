@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.serialize import json_text, load_as, parse_as, save_json
+from schedlab.solvers.serialize import JsonFile, load_as, parse_as
 from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, read_stdin_text
 
 if TYPE_CHECKING:  # objectives imports this module
@@ -163,7 +163,7 @@ def _check_job(raw: Any, index: int, problems: Problems) -> Job | None:
 
 
 @dataclass(frozen=True)
-class Instance:
+class Instance(JsonFile):
     """A single-server instance: all jobs present at time 0. Immutable and validated."""
 
     jobs: tuple[Job, ...]
@@ -263,13 +263,6 @@ class Instance:
         if self.meta:
             d["meta"] = dict(self.meta)
         return d
-
-    def to_json(self, indent: int | None = 1) -> str:
-        return json_text(self.to_dict(), indent)
-
-    def save(self, path: str | Path) -> None:
-        """Write atomically (temporary file, then rename)."""
-        save_json(path, self.to_dict())
 
     # ---- derived arrays (cached) --------------------------------------------------------
     @property

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.serialize import json_text, load_as, parse_as, save_json
+from schedlab.solvers.serialize import JsonFile, load_as, parse_as
 from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
 from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, short
 
@@ -223,7 +223,7 @@ def _check_job(
 
 
 @dataclass(frozen=True)
-class Snapshot:
+class Snapshot(JsonFile):
     """One scheduling round: cluster, runnable jobs in policy order, and the profiles.
 
     A problem of `schedlab.solvers.solve.solve`: subject "synergy", kind "throughput" (every
@@ -326,13 +326,6 @@ class Snapshot:
         if self.meta:
             d["meta"] = dict(self.meta)
         return d
-
-    def to_json(self, indent: int | None = 1) -> str:
-        return json_text(self.to_dict(), indent)
-
-    def save(self, path: str | Path) -> None:
-        """Write atomically (temporary file, then rename)."""
-        save_json(path, self.to_dict())
 
     # ---- derived ------------------------------------------------------------------------
     @property

@@ -19,7 +19,7 @@ def run(args):
 @pytest.fixture
 def snap_file(tmp_path):
     p = tmp_path / "snap.json"
-    random_snapshot(4, 30, 1).to_json(p)
+    random_snapshot(4, 30, 1).save(p)
     return str(p)
 
 

@@ -11,7 +11,7 @@ from schedlab.solvers.slaq.problem import Snapshot
 
 def test_round_trip(tmp_path):
     s = random_snapshot(4, 40, seed=1)
-    s.to_json(tmp_path / "s.json")
+    s.save(tmp_path / "s.json")
     assert Snapshot.from_json(tmp_path / "s.json") == s
     assert s.kind == "sum" and Snapshot.subject == "slaq"
 
