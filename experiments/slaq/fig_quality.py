@@ -1,19 +1,26 @@
-"""Figure `slaq-quality`: SLAQ vs fair share (and max-min) in the epoch simulator.
+"""Figure `slaq-quality`: SLAQ vs fair share on two workloads, over a sweep of load, both readings
+of the paper's metrics, mean and 95% t-interval over seeds.
 
-Left: the average normalized loss of the running jobs over time; right: the CDF of each job's
-time to reach 90% of its loss reduction. The table sets SLAQ's "quality improvement" and
-"delay reduction" beside the paper's 73% / 44% (Zhang et al., SoCC 2017), as reconstructed
-here: quality improvement = relative reduction of the average normalized loss of running
-jobs against fair share, both time-averaged and at its largest over time ("up to"; epochs
-where fair's average is below 0.02 are left out of the maximum, to avoid dividing by ~0);
-delay reduction = 1 - mean time-to-90% (and 95%) of SLAQ / that of fair share.
-One journaled row per (policy, seed): a rerun resumes. Writes results/slaq/slaq-quality.csv
-(the table), slaq-quality-runs.csv (per run) and slaq-quality.{png,pdf}.
+Workloads: ours ("shipped-curves", `simulator.make_jobs`) and the authors' ("authors",
+`workload_authors.py`: their driver's jobs, arrivals, predictor, base cores and token order;
+"authors-fit" the same with our fitted predictor). Load: the mean gap between arrivals
+(`arrival_mean_s`, the driver's `sleep`) takes three values per workload; `offered_load` =
+sum_j iterations_j W_j / (C x jobs x sleep) says how busy each is. For every (workload, sleep,
+seed) SLAQ and fair run on the same jobs, and `metrics.py` compares them: quality improvement
+"up to" (maximum over time) and time-averaged; delay reduction to 90% and 95% of the loss
+reduction as ratio of means and as mean of per-job ratios; for all jobs and per job family.
+The paper's 73% / 44% (Zhang et al., SoCC 2017) stand beside them; its definitions are not in
+the authors' code, so both readings are ours.
+
+Left panels: the mean normalized loss of the running jobs over time (seed `seed`, the middle
+load); right panels: mean time to 90% per family with 95% t-intervals over seeds.
+One journaled row per (workload, sleep, policy, seed): a rerun resumes. Writes
+results/slaq/slaq-quality.csv and .md (the side-by-side table), slaq-quality-runs.csv (per run)
+and slaq-quality.{png,pdf}.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import textwrap
 from functools import partial
@@ -23,145 +30,243 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.plotting import new_figure, save_figure
-from schedlab.experiments.registry import POLICIES, register_figure
-from schedlab.experiments.slaq.simulator import DEFAULT_WORKLOAD, SimConfig, simulate, summarize
+from schedlab.experiments.registry import register_figure
+from schedlab.experiments.slaq import metrics
+from schedlab.experiments.slaq.simulator import SimConfig, simulate, summarize
 from schedlab.experiments.store import RowStore, results_dir, write_csv
+from schedlab.solvers.util import atomic_write_text
 
 NAME = STEM = "slaq-quality"
 PAPER = {"quality_improvement_pct": 73.0, "delay_reduction_pct": 44.0}
+POLICIES = ("slaq", "fair")  # the paper's comparison
+ALL = "all"
+
+#: Per size: seeds, and per workload its jobs, cores and the sleeps (mean arrival gaps, s) swept.
 CONFIGS: dict[str, dict[str, Any]] = {
-    "tiny": {"jobs": 8, "cores": 24, "arrival_mean_s": 6.0, "seeds": 1},
-    "small": {"jobs": 40, "cores": 64, "arrival_mean_s": 6.0, "seeds": 1},
-    "full": {"jobs": 200, "cores": 128, "arrival_mean_s": 4.0, "seeds": 5},
+    "tiny": {
+        "seeds": 2,
+        "workloads": {
+            "shipped-curves": {"jobs": 8, "cores": 24, "sleeps": [6.0]},
+            "authors": {"jobs": 8, "cores": 16, "sleeps": [10.0]},
+        },
+    },
+    "small": {
+        "seeds": 10,
+        "workloads": {
+            "shipped-curves": {"jobs": 40, "cores": 64, "sleeps": [6.0, 12.0, 24.0]},
+            "authors": {"jobs": 20, "cores": 32, "sleeps": [15.0, 30.0, 60.0]},
+            "authors-fit": {"jobs": 20, "cores": 32, "sleeps": [30.0]},
+        },
+    },
+    "full": {
+        "seeds": 20,
+        "workloads": {
+            "shipped-curves": {"jobs": 200, "cores": 128, "sleeps": [3.0, 6.0, 12.0]},
+            "authors": {"jobs": 40, "cores": 32, "sleeps": [15.0, 30.0, 60.0]},
+            "authors-fit": {"jobs": 40, "cores": 32, "sleeps": [15.0, 30.0, 60.0]},
+        },
+    },
 }
-MIN_FAIR_LOSS = 0.02
-
-
-def policies() -> tuple[str, ...]:
-    """The SLAQ policies this figure compares: those tagged "figure", in registration order."""
-    return tuple(POLICIES.names(scope="slaq", tag="figure"))
+METRICS = (
+    "quality_up_to",
+    "quality_time_avg",
+    "delay90_ratio_of_means",
+    "delay90_mean_of_ratios",
+    "delay95_ratio_of_means",
+    "delay95_mean_of_ratios",
+)
 
 
 def run_row(key: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
-    cfg = SimConfig(
-        jobs=config["jobs"],
-        cores=config["cores"],
-        arrival_mean_s=config["arrival_mean_s"],
-        seed=key["seed"],
-    )
-    run = simulate(cfg, key["policy"], config.get("workload", DEFAULT_WORKLOAD))
+    """One simulation: its summary, loss series (all jobs and per family) and per-job delays."""
+    w = config["workloads"][key["workload"]]
+    cfg = SimConfig(jobs=w["jobs"], cores=w["cores"], arrival_mean_s=key["sleep"], seed=key["seed"])
+    run = simulate(cfg, key["policy"], key["workload"])
     s = summarize(run)
     s.pop("config")
     s.pop("policy")
+    fams = sorted({j.family for j in run["jobs"]})
+    work = sum(j.last * j.w for j in run["jobs"])
     return {
         **s,
+        "offered_load": work / (cfg.cores * cfg.jobs * cfg.arrival_mean_s),
         "times_s": run["times_s"],
         "loss": run["mean_norm_loss"],
-        "t90_s": [j.t90_s for j in run["jobs"]],
+        "family_loss": {f: [e.get(f, float("nan")) for e in run["family_loss"]] for f in fams},
+        "job_delays": [[j.family, j.t90_s, j.t95_s] for j in run["jobs"]],
     }
 
 
+def keys_of(config: dict[str, Any], seed: int) -> list[dict[str, Any]]:
+    """Every (workload, sleep, policy, seed) of a size, in run order."""
+    return [
+        {"workload": wl, "sleep": s, "policy": p, "seed": seed + i}
+        for wl, w in config["workloads"].items()
+        for s in w["sleeps"]
+        for i in range(config["seeds"])
+        for p in POLICIES
+    ]
+
+
 def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[dict[str, Any]]:
-    store = RowStore(
-        results_dir(outdir, "slaq") / f"{STEM}-{size}.jsonl",
-        ["policy", "seed"],
-        config=json.loads(
-            json.dumps(
-                {**config, "seed": seed, "row_format": 1, "sim": dataclasses.asdict(SimConfig())}
-            )
-        ),
-    )
-    keys = [{"policy": p, "seed": seed + i} for i in range(config["seeds"]) for p in policies()]
+    fields = ["workload", "sleep", "policy", "seed"]
+    header = json.loads(json.dumps({**config, "seed": seed, "row_format": 2}))
+    store = RowStore(results_dir(outdir, "slaq") / f"{STEM}-{size}.jsonl", fields, config=header)
+    keys = keys_of(config, seed)
     store.run(keys, partial(run_row, config=config), desc=NAME)
     index = {store.key(r): r for r in store.rows}
-    return [index[(k["policy"], k["seed"])] for k in keys]
+    return [index[tuple(k[f] for f in fields)] for k in keys]
 
 
-def _pct(new: float | None, base: float | None) -> float | None:
-    return None if new is None or not base else 100.0 * (1.0 - new / base)
+def _delays(row: dict[str, Any], family: str, col: int) -> list[float | None]:
+    """Per-job delays (col 1: to 90%, 2: to 95%) of one family (or all), in job order."""
+    return [d[col] for d in row["job_delays"] if family in (ALL, d[0])]
+
+
+def compare(slaq: dict[str, Any], fair: dict[str, Any], family: str) -> dict[str, float | None]:
+    """The six metrics of one seed for all jobs or one family (fractions)."""
+    if family == ALL:
+        la, lb = slaq["loss"], fair["loss"]
+    else:
+        la, lb = slaq["family_loss"][family], fair["family_loss"][family]
+    a, b = metrics.aligned(slaq["times_s"], la, fair["times_s"], lb)
+    d90 = (_delays(slaq, family, 1), _delays(fair, family, 1))
+    d95 = (_delays(slaq, family, 2), _delays(fair, family, 2))
+    return {
+        "quality_up_to": metrics.improvement_up_to(a, b),
+        "quality_time_avg": metrics.improvement_time_avg(a, b),
+        "delay90_ratio_of_means": metrics.delay_ratio_of_means(*d90),
+        "delay90_mean_of_ratios": metrics.delay_mean_of_ratios(*d90),
+        "delay95_ratio_of_means": metrics.delay_ratio_of_means(*d95),
+        "delay95_mean_of_ratios": metrics.delay_mean_of_ratios(*d95),
+    }
+
+
+def _mean_t90(row: dict[str, Any], family: str) -> float | None:
+    v = [t for t in _delays(row, family, 1) if t is not None]
+    return float(np.mean(v)) if v else None
+
+
+def _pct(x: float | None) -> float | None:
+    return None if x is None else round(100.0 * x, 2)
 
 
 def table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per policy: means over seeds, and the improvements over fair share."""
-    names = policies()
-    by = {p: [r for r in rows if r["policy"] == p] for p in names}
-    fair = {r["seed"]: r for r in by["fair"]}
+    """Per (workload, sleep, family): each metric's mean and 95% CI half-width over seeds (%),
+    SLAQ's and fair's mean time to 90%, and the paper's numbers."""
+    by = {(r["workload"], r["sleep"], r["policy"], r["seed"]): r for r in rows}
+    groups: dict[tuple[str, float], list[int]] = {}
+    for r in rows:
+        groups.setdefault((r["workload"], r["sleep"]), [])
+        if r["seed"] not in groups[(r["workload"], r["sleep"])]:
+            groups[(r["workload"], r["sleep"])].append(r["seed"])
     out = []
-    for p in names:
-        rs = by[p]
-        up_to = []
-        for r in rs:
-            f = fair[r["seed"]]
-            n = min(len(r["loss"]), len(f["loss"]))
-            a, b = np.asarray(r["loss"][:n]), np.asarray(f["loss"][:n])
-            mask = b >= MIN_FAIR_LOSS
-            if mask.any():
-                up_to.append(float(np.max(100 * (1 - a[mask] / b[mask]))))
-
-        def mean(key: str, rs: list[dict[str, Any]] = rs) -> float:
-            return float(np.mean([r[key] for r in rs]))
-
-        row: dict[str, Any] = {
-            "policy": p,
-            "runs": len(rs),
-            "mean_normalized_loss": mean("mean_normalized_loss"),
-            "mean_time_to_90_s": mean("mean_time_to_90_s"),
-            "mean_time_to_95_s": mean("mean_time_to_95_s"),
-            "mean_completion_s": mean("mean_completion_s"),
-            "scheduler_ms_per_epoch": mean("scheduler_ms_per_epoch"),
-        }
-        fm = {k: float(np.mean([r[k] for r in by["fair"]])) for k in row if k.startswith("mean_")}
-        row["quality_improvement_pct"] = _pct(
-            row["mean_normalized_loss"], fm["mean_normalized_loss"]
-        )
-        row["quality_improvement_up_to_pct"] = float(np.mean(up_to)) if up_to else None
-        row["delay_reduction_90_pct"] = _pct(row["mean_time_to_90_s"], fm["mean_time_to_90_s"])
-        row["delay_reduction_95_pct"] = _pct(row["mean_time_to_95_s"], fm["mean_time_to_95_s"])
-        row["paper_quality_improvement_pct"] = PAPER["quality_improvement_pct"]
-        row["paper_delay_reduction_pct"] = PAPER["delay_reduction_pct"]
-        out.append(row)
+    for (wl, sleep), seeds in groups.items():
+        pairs = [(by[(wl, sleep, "slaq", s)], by[(wl, sleep, "fair", s)]) for s in seeds]
+        fams = sorted({d[0] for a, _ in pairs for d in a["job_delays"]})
+        for fam in [ALL, *fams]:
+            per = [compare(a, b, fam) for a, b in pairs]
+            row: dict[str, Any] = {
+                "workload": wl,
+                "sleep_s": sleep,
+                "offered_load": round(float(np.mean([a["offered_load"] for a, _ in pairs])), 3),
+                "family": fam,
+                "seeds": len(pairs),
+            }
+            for m in METRICS:
+                mean, half, _ = metrics.mean_ci([p[m] for p in per])
+                row[f"{m}_pct"], row[f"{m}_ci95_pct"] = _pct(mean), _pct(half)
+            for pol, idx in (("slaq", 0), ("fair", 1)):
+                mean, half, _ = metrics.mean_ci([_mean_t90(p[idx], fam) for p in pairs])
+                row[f"{pol}_time_to_90_s"] = None if mean is None else round(mean, 2)
+                row[f"{pol}_time_to_90_ci95_s"] = None if half is None else round(half, 2)
+            row["paper_quality_up_to_pct"] = PAPER["quality_improvement_pct"]
+            row["paper_delay_reduction_pct"] = PAPER["delay_reduction_pct"]
+            out.append(row)
     return out
 
 
-def plot(rows: list[dict[str, Any]], stem: Path, caption: str) -> list[Path]:
-    fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 4.5))
-    first = rows[0]["seed"]
-    for i, p in enumerate(policies()):
-        r = next(r for r in rows if r["policy"] == p and r["seed"] == first)
-        ax1.plot(r["times_s"], r["loss"], color=f"C{i}", lw=1, label=p)
-        t90 = np.sort([t for rr in rows if rr["policy"] == p for t in rr["t90_s"] if t is not None])
-        ax2.step(
-            t90, np.arange(1, len(t90) + 1) / max(len(t90), 1), where="post", color=f"C{i}", label=p
-        )
-    ax1.set_xlabel("time (s)")
-    ax1.set_ylabel("average normalized loss of running jobs")
-    ax1.set_title(f"loss over time (seed {first})")
-    ax2.set_xlabel("time from arrival to 90% of the loss reduction (s)")
-    ax2.set_ylabel("fraction of jobs (CDF)")
-    ax2.set_title("time to 90% (all seeds)")
-    for ax in (ax1, ax2):
-        ax.grid(True, alpha=0.3)
-        ax.legend()
+def _cell(row: dict[str, Any], m: str) -> str:
+    mean, half = row[f"{m}_pct"], row[f"{m}_ci95_pct"]
+    if mean is None:
+        return "–"
+    return f"{mean:.1f}" if half is None else f"{mean:.1f} ± {half:.1f}"
+
+
+def markdown(tab: list[dict[str, Any]], caption: str) -> str:
+    """The side-by-side table as markdown: % (mean ± 95% CI half-width over seeds)."""
+    head = (
+        "| workload | sleep (s) | load | family | quality up to | quality time-avg | "
+        "delay 90% ratio of means | delay 90% mean of ratios | delay 95% ratio of means | "
+        "delay 95% mean of ratios | paper |\n|" + "---|" * 11 + "\n"
+    )
+    lines = [
+        f"| {r['workload']} | {r['sleep_s']:g} | {r['offered_load']:.2f} | {r['family']} | "
+        + " | ".join(_cell(r, m) for m in METRICS)
+        + f" | {r['paper_quality_up_to_pct']:g} / {r['paper_delay_reduction_pct']:g} |"
+        for r in tab
+    ]
+    return f"{caption}\n\n{head}" + "\n".join(lines) + "\n"
+
+
+def plot(rows: list[dict[str, Any]], tab: list[dict[str, Any]], stem: Path, caption: str):  # type: ignore[no-untyped-def]
+    """Per workload: loss over time (first seed, middle sleep) and mean time to 90% per family."""
+    wls = list(dict.fromkeys(r["workload"] for r in rows))
+    fig, axes = new_figure(len(wls), 2, figsize=(12, 4 * len(wls)), squeeze=False)
+    first = min(r["seed"] for r in rows)
+    for (ax1, ax2), wl in zip(axes, wls, strict=True):
+        sleeps = sorted({r["sleep"] for r in rows if r["workload"] == wl})
+        mid = sleeps[len(sleeps) // 2]
+        for i, p in enumerate(POLICIES):
+            key = (wl, mid, p, first)
+            r = next(r for r in rows if (r["workload"], r["sleep"], r["policy"], r["seed"]) == key)
+            ax1.plot(r["times_s"], r["loss"], color=f"C{i}", lw=1, label=p)
+        sub = [t for t in tab if t["workload"] == wl and t["sleep_s"] == mid and t["family"] != ALL]
+        x = np.arange(len(sub))
+        for i, p in enumerate(POLICIES):
+            ys = [t[f"{p}_time_to_90_s"] or 0.0 for t in sub]
+            es = [t[f"{p}_time_to_90_ci95_s"] or 0.0 for t in sub]
+            ax2.bar(x + (i - 0.5) * 0.4, ys, 0.4, yerr=es, color=f"C{i}", label=p, capsize=2)
+        ax2.set_xticks(x, [t["family"] for t in sub], rotation=30, ha="right", fontsize=8)
+        ax1.set_xlabel("time since the first arrival (s)")
+        ax1.set_ylabel("mean normalized loss of running jobs")
+        ax1.set_title(f"{wl}: loss over time (sleep {mid:g} s, seed {first})")
+        ax2.set_ylabel("mean time from arrival to 90% of loss reduction (s)")
+        ax2.set_xlabel("job family")
+        ax2.set_title(f"{wl}: time to 90% per family (sleep {mid:g} s, 95% CI over seeds)")
+        for ax in (ax1, ax2):
+            ax.grid(True, alpha=0.3)
+            ax.legend()
     return save_figure(fig, stem, caption)
 
 
 @register_figure(
-    NAME, summary="SLAQ vs fair share: normalized loss and time to 90%", in_reproduce=True
+    NAME,
+    summary="SLAQ vs fair on ours and the authors' workload: quality and delay, both readings",
+    in_reproduce=True,
 )
 def make(size: str, seed: int, outdir: Path) -> list[Path]:
     config = CONFIGS[size]
     rows = compute(config, seed, outdir, size)
     tab = table(rows)
     d = results_dir(outdir, "slaq")
-    runs = [{k: v for k, v in r.items() if k not in ("times_s", "loss", "t90_s")} for r in rows]
+    drop = ("times_s", "loss", "family_loss", "job_delays")
+    runs = [{k: v for k, v in r.items() if k not in drop} for r in rows]
     paths = [write_csv(d / f"{STEM}.csv", tab), write_csv(d / f"{STEM}-runs.csv", runs)]
+    sizes = "; ".join(
+        f"{wl}: {w['jobs']} jobs on {w['cores']} cores, sleep "
+        + "/".join(f"{s:g}" for s in w["sleeps"])
+        + " s"
+        for wl, w in config["workloads"].items()
+    )
     caption = "\n".join(
         textwrap.wrap(
-            f"{NAME}, size={size}, seed={seed}: {config['jobs']} jobs on the 9 shipped SLAQ loss "
-            f"curves (cycled), Poisson arrivals (mean {config['arrival_mean_s']:g} s), "
-            f"{config['cores']} cores, perfect scaling, epochs of 3 s, {config['seeds']} seed(s).",
+            f"{NAME}, size={size}, seeds {seed}..{seed + config['seeds'] - 1}: {sizes}; "
+            f"perfect scaling, epochs of 3 s; SLAQ vs fair, % (mean ± 95% t-interval).",
             150,
         )
     )
-    paths += plot(rows, d / STEM, caption)
+    atomic_write_text(d / f"{STEM}.md", markdown(tab, caption.replace("\n", " ")))
+    paths.append(d / f"{STEM}.md")
+    paths += plot(rows, tab, d / STEM, caption)
     return paths

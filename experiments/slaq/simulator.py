@@ -119,6 +119,7 @@ class SimJob:
     fit: tuple[float, ...] = (0.0,) * 5  # the last fit's code, k_now, l_now; T / W_j; M_j
     fit_params: np.ndarray = field(default_factory=lambda: np.zeros(5))  # its packed params
     fit_offsets: np.ndarray = field(default_factory=lambda: np.full(2, np.nan))
+    family: str = ""  # the job's family (the curve's name here), for per-family metrics
 
     @property
     def last(self) -> int:
@@ -140,14 +141,14 @@ def make_jobs(cfg: SimConfig) -> list[SimJob]:
             rng.uniform(-math.log(2), math.log(2))
         )
         w = math.exp(rng.uniform(math.log(cfg.w_min), math.log(cfg.w_max)))
-        j = SimJob(i, float(arrivals[i]), curve, w)
+        j = SimJob(i, float(arrivals[i]), curve, w, family=names[i % len(names)])
         j.norm = normalized_loss(curve)
         j.drops = np.maximum.accumulate(-np.diff(curve)) if len(curve) > 1 else np.zeros(0)
         jobs.append(j)
     return jobs
 
 
-def iter_time_s(cfg: SimConfig, w: float, cores: int) -> float:
+def iter_time_s(cfg: SimConfig, w: float, cores: float) -> float:
     if cores <= 0:
         return math.inf
     return w / cores if cfg.scaling == "perfect" else cfg.alpha * w / cores + cfg.beta_s
@@ -204,7 +205,7 @@ def _crossing(job: SimJob, level: float) -> int:
     return int(np.argmax(job.norm <= level + 1e-12))
 
 
-def advance(job: SimJob, cores: int, now: float, cfg: SimConfig) -> None:
+def advance(job: SimJob, cores: float, now: float, cfg: SimConfig) -> None:
     """Run the job for one epoch; record 90% / 95% times and completion (interpolated)."""
     rate = 1.0 / iter_time_s(cfg, job.w, cores)  # iterations per second
     start = job.progress
@@ -225,7 +226,7 @@ def implied_epochs(jobs: list[SimJob], cfg: SimConfig) -> float:
 
 def check_progress(
     running: list[SimJob],
-    cores: list[int],
+    cores: list[int] | list[float],
     before: list[float],
     all_arrived: bool,
     now: float,
@@ -251,11 +252,13 @@ def simulate(cfg: SimConfig, policy_name: str, workload: str = DEFAULT_WORKLOAD)
     """Run a registered workload under a policy; per-epoch records and per-job results."""
     cfg.check()
     policy = POLICIES.get(policy_name, scope="slaq")
-    jobs = WORKLOADS.get(workload, scope="slaq").obj(cfg)
+    entry = WORKLOADS.get(workload, scope="slaq")
+    jobs = entry.obj(cfg)
+    alloc = entry.meta.get("allocate", allocate)  # a workload may bring its scheduler's model
     check_work(implied_epochs(jobs, cfg), cfg.max_epochs, "slaq simulate", "--max-epochs")
     cap = WorkCap(cfg.max_epochs, "slaq simulate", "--max-epochs")
     now, nxt, running = 0.0, 0, []
-    times, losses, sched_s = [], [], []
+    times, losses, sched_s, by_family = [], [], [], []
     while True:
         cap.step()
         while nxt < len(jobs) and jobs[nxt].arrival_s <= now + 1e-9:  # admit
@@ -263,10 +266,11 @@ def simulate(cfg: SimConfig, policy_name: str, workload: str = DEFAULT_WORKLOAD)
             nxt += 1
         if running:
             t0 = time.perf_counter()
-            cores = allocate(running, cfg, policy)
+            cores = alloc(running, cfg, policy)
             sched_s.append(time.perf_counter() - t0)
             times.append(now)
             losses.append(float(np.mean([j.norm[j.points() - 1] for j in running])))
+            by_family.append(family_losses(running))
             before = [j.progress for j in running]
             for j, c in zip(running, cores, strict=True):
                 advance(j, c, now, cfg)
@@ -282,8 +286,17 @@ def simulate(cfg: SimConfig, policy_name: str, workload: str = DEFAULT_WORKLOAD)
         "times_s": times,
         "mean_norm_loss": losses,
         "scheduler_s": sched_s,
+        "family_loss": by_family,
         "jobs": jobs,
     }
+
+
+def family_losses(running: list[SimJob]) -> dict[str, float]:
+    """Mean normalized loss of the running jobs of each family (per-family quality over time)."""
+    groups: dict[str, list[float]] = {}
+    for j in running:
+        groups.setdefault(j.family, []).append(float(j.norm[j.points() - 1]))
+    return {f: float(np.mean(v)) for f, v in groups.items()}
 
 
 def summarize(run: dict[str, Any]) -> dict[str, Any]:
