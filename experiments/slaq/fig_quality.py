@@ -54,16 +54,16 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "seeds": 10,
         "workloads": {
             "shipped-curves": {"jobs": 40, "cores": 64, "sleeps": [6.0, 12.0, 24.0]},
-            "authors": {"jobs": 20, "cores": 32, "sleeps": [15.0, 30.0, 60.0]},
-            "authors-fit": {"jobs": 20, "cores": 32, "sleeps": [30.0]},
+            "authors": {"jobs": 20, "cores": 32, "sleeps": [10.0, 20.0, 40.0]},
+            "authors-fit": {"jobs": 20, "cores": 32, "sleeps": [20.0]},
         },
     },
     "full": {
         "seeds": 20,
         "workloads": {
             "shipped-curves": {"jobs": 200, "cores": 128, "sleeps": [3.0, 6.0, 12.0]},
-            "authors": {"jobs": 40, "cores": 32, "sleeps": [15.0, 30.0, 60.0]},
-            "authors-fit": {"jobs": 40, "cores": 32, "sleeps": [15.0, 30.0, 60.0]},
+            "authors": {"jobs": 40, "cores": 32, "sleeps": [10.0, 20.0, 40.0]},
+            "authors-fit": {"jobs": 40, "cores": 32, "sleeps": [10.0, 20.0, 40.0]},
         },
     },
 }
