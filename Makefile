@@ -29,6 +29,11 @@ reproduce: $(STAMP)
 	$(BIN)/schedlab reproduce --size $(SIZE) $(if $(WORKERS),--workers $(WORKERS)) \
 		$(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
+# SLAQ's side-by-side table alone (results/slaq/slaq-quality.md, included in docs/slaq.md).
+.PHONY: reproduce-slaq
+reproduce-slaq: $(STAMP)
+	$(BIN)/schedlab figure slaq-quality --size $(SIZE)
+
 bench: $(STAMP)
 	$(BIN)/python -m schedlab.experiments.bench
 

@@ -304,6 +304,12 @@ def predict(
     help="Registered workload (experiments/slaq/workloads.py).",
 )
 @click.option(
+    "--predictor",
+    type=click.Choice(["geometric", "fit"]),
+    default=None,
+    help="Authors' workload only: their geometric rule (= authors) or our fit (= authors-fit).",
+)
+@click.option(
     "--jobs", type=bounded_int(1, SIM_MAX_JOBS), default=30, show_default=True, help="Jobs."
 )
 @click.option(
@@ -338,6 +344,7 @@ def predict(
 def simulate(
     policy: str,
     workload: str,
+    predictor: str | None,
     jobs: int,
     cores: int,
     arrival_mean: float,
@@ -358,6 +365,9 @@ def simulate(
     from schedlab.experiments.output import emit_json
     from schedlab.experiments.slaq.simulator import SimConfig, summarize
     from schedlab.experiments.slaq.simulator import simulate as run
+    from schedlab.experiments.slaq.workload_authors import with_predictor
+
+    workload = with_predictor(workload, predictor)
 
     cfg = SimConfig(
         jobs=jobs,

@@ -73,6 +73,7 @@ from schedlab.experiments.slaq.simulator import (
     largest_drop_so_far,
     qualities,
 )
+from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.slaq.curves import normalized_loss, shipped_curve
 from schedlab.solvers.slaq.predict import FAMILY_CODES
 from schedlab.solvers.slaq.quality import QualityBatch
@@ -193,6 +194,24 @@ def authors_allocate(
         for i, e in zip(old, extra, strict=True):
             tokens[i] += int(e)
     return [float(x) for x in token_shares(tokens, cfg.cores)]
+
+
+#: `simulate --predictor`: the authors' workload under each predictor.
+PREDICTOR_WORKLOADS = {"geometric": "authors", "fit": "authors-fit"}
+
+
+def with_predictor(workload: str, predictor: str | None) -> str:
+    """The workload `--workload W --predictor P` names: P picks between "authors" (their
+    geometric rule) and "authors-fit" (our fit); refused for other workloads."""
+    if predictor is None:
+        return workload
+    if workload not in PREDICTOR_WORKLOADS.values():
+        raise InvalidInput(
+            f"slaq simulate: --predictor applies to the authors' workloads "
+            f"({', '.join(PREDICTOR_WORKLOADS.values())}), not --workload {workload}; "
+            "drop --predictor (our workload always fits) or pass --workload authors"
+        )
+    return PREDICTOR_WORKLOADS[predictor]
 
 
 register_workload(

@@ -5,6 +5,7 @@ force, the token order against a task-by-task simulation, and the over-commitmen
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import numpy as np
@@ -136,3 +137,23 @@ def test_more_jobs_than_cores_all_finish(workload):
     for policy in ("slaq", "fair"):
         s = summarize(simulate(cfg, policy, workload))
         assert s["finished_jobs"] == 12
+
+
+def test_cli_predictor_picks_the_authors_workload_and_is_refused_elsewhere():
+    from click.testing import CliRunner
+
+    from schedlab.experiments.cli import cli
+
+    base = ["slaq", "simulate", "--jobs", "8", "--cores", "16", "--arrival-mean", "10", "--json"]
+    outs = {}
+    for extra in (["--workload", "authors"], ["--workload", "authors", "--predictor", "fit"]):
+        r = CliRunner().invoke(cli, base + extra)
+        assert r.exit_code == 0, r.output
+        outs[len(extra)] = json.loads(r.stdout)
+    want = summarize(
+        simulate(SimConfig(jobs=8, cores=16, arrival_mean_s=10.0), "slaq", "authors-fit")
+    )
+    assert outs[4]["mean_time_to_90_s"] == want["mean_time_to_90_s"]
+    assert outs[4]["mean_time_to_90_s"] != outs[2]["mean_time_to_90_s"]
+    r = CliRunner().invoke(cli, [*base, "--predictor", "geometric"])
+    assert r.exit_code == 2 and "--predictor applies to the authors' workloads" in r.output
