@@ -59,6 +59,13 @@ def _scalings() -> tuple[str, ...]:
     return SCALINGS
 
 
+def _predictors() -> tuple[str, ...]:
+    """The authors' workload's predictors (`workload_authors.PREDICTOR_WORKLOADS`)."""
+    from schedlab.experiments.slaq.workload_authors import PREDICTOR_WORKLOADS
+
+    return tuple(PREDICTOR_WORKLOADS)
+
+
 OBJECTIVE_CHOICE = LazyChoice(_objectives)
 
 
@@ -305,7 +312,7 @@ def predict(
 )
 @click.option(
     "--predictor",
-    type=click.Choice(["geometric", "fit"]),
+    type=LazyChoice(_predictors),
     default=None,
     help="Authors' workload only: their geometric rule (= authors) or our fit (= authors-fit).",
 )
