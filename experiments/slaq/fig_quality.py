@@ -67,7 +67,7 @@ def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[
         ["policy", "seed"],
         config=json.loads(
             json.dumps(
-                {**config, "seed": seed, "row_format": 1, "sim": dataclasses.asdict(SimConfig())}
+                {**config, "seed": seed, "row_format": 2, "sim": dataclasses.asdict(SimConfig())}
             )
         ),
     )
@@ -79,6 +79,21 @@ def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[
 
 def _pct(new: float | None, base: float | None) -> float | None:
     return None if new is None or not base else 100.0 * (1.0 - new / base)
+
+
+def fallback_totals(rs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The predictor's refits and fallbacks summed over runs (`simulator.summarize`'s keys);
+    `fallbacks_to` as "family=count" pairs."""
+    to: dict[str, int] = {}
+    for r in rs:
+        for fam, n in r["fallbacks_to"].items():
+            to[fam] = to.get(fam, 0) + n
+    return {
+        "fits": sum(r["fits"] for r in rs),
+        "fallbacks_too_few_points": sum(r["fallbacks_too_few_points"] for r in rs),
+        "fallbacks_failed_fit": sum(r["fallbacks_failed_fit"] for r in rs),
+        "fallbacks_to": " ".join(f"{k}={v}" for k, v in sorted(to.items())),
+    }
 
 
 def table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -109,6 +124,7 @@ def table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "mean_time_to_95_s": mean("mean_time_to_95_s"),
             "mean_completion_s": mean("mean_completion_s"),
             "scheduler_ms_per_epoch": mean("scheduler_ms_per_epoch"),
+            **fallback_totals(rs),
         }
         fm = {k: float(np.mean([r[k] for r in by["fair"]])) for k in row if k.startswith("mean_")}
         row["quality_improvement_pct"] = _pct(
