@@ -27,8 +27,9 @@ def test_quality_figure_tiny_and_resume(tmp_path, monkeypatch):
     assert float(rows["slaq"]["paper_quality_improvement_pct"]) == 73.0
     assert float(rows["slaq"]["paper_delay_reduction_pct"]) == 44.0
     assert int(rows["slaq"]["fits"]) > 0 and int(rows["fair"]["fits"]) == 0
-    assert int(rows["slaq"]["fallbacks_too_few_points"]) > 0 and "geometric=" in (
-        rows["slaq"]["fallbacks_to"]
+    assert (
+        int(rows["slaq"]["fallbacks_too_few_points"]) > 0
+        and "geometric=" in (rows["slaq"]["fallbacks_to"])
     )
 
     def boom(*a, **k):
