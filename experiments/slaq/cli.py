@@ -20,6 +20,7 @@ from schedlab.experiments.cli_registry import (
 from schedlab.experiments.cliflags import (
     SEED,
     WORK_CAP,
+    FiniteFloat,
     bounded_int,
     positive_float,
     seed_option,
@@ -28,11 +29,13 @@ from schedlab.experiments.cliflags import (
 from schedlab.experiments.registry import POLICIES, WORKLOADS, register_command
 from schedlab.solvers.slaq.limits import (
     MAX_ARRIVAL_MEAN_S,
+    MAX_CORE_S_PER_ITER,
     MAX_CORES,
     MAX_EPOCH_S,
     MAX_EPOCHS,
     MAX_JOBS,
     MAX_LOSSES,
+    MIN_CORE_S_PER_ITER,
     SIM_MAX_JOBS,
 )
 from schedlab.solvers.solve import METHODS
@@ -67,6 +70,8 @@ def _predictors() -> tuple[str, ...]:
 
 
 OBJECTIVE_CHOICE = LazyChoice(_objectives)
+#: W_j, core-seconds per iteration, of the simulator's workloads.
+W_RANGE = FiniteFloat(MIN_CORE_S_PER_ITER, MAX_CORE_S_PER_ITER)
 
 
 @register_command("slaq")
@@ -341,6 +346,34 @@ def predict(
     "--epoch-s", type=positive_float(MAX_EPOCH_S), default=3.0, show_default=True, help="Epoch."
 )
 @click.option(
+    "--model",
+    type=LazyChoice(_models),
+    default="auto",
+    show_default=True,
+    help="The scheduler's loss predictor (the policies that use predictions).",
+)
+@click.option(
+    "--min-cores",
+    type=bounded_int(1, MAX_CORES),
+    default=3,
+    show_default=True,
+    help="Minimum cores of a job with a loss history (capped at floor(C/J)).",
+)
+@click.option(
+    "--w-min",
+    type=W_RANGE,
+    default=2.0,
+    show_default=True,
+    help="Smallest W_j, core-seconds per iteration (log-uniform in [w-min, w-max]).",
+)
+@click.option(
+    "--w-max",
+    type=W_RANGE,
+    default=8.0,
+    show_default=True,
+    help="Largest W_j, core-seconds per iteration; at least --w-min.",
+)
+@click.option(
     "--max-epochs",
     type=WORK_CAP,
     default=MAX_EPOCHS,
@@ -358,16 +391,25 @@ def simulate(
     seed: int,
     scaling: str,
     epoch_s: float,
+    model: str,
+    min_cores: int,
+    w_min: float,
+    w_max: float,
     max_epochs: int,
     as_json: bool,
 ) -> None:
     """Simulate a registered workload (default: jobs on the shipped loss curves) under a policy.
 
+    More jobs than cores: at most C jobs run at once, the others wait in arrival order (FIFO
+    admission), so every running job holds a core and every job finishes.
+
     \b
     Example:
       schedlab slaq simulate --policy fair --jobs 30 --cores 64 --arrival-mean 15 --json
     Keys: mean_normalized_loss, mean_time_to_90_s, mean_time_to_95_s,
-    scheduler_ms_per_epoch, epochs, makespan_s, mean_completion_s, config.
+    scheduler_ms_per_epoch, epochs, makespan_s, mean_completion_s, max_queued_jobs,
+    mean_queue_wait_s, fits, fallbacks_too_few_points, fallbacks_failed_fit, fallbacks_to,
+    config.
     """
     from schedlab.experiments.output import emit_json
     from schedlab.experiments.slaq.simulator import SimConfig, summarize
@@ -383,6 +425,10 @@ def simulate(
         seed=seed,
         scaling=scaling,  # type: ignore[arg-type]
         epoch_s=epoch_s,
+        model=model,
+        min_cores=min_cores,
+        w_min=w_min,
+        w_max=w_max,
         max_epochs=max_epochs,
     )
     out = summarize(run(cfg, policy, workload))

@@ -110,7 +110,7 @@ def keys_of(config: dict[str, Any], seed: int) -> list[dict[str, Any]]:
 
 def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[dict[str, Any]]:
     fields = ["workload", "sleep", "policy", "seed"]
-    header = json.loads(json.dumps({**config, "seed": seed, "row_format": 2}))
+    header = json.loads(json.dumps({**config, "seed": seed, "row_format": 3}))
     store = RowStore(results_dir(outdir, "slaq") / f"{STEM}-{size}.jsonl", fields, config=header)
     keys = keys_of(config, seed)
     store.run(keys, partial(run_row, config=config), desc=NAME)
@@ -151,6 +151,21 @@ def _pct(x: float | None) -> float | None:
     return None if x is None else round(100.0 * x, 2)
 
 
+def fallback_totals(rs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The predictor's refits and fallbacks summed over runs (`simulator.summarize`'s keys);
+    `fallbacks_to` as "family=count" pairs."""
+    to: dict[str, int] = {}
+    for r in rs:
+        for fam, n in r["fallbacks_to"].items():
+            to[fam] = to.get(fam, 0) + n
+    return {
+        "fits": sum(r["fits"] for r in rs),
+        "fallbacks_too_few_points": sum(r["fallbacks_too_few_points"] for r in rs),
+        "fallbacks_failed_fit": sum(r["fallbacks_failed_fit"] for r in rs),
+        "fallbacks_to": " ".join(f"{k}={v}" for k, v in sorted(to.items())),
+    }
+
+
 def table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per (workload, sleep, family): each metric's mean and 95% CI half-width over seeds (%),
     SLAQ's and fair's mean time to 90%, and the paper's numbers."""
@@ -180,6 +195,9 @@ def table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 mean, half, _ = metrics.mean_ci([_mean_t90(p[idx], fam) for p in pairs])
                 row[f"{pol}_time_to_90_s"] = None if mean is None else round(mean, 2)
                 row[f"{pol}_time_to_90_ci95_s"] = None if half is None else round(half, 2)
+            for pol, idx in (("slaq", 0), ("fair", 1)):  # the runs' refits and fallbacks
+                tot = fallback_totals([p[idx] for p in pairs])  # (on the "all" row only)
+                row.update({f"{pol}_{k}": v if fam == ALL else None for k, v in tot.items()})
             row["paper_quality_up_to_pct"] = PAPER["quality_improvement_pct"]
             row["paper_delay_reduction_pct"] = PAPER["delay_reduction_pct"]
             out.append(row)

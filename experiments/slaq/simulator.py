@@ -13,20 +13,30 @@ Steps per epoch of T = `epoch_s` (3 s): admit arrived jobs, observe each job's l
 allocate (the policy; timed as scheduler time), advance (fractional iterations; the times
 a job reaches 90% / 95% of its loss reduction are interpolated inside the epoch), record.
 
+More jobs than cores (FIFO admission): at most C jobs run at once. Arrived jobs wait in a
+queue in arrival order and are admitted, at the start of an epoch, while fewer than C jobs
+run; a running job keeps its place until it finishes. Every running job therefore holds at
+least one core in every epoch (new jobs floor(C/J) >= 1, old ones min(min_cores, floor(C/J))
+>= 1, `min_cores` >= 1), so it finishes after finitely many epochs, and a queued job waits at
+most until the jobs ahead of it finish: no job waits forever. With J <= C nothing queues and
+the rule changes nothing. Delays (time to 90% / 95%, completion) count from arrival, so they
+include the wait; the average normalized loss is over the running jobs.
+
+Fallbacks of the predictor (too few points, a family that cannot fit; `predict.Fit.note`) are
+counted per refit and reported by `summarize` (`fits`, `fallbacks_too_few_points`,
+`fallbacks_failed_fit`, `fallbacks_to`: the predictor used instead, per family).
+
 Work cap: at most `max_epochs` epochs (default 10^5, `--max-epochs`). The epochs the input
 implies (the last arrival, and the total work sum_j iterations_j x W_j over all cores, in
 epochs) are checked before the first step; a run that reaches the cap stops with
-`InvalidInput` naming the flag (exit 2) instead of returning a truncated result. A run that
-can never finish says so at once: an epoch in which no job progresses, with no job left to
-arrive, repeats forever (the policies are functions of the jobs' state, which did not change),
-so it stops there with `InvalidInput` naming `--cores` (`check_progress`) instead of spending
-the rest of the work cap.
+`InvalidInput` naming the flag (exit 2) instead of returning a truncated result.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections import Counter, deque
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
@@ -35,14 +45,17 @@ import numpy as np
 from schedlab.experiments.registry import POLICIES, WORKLOADS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.slaq.curves import normalized_loss, shipped_curve, shipped_names
+from schedlab.solvers.slaq.heuristics import QualityLevel
 from schedlab.solvers.slaq.limits import (
     MAX_ARRIVAL_MEAN_S,
+    MAX_CORE_S_PER_ITER,
     MAX_CORES,
     MAX_EPOCH_S,
     MAX_EPOCHS,
+    MIN_CORE_S_PER_ITER,
     SIM_MAX_JOBS,
 )
-from schedlab.solvers.slaq.predict import PredictorConfig, fit_many
+from schedlab.solvers.slaq.predict import FAMILIES, MODELS, FitBatch, PredictorConfig, fit_many
 from schedlab.solvers.slaq.quality import QualityBatch
 from schedlab.solvers.validate import MAX_MAGNITUDE, WorkCap, check_number, check_seed, check_work
 
@@ -78,7 +91,7 @@ class SimConfig:
         for name, lo, hi in (
             ("jobs", 1, SIM_MAX_JOBS),
             ("cores", 1, MAX_CORES),
-            ("min_cores", 0, MAX_CORES),
+            ("min_cores", 1, MAX_CORES),
             ("max_epochs", 1, 10**12),
         ):
             v = getattr(self, name)
@@ -88,14 +101,21 @@ class SimConfig:
             self.arrival_mean_s, "arrival-mean", lo=0.0, hi=MAX_ARRIVAL_MEAN_S, lo_open=True,
             problems=p,
         )  # fmt: skip
-        for name in ("alpha", "w_min", "w_max"):
+        check_number(self.alpha, "alpha", lo=0.0, lo_open=True, problems=p)
+        for name in ("w_min", "w_max"):
             check_number(
-                getattr(self, name), name.replace("_", "-"), lo=0.0, lo_open=True, problems=p
-            )
+                getattr(self, name), name.replace("_", "-"), lo=MIN_CORE_S_PER_ITER,
+                hi=MAX_CORE_S_PER_ITER, problems=p,
+            )  # fmt: skip
         check_number(self.epoch_s, "epoch-s", lo=0.0, hi=MAX_EPOCH_S, lo_open=True, problems=p)
         check_number(self.beta_s, "beta-s", lo=0.0, hi=MAX_MAGNITUDE, problems=p)
+        if self.model not in MODELS:
+            p.append(f"model: must be one of {', '.join(MODELS)} (got {self.model!r})")
         if not p and self.w_max < self.w_min:
-            p.append("w-max: must be >= w-min")
+            p.append(
+                f"w-max: must be >= w-min (--w-min {self.w_min:g} > --w-max {self.w_max:g}): "
+                "lower --w-min or raise --w-max"
+            )
         if p:
             raise InvalidInput(p)
         check_seed(self.seed, allow_none=False)
@@ -120,6 +140,9 @@ class SimJob:
     fit_params: np.ndarray = field(default_factory=lambda: np.zeros(5))  # its packed params
     fit_offsets: np.ndarray = field(default_factory=lambda: np.full(2, np.nan))
     family: str = ""  # the job's family (the curve's name here), for per-family metrics
+    queued_epochs: int = 0  # epoch starts it spent waiting for admission (FIFO, J > C)
+    fits: int = 0  # refits of its predictor
+    fallbacks: Counter[str] = field(default_factory=Counter)  # "too-few-points" etc., "to:<family>"
 
     @property
     def last(self) -> int:
@@ -169,6 +192,9 @@ def qualities(jobs: list[SimJob], cfg: SimConfig) -> QualityBatch:
         warm = np.array([j.fit_offsets for j, _ in stale]) if cfg.warm_fits else None
         hs = [j.curve[:n] for j, n in stale]
         batch = fit_many(hs, cfg.model, PredictorConfig(), warm=warm)
+        for (j, _), kind in zip(stale, fallback_kinds(batch, hs, cfg.model), strict=True):
+            j.fits += 1
+            j.fallbacks.update(kind)
         code, params, k_now, l_now = batch.arrays()
         offs = batch.offsets()
         for i, (j, n) in enumerate(stale):
@@ -182,8 +208,40 @@ def qualities(jobs: list[SimJob], cfg: SimConfig) -> QualityBatch:
     return QualityBatch(q[:, 0].astype(np.int64), p, q[:, 1], q[:, 2], q[:, 3], q[:, 4])
 
 
+def fallback_kinds(batch: FitBatch, hs: list[np.ndarray], model: str) -> list[tuple[str, ...]]:
+    """Per history, the fallback its fit took: () when the model answered as asked, else
+    ("too-few-points" or "failed-fit", "to:<the predictor used instead>")."""
+    need = PredictorConfig().min_points if model == "auto" or model in FAMILIES else 2
+    asked = set(FAMILIES) if model == "auto" else {model}
+    out: list[tuple[str, ...]] = []
+    for i, h in enumerate(hs):
+        fam = batch[i].family if i in batch.extra else "family"  # rows: an asked family
+        if len(h) < need:
+            out.append(("too-few-points", f"to:{fam}"))
+        elif fam != "family" and fam not in asked:
+            out.append(("failed-fit", f"to:{fam}"))
+        else:
+            out.append(())
+    return out
+
+
+def quality_levels(jobs: list[SimJob], batch: QualityBatch) -> list[QualityLevel]:
+    """Each job's quality level after the epoch (`heuristics.QualityLevel`) from its Q_j."""
+    return [
+        QualityLevel(
+            batch[i],
+            float(j.curve[0]),
+            float(batch.l_now[i]),
+            float(np.min(j.curve[: j.points()])),
+            float(batch.norm[i]),
+        )
+        for i, j in enumerate(jobs)
+    ]
+
+
 def allocate(running: list[SimJob], cfg: SimConfig, policy: Any) -> list[int]:
-    """Cores per running job: new jobs fair share, old ones minimum + the policy's extras."""
+    """Cores per running job: new jobs fair share, old ones minimum + the policy's extras
+    (at most C running jobs, so every job holds at least one core)."""
     n = len(running)
     fair = cfg.cores // n
     is_new = [j.points() <= 1 for j in running]
@@ -192,7 +250,10 @@ def allocate(running: list[SimJob], cfg: SimConfig, policy: Any) -> list[int]:
     if not old:
         return base
     free = cfg.cores - sum(base)
-    qs = qualities([running[i] for i in old], cfg) if policy.meta["needs_quality"] else []
+    olds = [running[i] for i in old]
+    qs: Any = qualities(olds, cfg) if policy.meta["needs_quality"] else []
+    if policy.meta.get("needs_level"):
+        qs = quality_levels(olds, qs)
     extra = policy.obj(qs, [base[i] for i in old], free, fair)
     cores = list(base)
     for i, e in zip(old, extra, strict=True):
@@ -224,30 +285,6 @@ def implied_epochs(jobs: list[SimJob], cfg: SimConfig) -> float:
     return max(jobs[-1].arrival_s, work) / cfg.epoch_s if jobs else 0.0
 
 
-def check_progress(
-    running: list[SimJob],
-    cores: list[int] | list[float],
-    before: list[float],
-    all_arrived: bool,
-    now: float,
-    cfg: SimConfig,
-    policy_name: str,
-) -> None:
-    """Refuse a run that can never finish: no job progressed this epoch and none will arrive."""
-    if not all_arrived or any(
-        j.progress != b or j.done_s is not None for j, b in zip(running, before, strict=True)
-    ):
-        return
-    idle = sum(c <= 0 for c in cores)
-    raise InvalidInput(
-        f"slaq simulate: from t = {now:g} s no job progresses and none is left to arrive: "
-        f"{len(running)} jobs wait ({idle} with no core: --cores {cfg.cores} over "
-        f"{len(running)} jobs is a fair share of {cfg.cores // len(running)}, policy "
-        f"{policy_name}); the run could never finish, only reach the work cap (--max-epochs "
-        f"{cfg.max_epochs}); give more --cores than jobs, or fewer --jobs"
-    )
-
-
 def simulate(cfg: SimConfig, policy_name: str, workload: str = DEFAULT_WORKLOAD) -> dict[str, Any]:
     """Run a registered workload under a policy; per-epoch records and per-job results."""
     cfg.check()
@@ -257,13 +294,20 @@ def simulate(cfg: SimConfig, policy_name: str, workload: str = DEFAULT_WORKLOAD)
     alloc = entry.meta.get("allocate", allocate)  # a workload may bring its scheduler's model
     check_work(implied_epochs(jobs, cfg), cfg.max_epochs, "slaq simulate", "--max-epochs")
     cap = WorkCap(cfg.max_epochs, "slaq simulate", "--max-epochs")
-    now, nxt, running = 0.0, 0, []
-    times, losses, sched_s, by_family = [], [], [], []
+    now, nxt = 0.0, 0
+    running: list[SimJob] = []
+    queue: deque[SimJob] = deque()
+    times, losses, sched_s, queued, by_family = [], [], [], [], []
     while True:
         cap.step()
-        while nxt < len(jobs) and jobs[nxt].arrival_s <= now + 1e-9:  # admit
-            running.append(jobs[nxt])
+        while nxt < len(jobs) and jobs[nxt].arrival_s <= now + 1e-9:  # arrive
+            queue.append(jobs[nxt])
             nxt += 1
+        while queue and len(running) < cfg.cores:  # FIFO admission, at most C running
+            running.append(queue.popleft())
+        for j in queue:
+            j.queued_epochs += 1
+        queued.append(len(queue))
         if running:
             t0 = time.perf_counter()
             cores = alloc(running, cfg, policy)
@@ -271,13 +315,11 @@ def simulate(cfg: SimConfig, policy_name: str, workload: str = DEFAULT_WORKLOAD)
             times.append(now)
             losses.append(float(np.mean([j.norm[j.points() - 1] for j in running])))
             by_family.append(family_losses(running))
-            before = [j.progress for j in running]
             for j, c in zip(running, cores, strict=True):
                 advance(j, c, now, cfg)
-            check_progress(running, cores, before, nxt == len(jobs), now, cfg, policy_name)
             running = [j for j in running if j.done_s is None]
         now += cfg.epoch_s
-        if nxt == len(jobs) and not running:
+        if nxt == len(jobs) and not running and not queue:
             break
     return {
         "config": asdict(cfg),
@@ -287,6 +329,7 @@ def simulate(cfg: SimConfig, policy_name: str, workload: str = DEFAULT_WORKLOAD)
         "mean_norm_loss": losses,
         "scheduler_s": sched_s,
         "family_loss": by_family,
+        "queued": queued,
         "jobs": jobs,
     }
 
@@ -305,6 +348,8 @@ def summarize(run: dict[str, Any]) -> dict[str, Any]:
     t90 = [j.t90_s for j in jobs if j.t90_s is not None]
     t95 = [j.t95_s for j in jobs if j.t95_s is not None]
     jct = [j.done_s - j.arrival_s for j in jobs if j.done_s is not None]
+    waits = [j.queued_epochs * run["config"]["epoch_s"] for j in jobs]
+    fb: Counter[str] = sum((j.fallbacks for j in jobs), Counter())
     return {
         "policy": run["policy"],
         "jobs": len(jobs),
@@ -318,5 +363,11 @@ def summarize(run: dict[str, Any]) -> dict[str, Any]:
         "scheduler_ms_per_epoch": 1e3 * float(np.mean(run["scheduler_s"]))
         if run["scheduler_s"]
         else None,
+        "max_queued_jobs": max(run.get("queued", []), default=0),
+        "mean_queue_wait_s": float(np.mean(waits)) if waits else None,
+        "fits": sum(j.fits for j in jobs),
+        "fallbacks_too_few_points": fb["too-few-points"],
+        "fallbacks_failed_fit": fb["failed-fit"],
+        "fallbacks_to": {k[3:]: fb[k] for k in sorted(fb) if k.startswith("to:")},
         "config": run["config"],
     }

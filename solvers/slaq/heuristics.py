@@ -1,7 +1,14 @@
-"""SLAQ's heuristics: the marginal-gain heap (sum), water-filling (max-min) and fair share.
+"""SLAQ's heuristics: the marginal-gain heap (sum), two water-fillings (max-min) and fair share.
 
-All three return work-conserving allocations in the exact methods' feasible set: new jobs at
-the fair share, old jobs at least their minimum, every free core given to an old job.
+All return work-conserving allocations in the exact methods' feasible set: new jobs at the fair
+share, old jobs at least their minimum, every free core given to an old job.
+
+Two max-min rules, on different quantities:
+- `maxmin_quality_extra` (the simulator's policy `maxmin`, the paper's max-min on quality):
+  water-filling on each job's *quality level* after the epoch, its normalized loss reduction
+  since it started, (L_first - L^(now + c T / W_j)) / (L_first - L^(inf)) (`QualityLevel`);
+- `maxmin_extra` (the snapshot objective `maxmin`, the simulator's policy `maxmin-gain`):
+  water-filling on the predicted *gain* of the epoch, Q_j.
 """
 
 from __future__ import annotations
@@ -104,7 +111,8 @@ def heap_extra(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[int]:
 
 
 def maxmin_extra(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[int]:
-    """Extra cores per job: each free core to the job of lowest quality (water-filling)."""
+    """Extra cores per job: each free core to the job of lowest predicted gain Q_j (the snapshot
+    objective `maxmin`, the minimum of Q; the simulator's `maxmin-gain`)."""
     lazy = [_Lazy(q, b, free + 1) for q, b in zip(qs, base, strict=True)]
     extra = [0] * len(qs)
     if not qs:
@@ -116,6 +124,66 @@ def maxmin_extra(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[int]
         extra[j] += 1
         e = extra[j]
         heapq.heappush(heap, (lazy[j].at(e), -(lazy[j].at(e + 1) - lazy[j].at(e)), j))
+    return extra
+
+
+class QualityLevel:
+    """A job's quality level after the epoch on c cores, its predicted normalized loss
+    reduction since it started: (L_first - L^(now + c T / W_j)) / (L_first - floor), in [0, 1]
+    while the prediction stays between its floor and L_first.
+
+    L^ = L_now - M_j Q_j(c) (the definition of Q_j), so the level is an affine map of Q_j with
+    a positive slope; the floor is the prediction's limit L^(inf) (inverse-poly: d, exponential:
+    c, the simple rules: 0), capped at the lowest loss observed (a prediction never beats what
+    was seen). A job whose loss never fell below L_first has no span: level 0 at any cores."""
+
+    def __init__(self, q: QFn, l_first: float, l_now: float, l_min: float, norm: float):
+        self.q = q
+        inf = float(np.asarray(q(np.array([HORIZON_CORES])), dtype=float)[0])
+        limit = l_now - norm * inf if np.isfinite(inf) else l_now
+        floor = min(max(limit, 0.0), l_min)
+        span = l_first - floor
+        self.scale = norm / span if span > 0 else 0.0
+        self.offset = (l_first - l_now) / span if span > 0 else 0.0
+
+    def __call__(self, cores: np.ndarray | float) -> np.ndarray:
+        """The level at `cores` (vectorized like Q_j)."""
+        c = np.asarray(cores, dtype=float)
+        return self.offset + self.scale * np.asarray(self.q(c), dtype=float)
+
+
+#: Cores at which `QualityLevel` reads the prediction's limit (c T / W_j iterations ahead).
+HORIZON_CORES = 1e15
+
+
+def maxmin_quality_extra(levels: Sequence[QFn], base: Sequence[int], free: int) -> list[int]:
+    """Extra cores per job by water-filling on the quality level: each free core to the job of
+    lowest level (ties: larger rise, then lower index), skipping jobs that no more cores can
+    raise while another job can still rise.
+
+    Maximizes the minimum level over all integer allocations when every level is nondecreasing
+    in cores (every fit whose predicted loss does not rise; test_maxmin_quality_is_brute_force):
+    a job below the greedy's minimum would need a core that went to a job already at or above
+    it. Skipping a job whose level is constant from here on costs no job anything."""
+    extra = [0] * len(levels)
+    if not levels or free <= 0:
+        return extra
+    lazy = [_Lazy(q, b, free + 1) for q, b in zip(levels, base, strict=True)]
+    most = zip(levels, base, strict=True)
+    top = [float(np.asarray(q(np.array([b + free], dtype=float)))[0]) for q, b in most]
+    heap = [(lz.at(0), -(lz.at(1) - lz.at(0)), j) for j, lz in enumerate(lazy)]
+    stuck = [h for h in heap if not top[h[2]] > h[0]]
+    heap = [h for h in heap if top[h[2]] > h[0]]
+    heapq.heapify(heap)
+    for _ in range(free):
+        if not heap:  # no job can rise: the rest to the lowest levels, in order
+            heap, stuck = stuck, []
+            heapq.heapify(heap)
+        _, _, j = heapq.heappop(heap)
+        extra[j] += 1
+        e = extra[j]
+        item = (lazy[j].at(e), -(lazy[j].at(e + 1) - lazy[j].at(e)), j)
+        (heapq.heappush(heap, item) if top[j] > item[0] else stuck.append(item))
     return extra
 
 

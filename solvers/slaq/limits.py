@@ -20,3 +20,7 @@ SIM_MAX_JOBS = 10_000
 MAX_EPOCHS = 100_000
 #: Mean inter-arrival time of the simulator (s): at most about 30 years.
 MAX_ARRIVAL_MEAN_S = 1e9
+#: W_j of the simulator's workloads, core-seconds per iteration (`--w-min`, `--w-max`): from a
+#: microsecond (an iteration is never instantaneous) to about 30,000 core-years.
+MIN_CORE_S_PER_ITER = 1e-6
+MAX_CORE_S_PER_ITER = 1e12

@@ -174,6 +174,13 @@ CASES = [
     ("slaq simulate", "--epoch-s", SLAQ_SIM + "--jobs 4"),
     ("slaq simulate", "--seed", SLAQ_SIM + "--jobs 4"),
     ("slaq simulate", "--max-epochs", "--policy fair --jobs 4"),
+    ("slaq simulate", "--min-cores", SLAQ_SIM + "--jobs 4"),
+    ("slaq simulate", "--w-min", SLAQ_SIM + "--jobs 4"),
+    ("slaq simulate", "--w-max", SLAQ_SIM + "--jobs 4"),
+    ("slaq simulate", "--w-min", SLAQ_SIM + "--jobs 4 --w-max 1e-3"),
+    ("slaq simulate", "--w-max", SLAQ_SIM + "--jobs 4 --w-min 50"),
+    ("slaq simulate", "--model", SLAQ_SIM + "--jobs 4"),
+    ("slaq simulate", "--cores", SLAQ_SIM + "--jobs 12 --arrival-mean 0.1 --min-cores 1"),
 ]
 
 

@@ -53,6 +53,7 @@ def test_no_choice_list_is_kept_by_hand():
 
 def test_lazy_choices_are_their_defining_constants():
     from schedlab.experiments.slaq.simulator import SCALINGS
+    from schedlab.experiments.slaq.workload_authors import PREDICTOR_WORKLOADS
     from schedlab.solvers.esg.problem import APP_KINDS
     from schedlab.solvers.slaq.predict import MODELS
     from schedlab.solvers.slaq.problem import OBJECTIVES as SLAQ_OBJECTIVES
@@ -72,6 +73,7 @@ def test_lazy_choices_are_their_defining_constants():
         ("slaq allocate", "objective"): SLAQ_OBJECTIVES,
         ("slaq predict", "model"): MODELS,
         ("slaq simulate", "scaling"): SCALINGS,
+        ("slaq simulate", "predictor"): tuple(PREDICTOR_WORKLOADS),
         ("esg generate", "shape"): APP_KINDS,
     }
     for key, values in expect.items():

@@ -102,3 +102,48 @@ def test_simulate_json_keys():
         assert out[k] is not None and out[k] >= 0
     r, _ = run(["slaq", "simulate", "--arrival-mean", "-1"])
     assert r.exit_code == 2
+
+
+def test_simulate_more_jobs_than_cores_finishes_every_job():
+    """Issue 23: 10 jobs on 4 cores stopped with exit 2 naming --cores; FIFO admission now
+    runs them all, and the summary says how many waited and how the predictor fell back."""
+    args = ["slaq", "simulate", "--policy", "slaq", "--jobs", "10", "--cores", "4", "--json"]
+    r, out = run(args)
+    assert r.exit_code == 0, r.output
+    assert out["finished_jobs"] == 10 and out["max_queued_jobs"] > 0
+    for k in ("fits", "fallbacks_too_few_points", "fallbacks_failed_fit", "fallbacks_to"):
+        assert k in out
+    assert out["fits"] > 0 and out["mean_queue_wait_s"] > 0
+    r, _ = run(args[:-1])
+    assert r.exit_code == 0 and "fallbacks_too_few_points: " in r.stdout
+    assert "max_queued_jobs: " in r.stdout
+
+
+def test_simulate_model_min_cores_epoch_and_w_flags():
+    """The scheduler's predictor, minimum cores, epoch and W range reach the run (config) and
+    change it; a bad value is exit 2 naming the flag."""
+    base = ["slaq", "simulate", "--policy", "slaq", "--jobs", "6", "--cores", "16", "--json"]
+    flags = ["--model", "naive", "--min-cores", "1", "--epoch-s", "2", "--w-min", "1"]
+    r, out = run([*base, *flags, "--w-max", "3"])
+    assert r.exit_code == 0, r.output
+    cfg = out["config"]
+    assert (cfg["model"], cfg["min_cores"], cfg["epoch_s"], cfg["w_min"], cfg["w_max"]) == (
+        "naive",
+        1,
+        2.0,
+        1.0,
+        3.0,
+    )
+    assert out["fallbacks_too_few_points"] == 0  # naive needs 2 points, new jobs are not fit
+    _, default = run(base)
+    assert default["mean_normalized_loss"] != out["mean_normalized_loss"]
+    for bad, name in (
+        (["--w-min", "5", "--w-max", "2"], "w-max"),
+        (["--w-min", "0"], "--w-min"),
+        (["--w-max", "1e13"], "--w-max"),
+        (["--min-cores", "0"], "--min-cores"),
+        (["--model", "spline"], "--model"),
+        (["--epoch-s", "nan"], "--epoch-s"),
+    ):
+        r, _ = run([*base, *bad])
+        assert r.exit_code == 2 and name in r.stderr and r.stdout == "", (bad, r.output)

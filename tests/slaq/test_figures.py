@@ -34,6 +34,10 @@ def test_quality_figure_tiny_and_resume(tmp_path, monkeypatch):
     assert "73 / 44" in (d / "slaq-quality.md").read_text()
     runs = read(d / "slaq-quality-runs.csv")
     assert len(runs) == 2 * 2 * 2  # workloads x policies x seeds
+    ours = {r["family"]: r for r in rows if r["workload"] == "shipped-curves"}["all"]
+    assert int(ours["slaq_fits"]) > 0 and int(ours["fair_fits"]) == 0  # fallbacks counted
+    assert int(ours["slaq_fallbacks_too_few_points"]) > 0
+    assert "geometric=" in ours["slaq_fallbacks_to"]
 
     def boom(*a, **k):
         raise AssertionError("a finished row was recomputed")
