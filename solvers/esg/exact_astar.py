@@ -5,9 +5,15 @@ completion of the remaining stages within the remaining budget, computed by a DP
 buckets with latencies floored to the bucket (a lower bound: admissible and consistent; ours, a
 tightening of the paper's); with `dp_buckets=0` it is the sum of the remaining stages' minimum
 costs. Either way the first complete path popped is the cheapest one that fits the budget.
-Pruning (each can be switched off):
-- latency blade: drop a node when L + (sum of remaining minimum latencies) exceeds the budget;
-- cost blade: drop a node when C + h reaches the best complete path generated so far;
+Pruning (each can be switched off; off means that nothing else prunes for it):
+- latency blade: drop a node when no completion can fit the budget: L + (sum of remaining
+  minimum latencies) exceeds it, or the DP heuristic is infinite (no completion fits even with
+  floored latencies), or the fastest path misses at the root. Off: no node is dropped for
+  latency before its path is complete (where a path over the budget is no goal); where the DP
+  is infinite the heuristic falls back to the sum of the remaining minimum costs (admissible);
+- cost blade: drop a node when C + h reaches the best complete path generated so far (at
+  generation and at pop). A* pops in order of C + h, so this saves pushes (nodes generated,
+  heap size, time), not expansions beyond ties with the optimum;
 - Pareto pre-filter: drop configurations dominated in (latency, cost) before the search;
 - dominance (ours, not in the paper): a popped node whose L and C are both no smaller than
   those of a node already expanded at the same stage is dropped (per-stage staircase).
@@ -151,7 +157,7 @@ def astar_chain(
     h = np.concatenate([np.cumsum([x.min() for x in cc][::-1])[::-1], [0.0]])
     top = budget_limit(budget)  # a complete path fits when its latency <= top (the definition)
     loose = prune_limit(top)  # the blades and the DP sum in other orders: they prune past this
-    if min_lat[0] > loose:
+    if opts.latency_blade and min_lat[0] > loose:
         return ChainSearch(None, np.inf, 0, 0, raw)
     hdp, unit = dp_heuristic(cl, cc, loose, opts.dp_buckets) if opts.dp_buckets else (None, 1.0)
     cl_l = [x.tolist() for x in cl]
@@ -200,7 +206,9 @@ def astar_chain(
                 r = int((loose - nl) / unit + 1e-9)
                 hv = hrow[min(r, nb)] if loose >= nl else np.inf
                 if hv == np.inf:
-                    continue  # no completion fits even with relaxed latencies
+                    if opts.latency_blade:
+                        continue  # latency blade: no completion fits even floored
+                    hv = hs  # blade off: keep the node, with the budget-free heuristic
                 nf = nc + hv
             else:
                 nf = nc + hs

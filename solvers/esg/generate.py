@@ -3,18 +3,21 @@
 `data/profiles.json` holds the named families (constants illustrative; the MIG share grid is
 cited there) and the configuration grid. `generate(stages, configs, seed)` draws a random app
 (a chain, or a layered DAG with shape="dag") for tests, figures and `schedlab esg generate`.
+`measured_configs(model)` / `measured_app(models, slo_ms)`: measured A100 MIG profiles
+(`data/parvagpu_a100_*.csv`, MIT, see data/ATTRIBUTION.md) as configurations and chains.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from functools import cache
 from importlib import resources
 from typing import Any
 
 import numpy as np
 
-from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.esg.limits import MAX_FUNCTIONS, MAX_GENERATED_CONFIGS
 from schedlab.solvers.esg.plan import longest_path
 from schedlab.solvers.esg.problem import App, AppKind, Config, Function, Prices
@@ -144,3 +147,91 @@ def generate(
 
     slo = round(longest_path(app, q), 1)
     return App(app.name, max(slo, 0.1), funcs, tuple(edges), Prices())
+
+
+#: Models whose measured MIG profiles ship in data/ (see data/ATTRIBUTION.md).
+MEASURED_MODELS = ("bert", "densenet121", "mobilenetv2", "resnet50")
+#: Header of a ParvaGPU profiling file; MIG instance sizes (compute slices of 7) it may name.
+PARVA_HEADER = ("Mig instance", "Batch size", "Workload Number", "Throughput", "Latency")
+MIG_SLICES = (1, 2, 3, 4, 7)
+#: The file's latency is in seconds rounded to 1 ms; batch / throughput must agree within it.
+PARVA_ROUNDING_MS = 0.5 + 1e-6
+
+
+def _parva_row(p: Problems, where: str, cells: list[str]) -> tuple[int, int, int, float, float]:
+    """One row's (slices, batch, processes, throughput, latency s); bad cells are reported."""
+    if len(cells) != len(PARVA_HEADER):
+        p.add(
+            f"{where}: {len(cells)} fields, expected {len(PARVA_HEADER)}: {','.join(PARVA_HEADER)}"
+        )
+        return 0, 0, 0, 0.0, 0.0
+    ints, nums = [], []
+    for name, cell in zip(PARVA_HEADER[:3], cells[:3], strict=True):
+        ok = cell.strip().isdigit() and int(cell) >= 1
+        if not ok:
+            p.add(f"{where}.{name}: must be a positive integer (got {cell!r})")
+        ints.append(int(cell) if ok else 0)
+    for name, cell in zip(PARVA_HEADER[3:], cells[3:], strict=True):
+        try:
+            v = float(cell)
+        except ValueError:
+            v = math.nan
+        if not (math.isfinite(v) and v >= 0):
+            p.add(f"{where}.{name}: must be a finite number >= 0 (got {cell!r})")
+            v = math.nan
+        nums.append(v)
+    if ints[0] and ints[0] not in MIG_SLICES:
+        p.add(f"{where}.Mig instance: must be one of {MIG_SLICES} (got {ints[0]})")
+    if not all(math.isfinite(v) for v in nums):
+        return ints[0], ints[1], ints[2], 0.0, 0.0
+    if (nums[0] == 0) != (nums[1] == 0):
+        p.add(f"{where}: Throughput and Latency must both be 0 (not measured) or both > 0")
+    return ints[0], ints[1], ints[2], nums[0], nums[1]
+
+
+def parva_configs(text: str, source: str, *, vcpus: float = 0.0) -> list[Config]:
+    """ESG configurations from a ParvaGPU profiling CSV (one process per MIG instance).
+
+    Share = slices / 7; latency_ms = 1000 x batch / throughput (the unrounded time per batch;
+    checked against the Latency column's 1 ms rounding); rows with `0,0` (not measured) and
+    with more than one process are skipped. `vcpus` is not measured: 0 makes the cost
+    gpu_share x gpu_s x latency per batch. Every bad row is reported (InvalidInput).
+    """
+    p, seen, out = Problems(), set(), []
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if not lines or tuple(c.strip() for c in lines[0].split(",")) != PARVA_HEADER:
+        raise InvalidInput(f"header: must be {','.join(PARVA_HEADER)}", source=source)
+    for n, line in enumerate(lines[1:], start=2):
+        where = f"line {n}"
+        g, b, w, thr, lat_s = _parva_row(p, where, line.split(","))
+        if (g, b, w) in seen and g:
+            p.add(f"{where}: a second row for Mig instance {g}, Batch size {b}, process {w}")
+        seen.add((g, b, w))
+        if w != 1 or thr == 0 or g not in MIG_SLICES or not b:
+            continue
+        ms = 1000.0 * b / thr
+        if abs(ms - 1000.0 * lat_s) > PARVA_ROUNDING_MS:
+            p.add(f"{where}: Batch size / Throughput = {ms:.3f} ms but Latency = {lat_s} s")
+        out.append(Config(b, vcpus, g / 7, ms))
+    if not out and not p:
+        p.add("no measured row with Workload Number 1")
+    p.raise_if_any(source)
+    return out
+
+
+def measured_configs(model: str, *, vcpus: float = 0.0) -> list[Config]:
+    """The shipped A100 MIG measurements of `model` as ESG configurations (`parva_configs`)."""
+    if model not in MEASURED_MODELS:
+        raise InvalidInput(f"model: unknown {model!r}; choose one of {', '.join(MEASURED_MODELS)}")
+    name = f"data/parvagpu_a100_{model}.csv"
+    text = resources.files("schedlab.solvers.esg").joinpath(name).read_text()
+    return parva_configs(text, name, vcpus=vcpus)
+
+
+def measured_app(models: list[str], slo_ms: float, *, name: str | None = None) -> App:
+    """A chain of functions, one per model (in order), on the measured MIG profiles."""
+    if not models:
+        raise InvalidInput("models: name at least one of " + ", ".join(MEASURED_MODELS))
+    funcs = tuple(Function(f"f{i}_{m}", tuple(measured_configs(m))) for i, m in enumerate(models))
+    edges = tuple((funcs[i].id, funcs[i + 1].id) for i in range(len(funcs) - 1))
+    return App(name or "measured-" + "-".join(models), slo_ms, funcs, edges, Prices())

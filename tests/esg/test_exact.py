@@ -1,5 +1,6 @@
-"""A* (both blades, every pruning switch) equals brute force, the MILP and CP-SAT on random
-chains; the exact methods agree on small DAGs; statuses come from `certify`."""
+"""A* (default switches) equals brute force, the MILP and CP-SAT on random chains (every
+pruning switch combination: test_exact_astar.py); the exact methods agree on small DAGs;
+statuses come from `certify`."""
 
 from __future__ import annotations
 
@@ -50,31 +51,7 @@ def test_astar_equals_brute_milp_cpsat_on_random_chains():
     assert statuses == {Status.OPTIMAL, Status.INFEASIBLE}  # both cases were exercised
 
 
-@pytest.mark.parametrize(
-    "opts",
-    [
-        {"latency_blade": False},
-        {"cost_blade": False},
-        {"pareto": False},
-        {"dominance": False},
-        {"dp_buckets": 0},
-        {"dp_buckets": 3},
-        {"latency_blade": False, "cost_blade": False, "pareto": False, "dominance": False},
-        {
-            "latency_blade": False,
-            "cost_blade": False,
-            "pareto": False,
-            "dominance": False,
-            "dp_buckets": 0,
-        },
-    ],
-)
-def test_astar_pruning_switches_keep_the_optimum(opts):
-    for s in range(12):
-        app = generate(2 + s % 3, 3 + s % 5, 500 + s)
-        ref = solve(app, "brute", options={"backend": "numpy"})
-        got = solve(app, "astar", options=opts)
-        assert _same(got, ref), (app.name, opts)
+# every pruning switch combination against brute force: test_exact_astar.py
 
 
 def test_pruning_expands_fewer_nodes():
