@@ -10,18 +10,20 @@ composing the frontiers in series and taking the cheapest point that fits). Per 
 - a chain, or a region that is series-parallel (two-terminal, functions as edges; reduced by
   series and parallel reductions): exact frontier. Series: every pair, latencies added, costs
   added; parallel: latency the max, costs added; Pareto filter after each step;
-- a region that is not series-parallel: exact by enumerating the product of its functions'
-  Pareto configurations when at most `BRUTE_CAP`; else a lower frontier from the path
-  relaxation (each source-to-sink path its own chain of copies, a function's cost shared
-  equally by the copies on its paths: any real plan is a relaxed plan of the same latency and
-  cost) and an upper frontier of real plans (each function at the fastest of its copies'
-  configurations: no path gets slower).
+- a region that is not series-parallel: exact by a sweep in topological order whose states
+  hold the finish times of the functions with successors still to come, the latest finish of
+  the sinks done and the cost (dominated states dropped), while a function forms at most
+  `MAX_STATES` states (narrow regions); else a lower frontier from the path relaxation (each
+  source-to-sink path its own chain of copies, a function's cost shared equally by the copies
+  on its paths: any real plan is a relaxed plan of the same latency and cost) and an upper
+  frontier of real plans (each function at the fastest of its copies' configurations: no path
+  gets slower).
 
-**Exactness condition**: every segment a chain, series-parallel, or enumerable (<= BRUTE_CAP
-configuration combinations): then the frontier of the whole application is exact and the
-cheapest point that fits is the optimum (status `optimal`, proven by `certify`). Otherwise the
-cheapest point of the composed lower frontiers that fits is a lower bound (status `feasible`
-with that bound unless the plan meets it).
+**Exactness condition**: every segment a chain, series-parallel, or swept within MAX_STATES
+states: then the frontier of the whole application is exact and the cheapest point that fits is
+the optimum (status `optimal`, proven by `certify`). Otherwise the cheapest point of the
+composed lower frontiers that fits is a lower bound (status `feasible` with that bound unless
+the plan meets it; `stats["kinds"]` says how each segment was solved).
 
 Floats: a frontier's latency is summed in composition order, a plan's in path order
 (`plan.longest_path`); the two differ by rounding only. Points are kept up to
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,9 +52,12 @@ from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
-#: Most configuration combinations a non-series-parallel region (or, at the tolerance's edge,
-#: the whole application) is enumerated over.
+#: Most plans the whole application is enumerated over at the tolerance's edge.
 BRUTE_CAP = 200_000
+#: Most states the sweep of a non-series-parallel region forms at one function.
+MAX_STATES = 20_000
+#: Pairwise comparisons (times keys) per block of the sweep's dominance filter.
+SWEEP_BLOCK = 1 << 16
 #: Most source-to-sink paths of the path relaxation of a large non-series-parallel region.
 MAX_RELAX_PATHS = 64
 #: Pairs formed at once in a series composition (bounds its memory: about 40 bytes a pair).
@@ -145,12 +151,22 @@ def parallel(a: Front, b: Front, limit: float) -> Front:
     return Front(lat[keep], cost[keep], _pick(a, b, ia[keep], ib[keep]))
 
 
-def sp_reduce(
-    seg: list[int], preds: list[list[int]], leaves: dict[int, Front], n: int, limit: float
-) -> Front | None:
+def sp_reduce(seg: Sequence[Any], preds: Any, leaves: Any, n: int, limit: float) -> Front | None:
     """Frontier of a region by series and parallel reductions (each function an edge from its
     in-node to its out-node; a terminal before the sources and after the sinks); None when the
-    region is not series-parallel."""
+    region is not series-parallel. `preds[i]` and `leaves[i]` for every node i of `seg`."""
+    edges = _reduce(seg, preds, leaves, n, limit)
+    if len(edges) == 1:
+        ((u, w, f),) = edges.values()
+        if (u, w) == ("s", "t"):
+            return f
+    return None
+
+
+def _reduce(
+    seg: Sequence[Any], preds: Any, leaves: Any, n: int, limit: float
+) -> dict[int, tuple[Any, Any, Front]]:
+    """The two-terminal network of the region after every series and parallel reduction."""
     inside = set(seg)
     has_succ = {p for i in seg for p in preds[i] if p in inside}
     edges: dict[int, tuple[Any, Any, Front]] = {}
@@ -193,11 +209,75 @@ def sp_reduce(
                 d.pop(x, None)
             changed = True
             break  # the adjacency changed: rebuild it
-    if len(edges) == 1:
-        ((u, w, f),) = edges.values()
-        if (u, w) == ("s", "t"):
-            return f
-    return None
+    return edges
+
+
+def dominated(keys: np.ndarray, cost: np.ndarray) -> np.ndarray:
+    """Which states another state dominates (no larger key anywhere and no dearer; among equal
+    states the first in (cost, keys) order is kept). Blocked pairwise comparison against the
+    states before each in that order."""
+    order = np.lexsort((*keys.T[::-1], cost))
+    k = np.ascontiguousarray(keys[order].T)  # (keys, states)
+    out = np.zeros(len(order), dtype=bool)
+    step = max(1, int(math.sqrt(SWEEP_BLOCK)))
+    for s in range(1, len(order), step):
+        e = min(s + step, len(order))
+        le = k[0, None, :e] <= k[0, s:e, None]  # [row, j]: j's key <= row's key
+        for d in range(1, len(k)):
+            le &= k[d, None, :e] <= k[d, s:e, None]
+        le &= np.arange(e)[None, :] < np.arange(s, e)[:, None]  # j before the row: no dearer
+        out[s:e] = le.any(axis=1)
+    res = np.zeros(len(order), dtype=bool)
+    res[order] = out
+    return res
+
+
+def sweep_region(
+    seg: list[int],
+    preds: list[list[int]],
+    leaves: dict[int, Front],
+    n: int,
+    limit: float,
+    max_states: int,
+    deadline: Deadline = NO_DEADLINE,
+) -> Front | None:
+    """Exact frontier of any region by a sweep in topological order: a state holds the finish
+    times of the functions whose successors are still to come, the latest finish of the sinks
+    done, the cost and the choices; states dominated in all of these are dropped. None when
+    more than `max_states` states would be formed (the region is too wide for the sweep)."""
+    inside = set(seg)
+    last_use = {i: max((seg.index(j) for j in seg if i in preds[j]), default=-1) for i in seg}
+    active: list[int] = []
+    fin = np.zeros((1, 0))
+    done = np.zeros(1)
+    cost = np.zeros(1)
+    choice = np.full((1, n), -1, dtype=np.int64)
+    for pos, v in enumerate(seg):
+        deadline.check()
+        f = leaves[v]
+        if len(fin) * len(f) > max_states:
+            return None
+        cols = [active.index(p) for p in preds[v] if p in inside]
+        start = fin[:, cols].max(axis=1) if cols else np.zeros(len(fin))
+        si, ki = np.repeat(np.arange(len(fin)), len(f)), np.tile(np.arange(len(f)), len(fin))
+        new = start[si] + f.lat[ki]
+        fin, done, cost = np.column_stack([fin[si], new]), done[si], cost[si] + f.cost[ki]
+        choice = choice[si]
+        choice[:, v] = f.choice[ki, v]
+        active.append(v)
+        keep_cols = []
+        for c, u in enumerate(active):
+            if last_use[u] == -1:  # a sink of the region: its finish counts toward the latency
+                done = np.maximum(done, fin[:, c])
+            elif last_use[u] > pos:
+                keep_cols.append(c)
+        active = [active[c] for c in keep_cols]
+        fin = fin[:, keep_cols]
+        ok = (done <= limit) & (fin <= limit).all(axis=1)
+        fin, done, cost, choice = fin[ok], done[ok], cost[ok], choice[ok]
+        drop = dominated(np.column_stack([fin, done]), cost)
+        fin, done, cost, choice = fin[~drop], done[~drop], cost[~drop], choice[~drop]
+    return _front(done, cost, choice, limit)
 
 
 def _region_latency(seg: list[int], preds: list[list[int]], lat: dict[int, np.ndarray]) -> Any:
@@ -208,33 +288,6 @@ def _region_latency(seg: list[int], preds: list[list[int]], lat: dict[int, np.nd
         start = np.max(ps, axis=0) if ps else 0.0
         finish[i] = start + lat[i]
     return np.max([finish[i] for i in seg], axis=0)
-
-
-def brute_region(
-    seg: list[int], preds: list[list[int]], leaves: dict[int, Front], n: int, limit: float
-) -> Front:
-    """Exact frontier of a region by enumerating its functions' frontier configurations."""
-    counts = [len(leaves[i]) for i in seg]
-    total = math.prod(counts)
-    if total == 0:
-        return Front(np.zeros(0), np.zeros(0), np.zeros((0, n), dtype=np.int64))
-    lats, costs, choices = [], [], []
-    for a in range(0, total, PAIR_BLOCK):
-        idx = np.arange(a, min(a + PAIR_BLOCK, total), dtype=np.int64)
-        digits: dict[int, np.ndarray] = {}
-        r = idx.copy()
-        for pos in range(len(seg) - 1, -1, -1):
-            digits[seg[pos]], r = r % counts[pos], r // counts[pos]
-        lat = _region_latency(seg, preds, {i: leaves[i].lat[digits[i]] for i in seg})
-        cost = sum(leaves[i].cost[digits[i]] for i in seg)
-        choice = np.full((len(idx), n), -1, dtype=np.int64)
-        for i in seg:
-            choice[:, i] = leaves[i].choice[digits[i], i]
-        f = _front(np.asarray(lat, dtype=float), np.asarray(cost, dtype=float), choice, limit)
-        lats.append(f.lat)
-        costs.append(f.cost)
-        choices.append(f.choice)
-    return _front(np.concatenate(lats), np.concatenate(costs), np.concatenate(choices), limit)
 
 
 def _region_paths(seg: list[int], preds: list[list[int]]) -> list[list[int]] | None:
@@ -332,7 +385,7 @@ def optimize(
     costs: list[np.ndarray] | None = None,
     budget: float | None = None,
     deadline: Deadline = NO_DEADLINE,
-    brute_cap: int = BRUTE_CAP,
+    max_states: int = MAX_STATES,
 ) -> SplitPlan:
     """The optimal split of `budget` (default: the app's) over the dominator segments, on the
     given stage latency and cost tables (default: the app's; inf marks a configuration that may
@@ -356,7 +409,7 @@ def optimize(
         other = sum(seg_fast) - seg_fast[k]
         room = loose - other * (1 - 1e-9) + 1e-9 * max(1.0, loose)  # pruning only: generous
         lo, hi, kind = _segment_front(
-            seg, is_chain, (preds, lats, leaves), room, brute_cap, deadline
+            seg, is_chain, (preds, lats, leaves), room, max_states, deadline
         )
         stats["kinds"].append(kind)
         exact &= kind != "relaxed"
@@ -384,11 +437,11 @@ def _segment_front(
     is_chain: bool,
     tables: tuple[list[list[int]], list[np.ndarray], dict[int, Front]],
     limit: float,
-    brute_cap: int,
+    max_states: int,
     deadline: Deadline,
 ) -> tuple[Front, Front, str]:
     """(lower, upper) frontier of one segment and how it was found: chain, series-parallel,
-    enumerated (exact: lower = upper) or relaxed. `tables`: (preds, latencies, leaves)."""
+    swept (exact: lower = upper) or relaxed. `tables`: (preds, latencies, leaves)."""
     preds, lats, leaves = tables
     n = len(preds)
     if is_chain:
@@ -399,9 +452,9 @@ def _segment_front(
     sp = sp_reduce(seg, preds, leaves, n, limit)
     if sp is not None:
         return sp, sp, "series-parallel"
-    if math.prod(len(leaves[i]) for i in seg) <= brute_cap:
-        f = brute_region(seg, preds, leaves, n, limit)
-        return f, f, "enumerated"
+    swept = sweep_region(seg, preds, leaves, n, limit, max_states, deadline)
+    if swept is not None:
+        return swept, swept, "swept"
     lo, hi = relaxed_region(seg, preds, lats, leaves, n, limit, deadline)
     return lo, hi, "relaxed"
 
@@ -419,10 +472,18 @@ def _fold(fronts: list[Front], limit: float, deadline: Deadline) -> Front:
 
 @dataclass(frozen=True)
 class SplitOptOptions:
+    max_states: int = field(
+        default=MAX_STATES,
+        metadata={
+            "help": "most states of the sweep of a region that is not series-parallel "
+            "(more: the path relaxation, a bound)",
+            "range": (1, 10**8),
+        },
+    )
     brute_cap: int = field(
         default=BRUTE_CAP,
         metadata={
-            "help": "enumerate a non-series-parallel region up to this many combinations",
+            "help": "at the tolerance's edge, enumerate the application up to this many plans",
             "range": (1, 10**7),
         },
     )
@@ -446,7 +507,7 @@ def solve_split_opt(
 ) -> SolveResult:
     """Cheapest plan by the segment frontiers; `optimal` when proven (see the module doc)."""
     t0 = time.perf_counter()
-    sp = optimize(app, deadline=deadline, brute_cap=options.brute_cap)
+    sp = optimize(app, deadline=deadline, max_states=options.max_states)
     stats = dict(sp.stats, exact_frontiers=sp.exact, budgets_ms=sp.budgets)
     if math.isinf(sp.bound):  # the lower frontier has no point that fits: none fits
         return result(app, None, "split_opt", t0, exact=True, proven_infeasible=True, stats=stats)

@@ -84,7 +84,7 @@ def test_equal_to_enumeration_on_tiny_dags():
         if want is None:
             assert r.status is Status.INFEASIBLE, app.name
             continue
-        assert r.stats["exact_frontiers"], app.name  # tiny regions are always enumerable
+        assert r.stats["exact_frontiers"], app.name  # tiny regions are always swept
         assert r.status is Status.OPTIMAL and math.isclose(r.value, want, rel_tol=REL), app.name
         exact += 1
     assert exact >= 15
@@ -126,9 +126,9 @@ def test_a_region_that_is_not_series_parallel():
         app = n_shaped(slo)
         want = enumerate_optimum(app)
         enum = solve(app, "split_opt")
-        assert "enumerated" in enum.stats["kinds"]
+        assert "swept" in enum.stats["kinds"]
         assert enum.status is Status.OPTIMAL and math.isclose(enum.value, want, rel_tol=REL)
-        relaxed = solve(app, "split_opt", options={"brute_cap": 1})  # the path relaxation
+        relaxed = solve(app, "split_opt", options={"max_states": 1})  # the path relaxation
         assert "relaxed" in relaxed.stats["kinds"] and not relaxed.stats["exact_frontiers"]
         assert relaxed.value >= want * (1 - REL) and relaxed.bound <= want * (1 + REL)
         assert relaxed.solution.latency_ms <= app.budget + LAT_TOL
@@ -169,20 +169,53 @@ def _rand_front(rng: np.random.Generator, n: int) -> Front:
     return Front(lat[k], cost[k], np.zeros((len(k), 0), dtype=np.int64))
 
 
+def _points(f: Front) -> list[tuple[float, float]]:
+    return list(zip(f.lat.tolist(), f.cost.tolist(), strict=True))
+
+
 def test_series_and_parallel_against_enumeration():
     rng = np.random.default_rng(1)
     for _ in range(50):
         a, b = _rand_front(rng, 6), _rand_front(rng, 5)
         limit = float(rng.integers(5, 40))
-        pairs = [
-            (la + lb, ca + cb) for la, ca in zip(a.lat, a.cost) for lb, cb in zip(b.lat, b.cost)
-        ]
-        want = _brute_front([p for p in pairs if p[0] <= limit])
-        got = series(a, b, limit)
-        assert list(zip(got.lat.tolist(), got.cost.tolist())) == want
-        pairs = [
-            (max(la, lb), ca + cb) for la, ca in zip(a.lat, a.cost) for lb, cb in zip(b.lat, b.cost)
-        ]
-        want = _brute_front([p for p in pairs if p[0] <= limit])
-        got = parallel(a, b, limit)
-        assert list(zip(got.lat.tolist(), got.cost.tolist())) == want
+        pairs = list(itertools.product(_points(a), _points(b)))
+        want = _brute_front([(x[0] + y[0], x[1] + y[1]) for x, y in pairs if x[0] + y[0] <= limit])
+        assert _points(series(a, b, limit)) == want
+        both = [(max(x[0], y[0]), x[1] + y[1]) for x, y in pairs]
+        want = _brute_front([p for p in both if p[0] <= limit])
+        assert _points(parallel(a, b, limit)) == want
+
+
+def test_dominated_against_pairwise_comparison():
+    from schedlab.solvers.esg.split_opt import dominated
+
+    rng = np.random.default_rng(4)
+    for d in (1, 2, 4):
+        keys = rng.integers(0, 6, size=(300, d)).astype(float)
+        cost = rng.integers(0, 6, size=300).astype(float)
+        got = dominated(keys, cost)
+        pts = {(tuple(k), c) for k, c in zip(keys.tolist(), cost.tolist(), strict=True)}
+        for i in range(300):  # dominated by a different point, or a duplicate kept elsewhere
+            k, c = tuple(keys[i]), cost[i]
+            strictly = any(
+                all(a <= b for a, b in zip(k2, k, strict=True)) and c2 <= c and (k2, c2) != (k, c)
+                for k2, c2 in pts
+            )
+            if strictly:
+                assert got[i]
+        # exactly one copy of each non-dominated point is kept
+        kept = {(tuple(keys[i]), cost[i]) for i in np.flatnonzero(~got)}
+        assert len(kept) == int((~got).sum())
+
+
+@pytest.mark.parametrize(("depth", "width"), [(2, 3), (4, 2), (5, 2), (2, 4)])
+def test_wide_regions_are_swept_exactly(depth, width):
+    from schedlab.experiments.esg.bench_split import layered
+
+    for s in range(2):
+        app = layered(depth, width, 7 + s)
+        r, m = solve(app, "split_opt"), solve(app, "milp")
+        assert r.stats["exact_frontiers"], r.stats["kinds"]
+        assert r.status is m.status
+        if m.status is Status.OPTIMAL:
+            assert math.isclose(r.value, m.value, rel_tol=REL), app.name
