@@ -8,6 +8,11 @@ method): DAGs, mean and worst gap (%), how many equal the MILP's cost (1e-9 rela
 seed 0, the SLO as `generate` sets it): "random" = `generate(5-8, shape="dag")` as the ESG
 figure draws them (layers of 1-3 functions), and "layered DxW" = D layers of W functions
 between a source and a sink, each function linked to 1-2 functions of the next layer.
+
+Then the split online (`schedlab esg simulate --split ...`): the esg policy with each split on
+`ONLINE_APPS` (`generate(7, 30, seed, shape="dag")`, one app per run), Poisson arrivals,
+`ONLINE_REQUESTS` requests, 4 invokers, simulator seed 0, at each of `ONLINE_LOADS`: SLO hit rate,
+cost per request (1e-6 price units) and p99 latency.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ CONFIGS = 10
 SHAPES = [(2, 3), (3, 3), (4, 2), (3, 4), (5, 2), (2, 4)]
 PER_SHAPE = 2
 RANDOM_DAGS = 12
+ONLINE_APPS, ONLINE_LOADS, ONLINE_REQUESTS = (1, 2, 3), (0.2, 0.4), 2000
 METHODS: list[tuple[str, str, dict[str, Any]]] = [
     ("paper min_latency", "split", {"rule": "min_latency"}),
     ("paper slack", "split", {"rule": "slack"}),
@@ -123,6 +129,24 @@ def _f(x: float) -> str:
     return "-" if x is None or not math.isfinite(float(x)) else f"{float(x):.2f}"
 
 
+def online_rows(quick: bool) -> list[list[Any]]:
+    """One row per (app seed, load, split): the esg policy online with that split."""
+    from schedlab.experiments.esg.policies import SPLITS, make_policy
+    from schedlab.experiments.esg.simulator import SimConfig, simulate
+    from schedlab.solvers.esg.generate import generate
+
+    out = []
+    for seed in ONLINE_APPS[:1] if quick else ONLINE_APPS:
+        app = generate(7, 30, seed, shape="dag")
+        for load in ONLINE_LOADS[:1] if quick else ONLINE_LOADS:
+            cfg = SimConfig(load=load, requests=500 if quick else ONLINE_REQUESTS, seed=0)
+            for split in SPLITS:
+                m = simulate([app], make_policy("esg", split), cfg)
+                out.append([app.name, load, m["split"], f"{100 * m['slo_hit_rate']:.1f}",
+                            f"{1e6 * m['cost']:.3f}", f"{m['p99_latency_ms']:.1f}"])  # fmt: skip
+    return out
+
+
 @register_benchmark("bench_split", summary="SLO split gap to the MILP: paper rules vs optimal")
 def run(quick: bool) -> None:
     from schedlab.experiments.output import format_table
@@ -133,3 +157,6 @@ def run(quick: bool) -> None:
     print(format_table(head, total))
     print()
     print(format_table(head, fams))
+    print()
+    head = ["app", "load", "split", "hit_rate_%", "cost_1e-6", "p99_ms"]
+    print(format_table(head, online_rows(quick)))
