@@ -31,7 +31,7 @@ Floats: a frontier's latency is summed in composition order, a plan's in path or
 whose real plan fits (`fits_budget`). In the rare case that the cheapest point misses on the real
 data (its latency within rounding of the budget), a plan it dominated may be the optimum: the
 method then enumerates the whole application when it is small (`BRUTE_CAP`), else returns the
-best point that fits as `feasible` with the bound.
+best point that fits (or the fastest plan) as `feasible` with the bound.
 """
 
 from __future__ import annotations
@@ -516,6 +516,14 @@ def solve_split_opt(
         choice = _enumerate(app)  # the tolerance's edge: settle it exactly
         stats["enumerated"] = True
         return result(app, choice, "split_opt", t0, exact=True, proven_infeasible=True, stats=stats)
+    if choice is None:  # no point fits on the real data: the fastest plan, when it fits
+        stats["fallback"] = "fastest"
+        fastest = [int(np.argmin(a)) for a in app.stage_latency()]
+        if not fits_budget(longest_path(app, [float(a.min()) for a in app.stage_latency()]),
+                           app.budget):  # fmt: skip
+            return result(app, None, "split_opt", t0, exact=True, proven_infeasible=True,
+                          stats=stats)  # fmt: skip
+        choice = fastest
     return result(app, choice, "split_opt", t0, exact=True, bound=sp.bound, stats=stats)
 
 
