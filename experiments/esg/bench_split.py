@@ -12,7 +12,9 @@ between a source and a sink, each function linked to 1-2 functions of the next l
 Then the split online (`schedlab esg simulate --split ...`): the esg policy with each split on
 `ONLINE_APPS` (`generate(7, 30, seed, shape="dag")`, one app per run), Poisson arrivals,
 `ONLINE_REQUESTS` requests, 4 invokers, simulator seed 0, at each of `ONLINE_LOADS`: SLO hit rate,
-cost per request (1e-6 price units) and p99 latency.
+cost per request (1e-6 price units) and p99 latency. Last, the ESG figure's simulation
+(`schedlab figure esg --size small`: its workload, 600 requests, seed 0, its loads) with the esg
+policy under each split (its workload copied here: `fig_esg.workload` at size small).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ SHAPES = [(2, 3), (3, 3), (4, 2), (3, 4), (5, 2), (2, 4)]
 PER_SHAPE = 2
 RANDOM_DAGS = 12
 ONLINE_APPS, ONLINE_LOADS, ONLINE_REQUESTS = (1, 2, 3), (0.2, 0.4), 2000
+FIGURE_LOADS = (0.1, 0.2, 0.3, 0.5)
 METHODS: list[tuple[str, str, dict[str, Any]]] = [
     ("paper min_latency", "split", {"rule": "min_latency"}),
     ("paper slack", "split", {"rule": "slack"}),
@@ -147,8 +150,28 @@ def online_rows(quick: bool) -> list[list[Any]]:
     return out
 
 
+def figure_rows(quick: bool) -> list[list[Any]]:
+    """One row per load of the ESG figure's small simulation as of this benchmark (a 3-stage
+    chain and a 5-function DAG, 30 configurations, seeds 0 and 1, 600 requests, seed 0): the
+    esg policy's hit rate and cost under each split."""
+    from schedlab.experiments.esg.policies import SPLITS, make_policy
+    from schedlab.experiments.esg.simulator import SimConfig, simulate
+    from schedlab.solvers.esg.generate import generate
+
+    apps, out = [generate(3, 30, 0), generate(5, 30, 1, shape="dag")], []
+    for load in FIGURE_LOADS[:1] if quick else FIGURE_LOADS:
+        row: list[Any] = [load]
+        for split in SPLITS:
+            sc = SimConfig(load=load, requests=600, seed=0)
+            m = simulate(apps, make_policy("esg", split), sc)
+            row.append(f"{100 * m['slo_hit_rate']:.1f} / {1e6 * m['cost']:.2f}")
+        out.append(row)
+    return out
+
+
 @register_benchmark("bench_split", summary="SLO split gap to the MILP: paper rules vs optimal")
 def run(quick: bool) -> None:
+    from schedlab.experiments.esg.policies import SPLITS
     from schedlab.experiments.output import format_table
 
     head = ["dags", "method", "n", "mean_gap_%", "worst_gap_%", "=milp", "proved_optimal",
@@ -160,3 +183,6 @@ def run(quick: bool) -> None:
     print()
     head = ["app", "load", "split", "hit_rate_%", "cost_1e-6", "p99_ms"]
     print(format_table(head, online_rows(quick)))
+    print()
+    head = ["figure load", *(f"{x} hit_% / cost" for x in SPLITS)]
+    print(format_table(head, figure_rows(quick)))
