@@ -67,6 +67,13 @@ def _dispatch_rules() -> tuple[str, ...]:
     return tuple(DISPATCH_RULES)
 
 
+def _splits() -> tuple[str, ...]:
+    """The esg policy's SLO splits (`experiments/esg/policies.py` SPLITS), read on first use."""
+    from schedlab.experiments.esg.policies import SPLITS
+
+    return SPLITS
+
+
 def _app_kinds() -> tuple[str, ...]:
     """The application shapes chain and dag (`problem.APP_KINDS`), read on first use."""
     from schedlab.solvers.esg.problem import APP_KINDS
@@ -241,6 +248,14 @@ def plan_cmd(
     help="Dispatch rule (solvers/esg/dispatch.py DISPATCH_RULES): esg = warm container, then "
     "the upstream invoker (locality), then best fit; no-locality, no-warm, random: ablations.",
 )
+@click.option(
+    "--split",
+    type=LazyChoice(_splits),
+    default=None,
+    help="How the esg policy splits a DAG's SLO over its dominator segments: opt (optimal "
+    "split, default), min_latency or slack (the paper's rules), critical_path (no split: "
+    "the ablation). Other policies plan the critical path.",
+)
 @click.option("--seed", type=SEED, default=0, show_default=True, help="0..2^63-1.")
 @click.option(
     "--max-events",
@@ -261,6 +276,7 @@ def simulate_cmd(
     invokers: int,
     cold_start_ms: float,
     dispatch: str,
+    split: str | None,
     seed: int,
     max_events: int,
     as_json: bool,
@@ -274,6 +290,7 @@ def simulate_cmd(
       schedlab esg generate --stages 3 --configs 40 --seed 1 > app.json
       schedlab esg simulate --apps app.json --policy esg --load 0.6 --json
     """
+    from schedlab.experiments.esg.policies import make_policy
     from schedlab.experiments.esg.simulator import SimConfig, load_apps, simulate
     from schedlab.solvers.errors import InvalidInput
 
@@ -292,8 +309,9 @@ def simulate_cmd(
         trace=None if trace is None else str(trace),
         max_events=max_events,
     )
+    pol = make_policy(policy, split)
     try:  # the door's checks read the apps too: name the file unless the trace is named
-        m = simulate(apps, policy, cfg)
+        m = simulate(apps, pol, cfg)
     except InvalidInput as exc:
         raise exc if exc.source else exc.with_source(str(apps_file)) from None
     if as_json:

@@ -6,7 +6,9 @@ request, given the request's remaining latency budget. Planning latency of a con
 (batch - 1) / (app arrival rate) when the configuration gives no `wait_ms` (the simulator waits
 the one or the other). The remaining
 stages are the function's critical path to the sink (longest at fastest configurations).
-- esg: ESG_1Q: A* with both blades over the remaining stages; commit the first stage;
+- esg: ESG_1Q: A* with both blades over the remaining stages; commit the first stage. On a DAG
+  the SLO is first split over the dominator segments (`EsgPolicy.split`, SPLITS): a head plans
+  its path to its segment's end within its segment's deadline (see `EsgPolicy`);
 - greedy: cheapest configuration that leaves room for the fastest rest;
 - batch / infless / static: the baselines of `solvers.esg.heuristics` (configuration masks);
   infless takes the cheapest configuration within its share of the remaining budget.
@@ -26,10 +28,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schedlab.experiments.registry import POLICIES, register_policy
+from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.exact_astar import AStarOptions, astar_chain
 from schedlab.solvers.esg.heuristics import MASKS
 from schedlab.solvers.esg.pareto import pareto_indices
 from schedlab.solvers.esg.problem import LAT_TOL, App
+from schedlab.solvers.esg.slo_split import Rule, merged_segments, rule_budgets
+from schedlab.solvers.esg.split_opt import optimize
 
 SUBJECT = "esg"
 
@@ -39,6 +44,12 @@ SUBJECT = "esg"
 CELLS_PER_STEP = 100
 #: The DP buckets of the A* the esg policy runs (its default options).
 POLICY_DP_BUCKETS = AStarOptions().dp_buckets
+#: How the esg policy splits a DAG's SLO over its dominator segments (`--split`): "opt" the
+#: optimal split (`solvers/esg/split_opt.py`, ours), "min_latency" and "slack" the paper's rules
+#: as reconstructed (`slo_split.py`), "critical_path" no split (plan the remaining critical path
+#: within the whole remaining budget: the ablation "without the split").
+SPLITS = ("opt", "min_latency", "slack", "critical_path")
+DEFAULT_SPLIT = "opt"
 
 
 @dataclass
@@ -51,6 +62,10 @@ class AppState:
     fast: list[float]
     cache: dict[tuple[int, int], int] = field(default_factory=dict)
     pareto: list[int] | None = None  # Pareto configurations per function (for decision_work)
+    # the SLO split (esg policy on a DAG): per function, its path to its segment's end and the
+    # budgets of the segments after its own; None: plan the critical path only
+    seg_path: list[list[int]] | None = None
+    seg_after: list[float] | None = None
 
     def pareto_counts(self) -> list[int]:
         """Configurations per function that A* keeps (finite, Pareto in latency and cost)."""
@@ -67,6 +82,7 @@ class PathPolicy:
 
     name = "greedy"
     mask = "greedy"
+    split = "critical_path"  # how a DAG's SLO is split (the baselines: not at all)
 
     def prepare(self, app: App, rate_per_s: float) -> AppState:
         lats, costs = app.stage_latency(), app.stage_cost()
@@ -119,17 +135,73 @@ class PathPolicy:
     tags=("figure",),
 )
 class EsgPolicy(PathPolicy):
+    """ESG_1Q re-planned at every head. On a DAG the SLO is split over the dominator segments
+    (`split`, one of SPLITS) in `prepare`, on the planning tables; a head at function f plans
+    f's path to its segment's end within its segment's deadline (remaining budget minus the
+    budgets of the later segments), and the whole critical path within the remaining budget
+    when that does not fit (a late request borrows the later segments' slack)."""
+
     name = "esg"
 
+    def __init__(self, split: str = DEFAULT_SPLIT) -> None:
+        if split not in SPLITS:
+            raise InvalidInput(
+                f"split (--split): unknown {split!r}; choose one of: {', '.join(SPLITS)}"
+            )
+        self.split = split
+
+    def prepare(self, app: App, rate_per_s: float) -> AppState:
+        """The shared tables, and the split of the app's SLO on them (a DAG only)."""
+        st = super().prepare(app, rate_per_s)
+        if self.split == "critical_path" or app.is_chain:
+            return st
+        segs = [s for s, _ in merged_segments(app)]
+        if self.split == "opt":
+            budgets = optimize(app, st.lat, st.cost, app.slo_ms).budgets
+        else:
+            rule: Rule = "slack" if self.split == "slack" else "min_latency"
+            budgets = rule_budgets(app, segs, rule, st.lat, st.cost, app.slo_ms)
+        if budgets is None or len(segs) < 2:  # no plan fits the SLO, or nothing to split
+            return st
+        st.seg_path, st.seg_after = self._segment_paths(app, segs, st.fast, budgets)
+        return st
+
+    @staticmethod
+    def _segment_paths(
+        app: App, segs: list[list[int]], fast: list[float], budgets: list[float]
+    ) -> tuple[list[list[int]], list[float]]:
+        """Per function: its longest (at fastest) path to its segment's end, and the budgets
+        of the segments after its own."""
+        paths: list[list[int]] = [[] for _ in fast]
+        after = [0.0] * len(fast)
+        preds = app.preds()
+        for k, seg in enumerate(segs):
+            for i in reversed(seg):  # seg is in topological order: successors first
+                nxt = [j for j in seg if i in preds[j]]
+                best = max(nxt, key=lambda j: sum(fast[x] for x in paths[j]), default=None)
+                paths[i] = [i] + (paths[best] if best is not None else [])
+                after[i] = float(sum(budgets[k + 1 :]))
+        return paths, after
+
     def decision_work(self, st: AppState, f: int) -> float:
-        """A* over the remaining critical path: a DP table of (stages + 1) x (buckets + 1)
-        cells and one pass per Pareto configuration over the buckets."""
+        """A* over the remaining critical path (and the segment's path first): a DP table of
+        (stages + 1) x (buckets + 1) cells and one pass per Pareto configuration per bucket."""
         n = st.pareto_counts()
-        cells = sum(n[i] + 1 for i in st.path[f]) * (POLICY_DP_BUCKETS + 1)
+        paths = [st.path[f]] + ([st.seg_path[f]] if st.seg_path is not None else [])
+        cells = sum(n[i] + 1 for p in paths for i in p) * (POLICY_DP_BUCKETS + 1)
         return 1.0 + cells / CELLS_PER_STEP
 
     def choose(self, st: AppState, f: int, budget: float) -> int | None:
-        path = st.path[f]
+        if st.seg_path is not None and st.seg_after is not None:
+            k = self._plan(st, st.seg_path[f], budget - st.seg_after[f])
+            if k is not None:
+                return k
+        return self._plan(st, st.path[f], budget)
+
+    def _plan(self, st: AppState, path: list[int], budget: float) -> int | None:
+        """A* over `path` within `budget`: the first function's configuration (None: none)."""
+        if budget <= 0:
+            return None
         ls, cs = [], []
         for i in path:
             keep = np.isfinite(st.lat[i])
@@ -138,7 +210,7 @@ class EsgPolicy(PathPolicy):
         s = astar_chain(ls, cs, budget)
         if s.choice is None:
             return None
-        return int(np.flatnonzero(np.isfinite(st.lat[f]))[s.choice[0]])
+        return int(np.flatnonzero(np.isfinite(st.lat[path[0]]))[s.choice[0]])
 
 
 @register_policy(
@@ -179,8 +251,13 @@ class StaticPolicy(PathPolicy):
     name, mask = "static", "static"
 
 
-def make_policy(name: str) -> PathPolicy:
-    """A fresh policy object by registered name."""
+def make_policy(name: str, split: str | None = None) -> PathPolicy:
+    """A fresh policy object by registered name; `split` (one of SPLITS) for the esg policy."""
     cls = POLICIES.get(name, scope=SUBJECT).obj
-    policy: PathPolicy = cls()
+    if split is not None and name != "esg" and split != "critical_path":
+        raise InvalidInput(
+            f"split (--split): only the esg policy splits the SLO (policy {name!r}); "
+            "leave it out or choose critical_path"
+        )
+    policy: PathPolicy = cls(split) if split is not None and name == "esg" else cls()
     return policy

@@ -563,6 +563,7 @@ class Simulation:
             "decisions": len(self.decision_ms),
             "decisions_cached": len(self.decision_ms) - len(self.decision_miss_ms),
             "dispatch": self.cfg.dispatch,
+            "split": self.policy.split,
             "cold_starts": int(self.cold_starts),
             "mean_transfer_ms": self.transfer_ms / max(self.transfers, 1),
             "local_transfer_share": self.edges_local / max(self.edges_total, 1),

@@ -87,31 +87,44 @@ def merged_segments(app: App) -> list[tuple[list[int], bool]]:
     return out
 
 
-def _seg_latency(app: App, seg: list[int], per_fn: list[float]) -> float:
-    """Longest path inside the segment with the given per-function latency."""
-    inside, preds = set(seg), app.preds()
+def seg_latency(preds: list[list[int]], seg: list[int], per_fn: list[float]) -> float:
+    """Longest path inside the segment with the given per-function latency (`preds`: the
+    app's predecessor lists; `seg` in topological order)."""
+    inside = set(seg)
     finish: dict[int, float] = {}
-    for i in seg:  # seg is in topological order
+    for i in seg:
         finish[i] = max((finish[p] for p in preds[i] if p in inside), default=0.0) + per_fn[i]
     return max(finish.values())
 
 
 def split_budget(app: App, segs: list[list[int]], rule: Rule) -> list[float] | None:
     """Per-segment budgets (None when even the fastest plan misses the budget)."""
-    lats, costs = app.stage_latency(), app.stage_cost()
+    return rule_budgets(app, segs, rule, app.stage_latency(), app.stage_cost(), app.budget)
+
+
+def rule_budgets(
+    app: App,
+    segs: list[list[int]],
+    rule: Rule,
+    lats: list[np.ndarray],
+    costs: list[np.ndarray],
+    budget: float,
+) -> list[float] | None:
+    """The paper's rule on given stage latency and cost tables (inf: a configuration that may
+    not be used), e.g. an online policy's planning tables; None when even the fastest plan
+    misses `budget`."""
+    preds = app.preds()
     fast = [float(a.min()) for a in lats]
     cheap = [float(a[np.lexsort((a, c))[0]]) for a, c in zip(lats, costs, strict=True)]
-    lo = np.array([_seg_latency(app, s, fast) for s in segs])
-    slack = app.budget - lo.sum()
+    lo = np.array([seg_latency(preds, s, fast) for s in segs])
+    slack = budget - lo.sum()
     if slack < -LAT_TOL:
         return None
-    hi = np.array([_seg_latency(app, s, cheap) for s in segs])
+    hi = np.array([seg_latency(preds, s, cheap) for s in segs])
     w = np.maximum(hi - lo, 0.0)
     if rule == "slack" and w.sum() > 0:
         return list(lo + max(slack, 0.0) * w / w.sum())
-    return (
-        list(app.budget * lo / lo.sum()) if lo.sum() > 0 else [app.budget / len(segs)] * len(segs)
-    )
+    return list(budget * lo / lo.sum()) if lo.sum() > 0 else [budget / len(segs)] * len(segs)
 
 
 def _solve_path(

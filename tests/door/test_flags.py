@@ -73,6 +73,8 @@ CASES = [
     ("synergy allocate {snap}", "--max-deterministic-time", "--method cpsat"),
     ("esg plan {app}", "--time-unit-ms", "--method cpsat"),
     ("esg plan {app}", "--max-paths", "--method brute --backend numpy"),
+    ("esg plan {app}", "--max-states", "--method split_opt"),
+    ("esg plan {app}", "--brute-cap", "--method split_opt"),
     (
         "sojourn simulate",
         "--servers",
