@@ -41,6 +41,40 @@ CELLS_PER_STEP = 100
 POLICY_DP_BUCKETS = AStarOptions().dp_buckets
 
 
+@dataclass(frozen=True)
+class FillModel:
+    """Per function, each configuration's batch size and the fill wait (ms) its planning
+    latency holds (the file's `wait_ms`, else (b - 1) / rate), and the app's rate (1/s)."""
+
+    batch: list[np.ndarray]
+    nominal_ms: list[np.ndarray]
+    rate_per_s: float
+
+    def wait_now_ms(self, f: int, queued: int) -> np.ndarray:
+        """The fill wait ahead of a head with `queued` requests in its queue (itself included):
+        until the batch is full at the app's rate, at most the planned wait (the simulator's
+        timeout). It ignores the time the head already waited, so it never undercounts the
+        wait: slack for the blocking and placement delays the planner does not model."""
+        to_full = np.maximum(self.batch[f] - queued, 0) * 1000.0 / max(self.rate_per_s, 1e-9)
+        return np.minimum(to_full, self.nominal_ms[f])
+
+
+def attach_fill(st: AppState, app: App, rate_per_s: float) -> None:
+    """Give a prepared state the fill model of its app (what `decide` needs for a head that
+    already waited or has company), independent of the policy's `prepare`."""
+    batch = [np.array([c.batch for c in f.configs], dtype=float) for f in app.functions]
+    nominal = [
+        np.array(
+            [
+                c.wait_ms if c.wait_ms > 0 else (c.batch - 1) * 1000.0 / max(rate_per_s, 1e-9)
+                for c in f.configs
+            ]
+        )
+        for f in app.functions
+    ]
+    st.fill = FillModel(batch, nominal, rate_per_s)
+
+
 @dataclass
 class AppState:
     """Per-application planning tables of one policy."""
@@ -49,8 +83,9 @@ class AppState:
     cost: list[np.ndarray]
     path: list[list[int]]  # remaining critical path from each function (itself first)
     fast: list[float]
-    cache: dict[tuple[int, int], int] = field(default_factory=dict)
+    cache: dict[tuple[int, ...], int] = field(default_factory=dict)
     pareto: list[int] | None = None  # Pareto configurations per function (for decision_work)
+    fill: FillModel | None = None  # batch sizes and planned fill waits (`attach_fill`)
 
     def pareto_counts(self) -> list[int]:
         """Configurations per function that A* keeps (finite, Pareto in latency and cost)."""
@@ -92,10 +127,26 @@ class PathPolicy:
             path[i] = [i] + (path[nxt] if nxt is not None else [])
         return AppState(lat, cost, path, fast)
 
-    def decide(self, st: AppState, f: int, remaining_ms: float) -> int:
-        key = (f, math.floor(remaining_ms * 10))
+    def decide(self, st: AppState, f: int, remaining_ms: float, queued: int = 1) -> int:
+        """The configuration for a head with `remaining_ms` of budget and `queued` requests in
+        its queue (itself included). Its own stage is planned with the fill wait ahead of that
+        queue (`FillModel.wait_now_ms`), not the lone-request estimate: a head with company
+        (a blocked queue that re-plans, a burst) fills its batch sooner. Cached per (function,
+        budget rounded down to 0.1 ms, requests queued up to the largest batch)."""
+        fill = st.fill
+        n = 1 if fill is None else max(1, min(queued, int(fill.batch[f].max())))
+        key: tuple[int, ...] = (f, math.floor(remaining_ms * 10))
+        if n > 1:
+            key += (n,)
         if key not in st.cache:
-            k = self.choose(st, f, key[1] / 10)
+            saved = st.lat[f]
+            if n > 1 and fill is not None:
+                now = fill.wait_now_ms(f, n)
+                st.lat[f] = np.where(np.isfinite(saved), saved - fill.nominal_ms[f] + now, saved)
+            try:
+                k = self.choose(st, f, key[1] / 10)
+            finally:
+                st.lat[f] = saved
             st.cache[key] = int(np.argmin(st.cost[f])) if k is None else k
         return st.cache[key]
 

@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.experiments.esg.policies import AppState, PathPolicy, make_policy
+from schedlab.experiments.esg.policies import AppState, PathPolicy, attach_fill, make_policy
 from schedlab.experiments.registry import WORKLOADS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.dispatch import (
@@ -306,6 +306,8 @@ class Simulation:
         self.states: list[AppState] = [
             self.policy.prepare(a, r) for a, r in zip(self.apps, self.rates, strict=True)
         ]
+        for st, a, r in zip(self.states, self.apps, self.rates, strict=True):
+            attach_fill(st, a, r)
         what = "esg simulate: requests x functions x (4 events + the policy's decision work)"
         check_work(self.work_estimate(), cfg.max_events, what, "--max-events")
         self.cap = WorkCap(cfg.max_events, "esg simulate", "--max-events")
@@ -407,7 +409,7 @@ class Simulation:
             self.cap.step(math.ceil(self.policy.decision_work(self.states[a], fn)))
             cached = len(self.states[a].cache)
             t0 = time.perf_counter()
-            k = self.policy.decide(self.states[a], fn, remaining)
+            k = self.policy.decide(self.states[a], fn, remaining, len(queue))
             took = (time.perf_counter() - t0) * 1000.0
             self.decision_ms.append(took)
             if len(self.states[a].cache) > cached:  # a miss: the policy computed it
