@@ -333,13 +333,21 @@ class Simulation:
         self.edges_local = self.edges_total = 0  # (request, upstream function) data moves
 
     def _demand(self) -> float:
-        """GPU-ms per request summed over the apps at their batch-1 configurations of least
-        GPU time (what load 1.0 is measured against)."""
+        """GPU-ms per request summed over the apps at their batch-1 GPU configurations of least
+        GPU time (what load 1.0 is measured against; CPU-only configurations do not count)."""
         demand = 0.0
         for a in self.apps:
             for f in a.functions:
-                ones = [c for c in f.configs if c.batch == 1] or list(f.configs)
-                demand += min(c.gpu_share * c.latency_ms / c.batch for c in ones)
+                gpu = [c for c in f.configs if not c.cpu_only]
+                ones = [c for c in gpu if c.batch == 1] or gpu
+                if ones:
+                    demand += min(c.gpu_share * c.latency_ms / c.batch for c in ones)
+        if demand <= 0:
+            raise InvalidInput(
+                "--load: the applications have no GPU configuration, and the load is defined "
+                "by GPU time (see --help); give at least one function a configuration with "
+                "gpu_share > 0"
+            )
         return demand
 
     def _rates(self) -> list[float]:
