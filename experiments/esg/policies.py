@@ -8,8 +8,11 @@ the one or the other). The remaining
 stages are the function's critical path to the sink (longest at fastest configurations).
 - esg: ESG_1Q: A* with both blades over the remaining stages; commit the first stage;
 - greedy: cheapest configuration that leaves room for the fastest rest;
-- batch / infless / static: the baselines of `solvers.esg.heuristics` (configuration masks);
-  infless takes the cheapest configuration within its share of the remaining budget.
+- batch / infless / static: the baselines (masks of `solvers.esg.heuristics`): batch
+  (BATCH-like) CPU-only, the cheapest within the function's own SLO; infless (INFless-like)
+  CPU-only or MPS shares up to 50 %, batches only when exec <= SLO / 2, batch timeout
+  SLO - exec (`batch_timeout_ms`); a function's own SLO is its share of the remaining budget
+  (`SplitPolicy`); static batch 1 at the largest resources.
 When nothing fits (the head is already late), every policy takes its cheapest configuration,
 which drains the backlog fastest per unit of resource (the request misses anyway).
 Decisions are cached per (function, budget rounded down to 0.1 ms): rounding down is safe.
@@ -26,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schedlab.experiments.registry import POLICIES, register_policy
+from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.exact_astar import AStarOptions, astar_chain
 from schedlab.solvers.esg.heuristics import MASKS
 from schedlab.solvers.esg.pareto import pareto_indices
@@ -150,6 +154,11 @@ class PathPolicy:
             st.cache[key] = int(np.argmin(st.cost[f])) if k is None else k
         return st.cache[key]
 
+    def batch_timeout_ms(self, st: AppState, f: int, k: int, remaining_ms: float) -> float | None:
+        """How long configuration k's batch may wait to fill, counted from the head's arrival
+        in the queue (None: the simulator's rule, the file's wait_ms or (b - 1) / rate)."""
+        return None
+
     def decision_work(self, st: AppState, f: int) -> float:
         """Steps one decision at function f costs at most (a scan of its configurations)."""
         return 1.0 + len(st.lat[f]) / CELLS_PER_STEP
@@ -202,27 +211,111 @@ class GreedyPolicy(PathPolicy):
     name = "greedy"
 
 
-@register_policy(SUBJECT, "batch", summary="BATCH-like: batching on whole GPUs", tags=("figure",))
-class BatchPolicy(PathPolicy):
+@dataclass
+class BaselineState(AppState):
+    """A baseline's tables: AppState plus each configuration's execution time (ms: the stage
+    latency without any fill wait) and the fastest one per function within the mask."""
+
+    exec_ms: list[np.ndarray] = field(default_factory=list)
+    exec_fast: list[float] = field(default_factory=list)
+
+
+class SplitPolicy(PathPolicy):
+    """A per-function baseline (INFless and BATCH configure each function against its own
+    SLO; neither splits a pipeline's): a function's SLO is the head's remaining budget split
+    over the remaining critical path in proportion to the fastest execution times (ours)."""
+
+    #: What the mask keeps, for the refusal when a function has none of it.
+    needs = "a configuration"
+
+    def prepare(self, app: App, rate_per_s: float) -> BaselineState:
+        """The base tables, the fill model, execution times; refuse a function with no
+        configuration in the mask (InvalidInput naming it and the fix)."""
+        st = super().prepare(app, rate_per_s)
+        attach_fill(st, app, rate_per_s)
+        assert st.fill is not None
+        bad = [
+            f.id for f, lat in zip(app.functions, st.lat, strict=True) if not np.isfinite(lat).any()
+        ]
+        if bad:
+            raise InvalidInput(
+                f"policy {self.name}: app {app.name!r} function(s) {', '.join(map(repr, bad))} "
+                f"have no {self.needs}, the only kind this baseline uses; give the functions "
+                "such configurations (e.g. schedlab esg generate --cpu-configs 12) or drop the "
+                "policy"
+            )
+        ex = [lat - w for lat, w in zip(st.lat, st.fill.nominal_ms, strict=True)]
+        return BaselineState(
+            st.lat, st.cost, st.path, st.fast, fill=st.fill,
+            exec_ms=ex, exec_fast=[float(x.min()) for x in ex],
+        )  # fmt: skip
+
+    def slo_share_ms(self, st: AppState, f: int, budget: float) -> float:
+        """Function f's own SLO: its share of the budget over the remaining critical path."""
+        fast = st.exec_fast if isinstance(st, BaselineState) else st.fast
+        total = sum(fast[i] for i in st.path[f])
+        return budget * fast[f] / total if total > 0 else budget
+
+    def choose(self, st: AppState, f: int, budget: float) -> int | None:
+        """The cheapest configuration whose planning latency (fill wait included) fits the
+        function's own SLO; else the look-ahead rule."""
+        ok = st.lat[f] <= self.slo_share_ms(st, f, budget) + LAT_TOL
+        if not ok.any():
+            return super().choose(st, f, budget)
+        return int(np.argmin(np.where(ok, st.cost[f], np.inf)))
+
+
+@register_policy(
+    SUBJECT,
+    "batch",
+    summary="BATCH-like: CPU-only (Lambda), batch and timeout per function SLO",
+    tags=("figure",),
+)
+class BatchPolicy(SplitPolicy):
+    """BATCH (Ali et al., SC 2020) on AWS Lambda: CPU-only functions, its optimizer picks the
+    memory (vCPUs), the batch size and the batch timeout that meet the function's SLO at the
+    least cost. Here: the cheapest CPU-only configuration whose execution plus expected fill
+    wait (b - 1) / rate (the timeout) fits the function's SLO."""
+
     name, mask = "batch", "batch"
+    needs = "CPU-only configuration (gpu_share 0)"
 
 
 @register_policy(
     SUBJECT,
     "infless",
-    summary="INFless-like: no GPU sharing, per-stage share",
+    summary="INFless-like: CPU or MPS 10-50 %, exec <= SLO/2 for batches, timeout SLO - exec",
     tags=("figure",),
 )
-class InflessPolicy(PathPolicy):
+class InflessPolicy(SplitPolicy):
+    """INFless (Yang et al., ASPLOS 2022): per function, batch b = 1 must execute within the
+    SLO (timeout 0); b > 1 within SLO / 2, with the batch timeout SLO - exec; resources are
+    CPU threads with a GPU share of at most 50 % via MPS, or CPU only. Among those, the
+    cheapest per request (INFless ranks by throughput per resource; per-request cost is its
+    inverse at our prices)."""
+
     name, mask = "infless", "infless"
+    needs = "CPU-only configuration or GPU share of 10-50 %"
 
     def choose(self, st: AppState, f: int, budget: float) -> int | None:
-        total = sum(st.fast[i] for i in st.path[f])
-        share = budget * st.fast[f] / total if total > 0 else budget
-        ok = st.lat[f] <= share + LAT_TOL
-        if not ok.any():
+        """INFless's rule within the function's SLO; else the look-ahead rule."""
+        if not isinstance(st, BaselineState) or st.fill is None:
             return super().choose(st, f, budget)
+        slo = self.slo_share_ms(st, f, budget) + LAT_TOL
+        ex = st.exec_ms[f]
+        ok = np.where(st.fill.batch[f] > 1, ex <= slo / 2, ex <= slo)
+        if not ok.any():
+            return PathPolicy.choose(self, st, f, budget)
         return int(np.argmin(np.where(ok, st.cost[f], np.inf)))
+
+    def batch_timeout_ms(self, st: AppState, f: int, k: int, remaining_ms: float) -> float | None:
+        """INFless's batch timeout: the function's SLO - exec for b > 1, 0 for b = 1."""
+        if not isinstance(st, BaselineState) or st.fill is None:
+            return None
+        if st.fill.batch[f][k] <= 1:
+            return 0.0
+        slo = self.slo_share_ms(st, f, math.floor(remaining_ms * 10) / 10)
+        return max(slo - float(st.exec_ms[f][k]), 0.0)
 
 
 @register_policy(SUBJECT, "static", summary="fixed resources, no batching", tags=("figure",))

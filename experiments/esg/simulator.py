@@ -422,7 +422,9 @@ class Simulation:
             self.decision_ms.append(took)
             if len(self.states[a].cache) > cached:  # a miss: the policy computed it
                 self.decision_miss_ms.append(took)
-            go = self.req_enq[(head, fn)] + self._fill_wait_ms(a, fn, k)
+            timeout = self.policy.batch_timeout_ms(self.states[a], fn, k, remaining)
+            wait = self._fill_wait_ms(a, fn, k) if timeout is None else timeout
+            go = self.req_enq[(head, fn)] + wait
             self.pending[q] = (k, go)
             if len(queue) < self.apps[a].functions[fn].configs[k].batch and go > t:
                 self.push(go, "timer", q)

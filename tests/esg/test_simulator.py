@@ -16,7 +16,7 @@ POLICIES = ("esg", "greedy", "batch", "infless", "static")
 
 @pytest.fixture(scope="module")
 def apps():
-    return [generate(3, 20, 1), generate(4, 20, 2, shape="dag")]
+    return [generate(3, 20, 1, cpu_configs=8), generate(4, 20, 2, shape="dag", cpu_configs=8)]
 
 
 @pytest.mark.parametrize("arrivals", ["poisson", "bursty", "azure"])
