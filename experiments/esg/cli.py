@@ -244,7 +244,7 @@ def plan_cmd(
 )
 @click.option(
     "--arrivals",
-    type=RegistryChoice(WORKLOADS, scope="esg"),
+    type=RegistryChoice(WORKLOADS, scope="esg", tag="arrivals"),
     default="poisson",
     show_default=True,
     help="Arrival process (experiments/esg/workloads.py); azure: the Azure LLM code trace's "

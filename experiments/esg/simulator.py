@@ -126,6 +126,7 @@ class SimConfig:
     seed: int = 0
     trace: str | None = None  # an Azure LLM trace CSV for arrivals "azure" (default: the sample)
     max_events: int = MAX_EVENTS  # work cap (steps), see the module docstring
+    warmup_frac: float = 0.0  # share (0..0.95) of the earliest arrivals left out of the metrics
 
     def check(self) -> None:
         """The CLI's ranges (`solvers.esg.limits`) for a configuration built in Python."""
@@ -143,6 +144,7 @@ class SimConfig:
         for name in ("vcpus_per_invoker", "gpus_per_invoker", "keep_alive_s"):
             check_number(getattr(self, name), name, lo=0.0, lo_open=True, problems=p)
         check_number(self.output_mb, "output_mb", lo=0.0, problems=p)
+        check_number(self.warmup_frac, "warmup_frac", lo=0.0, hi=0.95, problems=p)
         for name in ("local_mb_s", "remote_mb_s"):
             check_number(getattr(self, name), name, lo=0.0, lo_open=True, problems=p)
         if self.dispatch not in DISPATCH_RULES:
@@ -276,7 +278,7 @@ def arrival_times(
 def arrival_process(kind: str) -> Callable[..., np.ndarray]:
     """The arrival process registered as `kind` (`WORKLOADS`, scope "esg"; `workloads.py` wraps
     `arrival_times`), so that a registered process is one the simulator runs."""
-    names = WORKLOADS.names(scope="esg")
+    names = WORKLOADS.names(scope="esg", tag="arrivals")
     if kind not in names:
         raise InvalidInput(f"arrivals: unknown {kind!r}; choose one of: {', '.join(names)}")
     return WORKLOADS.get(kind, scope="esg").obj
@@ -396,6 +398,7 @@ class Simulation:
         self.req_done_fns = [0] * m
         self.req_finish = [np.nan] * m
         self.req_where: list[dict[int, int]] = [{} for _ in range(m)]
+        self.req_cost = [0.0] * m
         self.req_enq: dict[tuple[int, int], float] = {}
 
     def _enqueue(self, t: float, rid: int, fn: int) -> None:
@@ -515,6 +518,7 @@ class Simulation:
         self.cost += rate * run / 1000.0
         for r in batch:
             self.req_where[r][fn] = i
+            self.req_cost[r] += rate * run / 1000.0 / len(batch)  # the run's share per request
         del self.pending[q]
         self.push(t + run, "done", (q, cont, batch))
         self._service(t, q)
@@ -559,15 +563,21 @@ class Simulation:
         done = int(np.isfinite(fin).sum())
         if done != arrived:
             raise RuntimeError(f"simulator lost requests: {arrived} arrived, {done} completed")
-        lat = fin - np.array(self.req_arrival)
-        slo = np.array([self.apps[a].slo_ms for a in self.req_app])
+        arr = np.array(self.req_arrival)
+        # steady state: leave out the earliest warmup_frac of the arrivals (by arrival time)
+        skip = int(math.floor(self.cfg.warmup_frac * arrived))
+        keep = np.sort(np.argsort(arr, kind="stable")[skip:]) if skip else np.arange(arrived)
+        lat = (fin - arr)[keep]
+        slo = np.array([self.apps[a].slo_ms for a in self.req_app])[keep]
+        measured_cost = float(np.sum(np.array(self.req_cost)[keep]))
         dec = np.array(self.decision_ms) if self.decision_ms else np.zeros(1)
         miss = np.array(self.decision_miss_ms) if self.decision_miss_ms else np.zeros(1)
         return {
             "requests": arrived,
             "completed": done,
+            "measured_requests": len(keep),
             "slo_hit_rate": float(np.mean(lat <= slo + 1e-9)),
-            "cost": self.cost / max(done, 1),
+            "cost": measured_cost / max(len(keep), 1),
             "p50_latency_ms": float(np.percentile(lat, 50)),
             "p99_latency_ms": float(np.percentile(lat, 99)),
             "decision_ms_p99": float(np.percentile(dec, 99)),

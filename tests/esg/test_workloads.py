@@ -13,7 +13,7 @@ from schedlab.solvers.esg.generate import generate
 
 
 def test_the_three_processes_wrap_the_generators_unchanged():
-    assert WORKLOADS.names(scope="esg") == ["poisson", "bursty", "azure"]
+    assert WORKLOADS.names(scope="esg", tag="arrivals") == ["poisson", "bursty", "azure"]
     assert WORKLOADS.names(scope="esg", trace=True) == ["azure"]
     for kind in ("poisson", "bursty", "azure"):
         got = arrival_process(kind)(20.0, 500, np.random.default_rng(1), None, max_steps=1e8)
@@ -23,7 +23,8 @@ def test_the_three_processes_wrap_the_generators_unchanged():
 
 def test_cli_offers_the_registered_names():
     opt = next(p for p in simulate_cmd.params if p.name == "arrivals")
-    assert tuple(opt.type.choices) == tuple(WORKLOADS.names(scope="esg"))  # type: ignore[attr-defined]
+    want = tuple(WORKLOADS.names(scope="esg", tag="arrivals"))
+    assert tuple(opt.type.choices) == want  # type: ignore[attr-defined]
 
 
 def test_the_simulator_runs_a_newly_registered_process(monkeypatch):
@@ -33,7 +34,7 @@ def test_the_simulator_runs_a_newly_registered_process(monkeypatch):
     def evenly(rate, n, rng, trace, *, max_steps):
         return np.arange(1, n + 1) * 1000.0 / rate
 
-    register_workload("esg", "evenly")(evenly)
+    register_workload("esg", "evenly", tags=("arrivals",))(evenly)
     m = simulate([generate(3, 10, 0)], "esg", SimConfig(arrivals="evenly", requests=50, load=0.2))
     assert m["requests"] == m["completed"] == 50
 
