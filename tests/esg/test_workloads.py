@@ -42,3 +42,21 @@ def test_the_simulator_runs_a_newly_registered_process(monkeypatch):
 def test_unknown_process_names_the_choices():
     with pytest.raises(InvalidInput, match="arrivals: unknown 'nope'; choose one of: poisson"):
         simulate([generate(3, 10, 0)], "esg", SimConfig(arrivals="nope", requests=5))
+
+
+def test_evaluation_apps_are_registered_with_their_shapes():
+    from schedlab.experiments.esg.workloads import app_names, build_app
+
+    assert app_names() == ("chain3", "chain6", "dag-wide", "dag-deep")
+    assert "chain3" not in WORKLOADS.names(scope="esg", tag="arrivals")
+    shapes = {"chain3": ("chain", 3), "chain6": ("chain", 6), "dag-wide": ("dag", 5),
+              "dag-deep": ("dag", 7)}  # fmt: skip
+    for name, (kind, n) in shapes.items():
+        app = build_app(name, 0, 20, shares="mig", cpu_configs=4)
+        assert (app.kind, len(app.functions), app.name) == (kind, n, name)
+        assert all(sum(c.cpu_only for c in f.configs) == 4 for f in app.functions)
+    wide, deep = build_app("dag-wide", 1, 10), build_app("dag-deep", 1, 10)
+    assert wide.preds()[4] == [1, 2, 3]  # fan-in of three
+    assert deep.preds()[3] == [1, 2] and deep.preds()[6] == [4, 5]  # two diamonds
+    assert build_app("chain3", 1, 10) == build_app("chain3", 1, 10)
+    assert build_app("chain3", 1, 10) != build_app("chain3", 2, 10)
