@@ -68,6 +68,13 @@ def _dispatch_rules() -> tuple[str, ...]:
     return tuple(DISPATCH_RULES)
 
 
+def _share_grids() -> tuple[str, ...]:
+    """The generator's GPU-share grids (`generate.SHARE_GRIDS`), read on first use."""
+    from schedlab.solvers.esg.generate import SHARE_GRIDS
+
+    return SHARE_GRIDS
+
+
 def _app_kinds() -> tuple[str, ...]:
     """The application shapes chain and dag (`problem.APP_KINDS`), read on first use."""
     from schedlab.solvers.esg.problem import APP_KINDS
@@ -88,7 +95,7 @@ def _app_kinds() -> tuple[str, ...]:
 @click.option("--shape", type=LazyChoice(_app_kinds), default="chain", show_default=True)
 @click.option(
     "--shares",
-    type=click.Choice(["auto", "mig", "mps", "sevenths"]),
+    type=LazyChoice(_share_grids),
     default="auto",
     show_default=True,
     help="GPU-share grid: MIG profiles (1/7, 2/7, 3/7, 4/7, 1), MPS 5 % steps, sevenths, or "
