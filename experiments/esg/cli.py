@@ -29,6 +29,7 @@ from schedlab.experiments.registry import POLICIES, WORKLOADS, register_command
 from schedlab.solvers.esg.limits import (
     LOAD_DEFINITION,
     MAX_COLD_START_MS,
+    MAX_CPU_CONFIGS,
     MAX_GENERATED_CONFIGS,
     MAX_GENERATED_STAGES,
     MAX_INVOKERS,
@@ -74,6 +75,13 @@ def _splits() -> tuple[str, ...]:
     return SPLITS
 
 
+def _share_grids() -> tuple[str, ...]:
+    """The generator's GPU-share grids (`generate.SHARE_GRIDS`), read on first use."""
+    from schedlab.solvers.esg.generate import SHARE_GRIDS
+
+    return SHARE_GRIDS
+
+
 def _app_kinds() -> tuple[str, ...]:
     """The application shapes chain and dag (`problem.APP_KINDS`), read on first use."""
     from schedlab.solvers.esg.problem import APP_KINDS
@@ -92,18 +100,50 @@ def _app_kinds() -> tuple[str, ...]:
 )
 @click.option("--seed", type=SEED, default=0, show_default=True, help="0..2^63-1.")
 @click.option("--shape", type=LazyChoice(_app_kinds), default="chain", show_default=True)
+@click.option(
+    "--shares",
+    type=LazyChoice(_share_grids),
+    default="auto",
+    show_default=True,
+    help="GPU-share grid: MIG profiles (1/7, 2/7, 3/7, 4/7, 1), MPS 5 % steps, sevenths, or "
+    "auto (sevenths, MPS when the grid is too small).",
+)
+@click.option(
+    "--cpu-configs",
+    type=bounded_int(0, MAX_CPU_CONFIGS),
+    default=0,
+    show_default=True,
+    help="CPU-only configurations (gpu_share 0) per function, besides --configs "
+    "(illustrative latencies, docs/esg.md).",
+)
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None, help="File (stdout).")
-def generate_cmd(stages: int, configs: int, seed: int, shape: str, out: Path | None) -> None:
+def generate_cmd(
+    stages: int,
+    configs: int,
+    seed: int,
+    shape: str,
+    shares: str,
+    cpu_configs: int,
+    out: Path | None,
+) -> None:
     """Write a random application (seeded profile families; SLO at the 30% latency quantile).
 
     \b
     Example:
       schedlab esg generate --stages 5 --configs 100 --seed 3 -o app.json
       schedlab esg generate --stages 6 --configs 20 --shape dag > dag.json
+      schedlab esg generate --stages 4 --configs 60 --shares mig --cpu-configs 12 > app.json
     """
     from schedlab.solvers.esg.generate import generate
 
-    app = generate(stages, configs, seed, shape=shape)  # type: ignore[arg-type]
+    app = generate(
+        stages,
+        configs,
+        seed,
+        shape=shape,  # type: ignore[arg-type]
+        shares=shares,
+        cpu_configs=cpu_configs,
+    )
     if out is None:
         click.echo(app.to_json())
     else:
@@ -218,7 +258,7 @@ def plan_cmd(
 )
 @click.option(
     "--arrivals",
-    type=RegistryChoice(WORKLOADS, scope="esg"),
+    type=RegistryChoice(WORKLOADS, scope="esg", tag="arrivals"),
     default="poisson",
     show_default=True,
     help="Arrival process (experiments/esg/workloads.py); azure: the Azure LLM code trace's "

@@ -10,8 +10,11 @@ stages are the function's critical path to the sink (longest at fastest configur
   the SLO is first split over the dominator segments (`EsgPolicy.split`, SPLITS): a head plans
   its path to its segment's end within its segment's deadline (see `EsgPolicy`);
 - greedy: cheapest configuration that leaves room for the fastest rest;
-- batch / infless / static: the baselines of `solvers.esg.heuristics` (configuration masks);
-  infless takes the cheapest configuration within its share of the remaining budget.
+- batch / infless / static: the baselines (masks of `solvers.esg.heuristics`): batch
+  (BATCH-like) CPU-only, the cheapest within the function's own SLO; infless (INFless-like)
+  CPU-only or MPS shares up to 50 %, batches only when exec <= SLO / 2, batch timeout
+  SLO - exec (`batch_timeout_ms`); a function's own SLO is its share of the remaining budget
+  (`SplitPolicy`); static batch 1 at the largest resources.
 When nothing fits (the head is already late), every policy takes its cheapest configuration,
 which drains the backlog fastest per unit of resource (the request misses anyway).
 Decisions are cached per (function, budget rounded down to 0.1 ms): rounding down is safe.
@@ -52,6 +55,40 @@ SPLITS = ("opt", "min_latency", "slack", "critical_path")
 DEFAULT_SPLIT = "opt"
 
 
+@dataclass(frozen=True)
+class FillModel:
+    """Per function, each configuration's batch size and the fill wait (ms) its planning
+    latency holds (the file's `wait_ms`, else (b - 1) / rate), and the app's rate (1/s)."""
+
+    batch: list[np.ndarray]
+    nominal_ms: list[np.ndarray]
+    rate_per_s: float
+
+    def wait_now_ms(self, f: int, queued: int) -> np.ndarray:
+        """The fill wait ahead of a head with `queued` requests in its queue (itself included):
+        until the batch is full at the app's rate, at most the planned wait (the simulator's
+        timeout). It ignores the time the head already waited, so it never undercounts the
+        wait: slack for the blocking and placement delays the planner does not model."""
+        to_full = np.maximum(self.batch[f] - queued, 0) * 1000.0 / max(self.rate_per_s, 1e-9)
+        return np.minimum(to_full, self.nominal_ms[f])
+
+
+def attach_fill(st: AppState, app: App, rate_per_s: float) -> None:
+    """Give a prepared state the fill model of its app (what `decide` needs for a head that
+    already waited or has company), independent of the policy's `prepare`."""
+    batch = [np.array([c.batch for c in f.configs], dtype=float) for f in app.functions]
+    nominal = [
+        np.array(
+            [
+                c.wait_ms if c.wait_ms > 0 else (c.batch - 1) * 1000.0 / max(rate_per_s, 1e-9)
+                for c in f.configs
+            ]
+        )
+        for f in app.functions
+    ]
+    st.fill = FillModel(batch, nominal, rate_per_s)
+
+
 @dataclass
 class AppState:
     """Per-application planning tables of one policy."""
@@ -60,12 +97,13 @@ class AppState:
     cost: list[np.ndarray]
     path: list[list[int]]  # remaining critical path from each function (itself first)
     fast: list[float]
-    cache: dict[tuple[int, int], int] = field(default_factory=dict)
+    cache: dict[tuple[int, ...], int] = field(default_factory=dict)
     pareto: list[int] | None = None  # Pareto configurations per function (for decision_work)
     # the SLO split (esg policy on a DAG): per function, its path to its segment's end and the
     # budgets of the segments after its own; None: plan the critical path only
     seg_path: list[list[int]] | None = None
     seg_after: list[float] | None = None
+    fill: FillModel | None = None  # batch sizes and planned fill waits (`attach_fill`)
 
     def pareto_counts(self) -> list[int]:
         """Configurations per function that A* keeps (finite, Pareto in latency and cost)."""
@@ -108,12 +146,33 @@ class PathPolicy:
             path[i] = [i] + (path[nxt] if nxt is not None else [])
         return AppState(lat, cost, path, fast)
 
-    def decide(self, st: AppState, f: int, remaining_ms: float) -> int:
-        key = (f, math.floor(remaining_ms * 10))
+    def decide(self, st: AppState, f: int, remaining_ms: float, queued: int = 1) -> int:
+        """The configuration for a head with `remaining_ms` of budget and `queued` requests in
+        its queue (itself included). Its own stage is planned with the fill wait ahead of that
+        queue (`FillModel.wait_now_ms`), not the lone-request estimate: a head with company
+        (a blocked queue that re-plans, a burst) fills its batch sooner. Cached per (function,
+        budget rounded down to 0.1 ms, requests queued up to the largest batch)."""
+        fill = st.fill
+        n = 1 if fill is None else max(1, min(queued, int(fill.batch[f].max())))
+        key: tuple[int, ...] = (f, math.floor(remaining_ms * 10))
+        if n > 1:
+            key += (n,)
         if key not in st.cache:
-            k = self.choose(st, f, key[1] / 10)
+            saved = st.lat[f]
+            if n > 1 and fill is not None:
+                now = fill.wait_now_ms(f, n)
+                st.lat[f] = np.where(np.isfinite(saved), saved - fill.nominal_ms[f] + now, saved)
+            try:
+                k = self.choose(st, f, key[1] / 10)
+            finally:
+                st.lat[f] = saved
             st.cache[key] = int(np.argmin(st.cost[f])) if k is None else k
         return st.cache[key]
+
+    def batch_timeout_ms(self, st: AppState, f: int, k: int, remaining_ms: float) -> float | None:
+        """How long configuration k's batch may wait to fill, counted from the head's arrival
+        in the queue (None: the simulator's rule, the file's wait_ms or (b - 1) / rate)."""
+        return None
 
     def decision_work(self, st: AppState, f: int) -> float:
         """Steps one decision at function f costs at most (a scan of its configurations)."""
@@ -223,27 +282,111 @@ class GreedyPolicy(PathPolicy):
     name = "greedy"
 
 
-@register_policy(SUBJECT, "batch", summary="BATCH-like: batching on whole GPUs", tags=("figure",))
-class BatchPolicy(PathPolicy):
+@dataclass
+class BaselineState(AppState):
+    """A baseline's tables: AppState plus each configuration's execution time (ms: the stage
+    latency without any fill wait) and the fastest one per function within the mask."""
+
+    exec_ms: list[np.ndarray] = field(default_factory=list)
+    exec_fast: list[float] = field(default_factory=list)
+
+
+class SplitPolicy(PathPolicy):
+    """A per-function baseline (INFless and BATCH configure each function against its own
+    SLO; neither splits a pipeline's): a function's SLO is the head's remaining budget split
+    over the remaining critical path in proportion to the fastest execution times (ours)."""
+
+    #: What the mask keeps, for the refusal when a function has none of it.
+    needs = "a configuration"
+
+    def prepare(self, app: App, rate_per_s: float) -> BaselineState:
+        """The base tables, the fill model, execution times; refuse a function with no
+        configuration in the mask (InvalidInput naming it and the fix)."""
+        st = super().prepare(app, rate_per_s)
+        attach_fill(st, app, rate_per_s)
+        assert st.fill is not None
+        bad = [
+            f.id for f, lat in zip(app.functions, st.lat, strict=True) if not np.isfinite(lat).any()
+        ]
+        if bad:
+            raise InvalidInput(
+                f"policy {self.name}: app {app.name!r} function(s) {', '.join(map(repr, bad))} "
+                f"have no {self.needs}, the only kind this baseline uses; give the functions "
+                "such configurations (e.g. schedlab esg generate --cpu-configs 12) or drop the "
+                "policy"
+            )
+        ex = [lat - w for lat, w in zip(st.lat, st.fill.nominal_ms, strict=True)]
+        return BaselineState(
+            st.lat, st.cost, st.path, st.fast, fill=st.fill,
+            exec_ms=ex, exec_fast=[float(x.min()) for x in ex],
+        )  # fmt: skip
+
+    def slo_share_ms(self, st: AppState, f: int, budget: float) -> float:
+        """Function f's own SLO: its share of the budget over the remaining critical path."""
+        fast = st.exec_fast if isinstance(st, BaselineState) else st.fast
+        total = sum(fast[i] for i in st.path[f])
+        return budget * fast[f] / total if total > 0 else budget
+
+    def choose(self, st: AppState, f: int, budget: float) -> int | None:
+        """The cheapest configuration whose planning latency (fill wait included) fits the
+        function's own SLO; else the look-ahead rule."""
+        ok = st.lat[f] <= self.slo_share_ms(st, f, budget) + LAT_TOL
+        if not ok.any():
+            return super().choose(st, f, budget)
+        return int(np.argmin(np.where(ok, st.cost[f], np.inf)))
+
+
+@register_policy(
+    SUBJECT,
+    "batch",
+    summary="BATCH-like: CPU-only (Lambda), batch and timeout per function SLO",
+    tags=("figure",),
+)
+class BatchPolicy(SplitPolicy):
+    """BATCH (Ali et al., SC 2020) on AWS Lambda: CPU-only functions, its optimizer picks the
+    memory (vCPUs), the batch size and the batch timeout that meet the function's SLO at the
+    least cost. Here: the cheapest CPU-only configuration whose execution plus expected fill
+    wait (b - 1) / rate (the timeout) fits the function's SLO."""
+
     name, mask = "batch", "batch"
+    needs = "CPU-only configuration (gpu_share 0)"
 
 
 @register_policy(
     SUBJECT,
     "infless",
-    summary="INFless-like: no GPU sharing, per-stage share",
+    summary="INFless-like: CPU or MPS 10-50 %, exec <= SLO/2 for batches, timeout SLO - exec",
     tags=("figure",),
 )
-class InflessPolicy(PathPolicy):
+class InflessPolicy(SplitPolicy):
+    """INFless (Yang et al., ASPLOS 2022): per function, batch b = 1 must execute within the
+    SLO (timeout 0); b > 1 within SLO / 2, with the batch timeout SLO - exec; resources are
+    CPU threads with a GPU share of at most 50 % via MPS, or CPU only. Among those, the
+    cheapest per request (INFless ranks by throughput per resource; per-request cost is its
+    inverse at our prices)."""
+
     name, mask = "infless", "infless"
+    needs = "CPU-only configuration or GPU share of 10-50 %"
 
     def choose(self, st: AppState, f: int, budget: float) -> int | None:
-        total = sum(st.fast[i] for i in st.path[f])
-        share = budget * st.fast[f] / total if total > 0 else budget
-        ok = st.lat[f] <= share + LAT_TOL
-        if not ok.any():
+        """INFless's rule within the function's SLO; else the look-ahead rule."""
+        if not isinstance(st, BaselineState) or st.fill is None:
             return super().choose(st, f, budget)
+        slo = self.slo_share_ms(st, f, budget) + LAT_TOL
+        ex = st.exec_ms[f]
+        ok = np.where(st.fill.batch[f] > 1, ex <= slo / 2, ex <= slo)
+        if not ok.any():
+            return PathPolicy.choose(self, st, f, budget)
         return int(np.argmin(np.where(ok, st.cost[f], np.inf)))
+
+    def batch_timeout_ms(self, st: AppState, f: int, k: int, remaining_ms: float) -> float | None:
+        """INFless's batch timeout: the function's SLO - exec for b > 1, 0 for b = 1."""
+        if not isinstance(st, BaselineState) or st.fill is None:
+            return None
+        if st.fill.batch[f][k] <= 1:
+            return 0.0
+        slo = self.slo_share_ms(st, f, math.floor(remaining_ms * 10) / 10)
+        return max(slo - float(st.exec_ms[f][k]), 0.0)
 
 
 @register_policy(SUBJECT, "static", summary="fixed resources, no batching", tags=("figure",))

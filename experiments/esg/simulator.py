@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.experiments.esg.policies import AppState, PathPolicy, make_policy
+from schedlab.experiments.esg.policies import AppState, PathPolicy, attach_fill, make_policy
 from schedlab.experiments.registry import WORKLOADS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.dispatch import (
@@ -126,6 +126,7 @@ class SimConfig:
     seed: int = 0
     trace: str | None = None  # an Azure LLM trace CSV for arrivals "azure" (default: the sample)
     max_events: int = MAX_EVENTS  # work cap (steps), see the module docstring
+    warmup_frac: float = 0.0  # share (0..0.95) of the earliest arrivals left out of the metrics
 
     def check(self) -> None:
         """The CLI's ranges (`solvers.esg.limits`) for a configuration built in Python."""
@@ -143,6 +144,7 @@ class SimConfig:
         for name in ("vcpus_per_invoker", "gpus_per_invoker", "keep_alive_s"):
             check_number(getattr(self, name), name, lo=0.0, lo_open=True, problems=p)
         check_number(self.output_mb, "output_mb", lo=0.0, problems=p)
+        check_number(self.warmup_frac, "warmup_frac", lo=0.0, hi=0.95, problems=p)
         for name in ("local_mb_s", "remote_mb_s"):
             check_number(getattr(self, name), name, lo=0.0, lo_open=True, problems=p)
         if self.dispatch not in DISPATCH_RULES:
@@ -276,7 +278,7 @@ def arrival_times(
 def arrival_process(kind: str) -> Callable[..., np.ndarray]:
     """The arrival process registered as `kind` (`WORKLOADS`, scope "esg"; `workloads.py` wraps
     `arrival_times`), so that a registered process is one the simulator runs."""
-    names = WORKLOADS.names(scope="esg")
+    names = WORKLOADS.names(scope="esg", tag="arrivals")
     if kind not in names:
         raise InvalidInput(f"arrivals: unknown {kind!r}; choose one of: {', '.join(names)}")
     return WORKLOADS.get(kind, scope="esg").obj
@@ -306,6 +308,8 @@ class Simulation:
         self.states: list[AppState] = [
             self.policy.prepare(a, r) for a, r in zip(self.apps, self.rates, strict=True)
         ]
+        for st, a, r in zip(self.states, self.apps, self.rates, strict=True):
+            attach_fill(st, a, r)
         what = "esg simulate: requests x functions x (4 events + the policy's decision work)"
         check_work(self.work_estimate(), cfg.max_events, what, "--max-events")
         self.cap = WorkCap(cfg.max_events, "esg simulate", "--max-events")
@@ -331,13 +335,21 @@ class Simulation:
         self.edges_local = self.edges_total = 0  # (request, upstream function) data moves
 
     def _demand(self) -> float:
-        """GPU-ms per request summed over the apps at their batch-1 configurations of least
-        GPU time (what load 1.0 is measured against)."""
+        """GPU-ms per request summed over the apps at their batch-1 GPU configurations of least
+        GPU time (what load 1.0 is measured against; CPU-only configurations do not count)."""
         demand = 0.0
         for a in self.apps:
             for f in a.functions:
-                ones = [c for c in f.configs if c.batch == 1] or list(f.configs)
-                demand += min(c.gpu_share * c.latency_ms / c.batch for c in ones)
+                gpu = [c for c in f.configs if not c.cpu_only]
+                ones = [c for c in gpu if c.batch == 1] or gpu
+                if ones:
+                    demand += min(c.gpu_share * c.latency_ms / c.batch for c in ones)
+        if demand <= 0:
+            raise InvalidInput(
+                "--load: the applications have no GPU configuration, and the load is defined "
+                "by GPU time (see --help); give at least one function a configuration with "
+                "gpu_share > 0"
+            )
         return demand
 
     def _rates(self) -> list[float]:
@@ -386,6 +398,7 @@ class Simulation:
         self.req_done_fns = [0] * m
         self.req_finish = [np.nan] * m
         self.req_where: list[dict[int, int]] = [{} for _ in range(m)]
+        self.req_cost = [0.0] * m
         self.req_enq: dict[tuple[int, int], float] = {}
 
     def _enqueue(self, t: float, rid: int, fn: int) -> None:
@@ -407,12 +420,14 @@ class Simulation:
             self.cap.step(math.ceil(self.policy.decision_work(self.states[a], fn)))
             cached = len(self.states[a].cache)
             t0 = time.perf_counter()
-            k = self.policy.decide(self.states[a], fn, remaining)
+            k = self.policy.decide(self.states[a], fn, remaining, len(queue))
             took = (time.perf_counter() - t0) * 1000.0
             self.decision_ms.append(took)
             if len(self.states[a].cache) > cached:  # a miss: the policy computed it
                 self.decision_miss_ms.append(took)
-            go = self.req_enq[(head, fn)] + self._fill_wait_ms(a, fn, k)
+            timeout = self.policy.batch_timeout_ms(self.states[a], fn, k, remaining)
+            wait = self._fill_wait_ms(a, fn, k) if timeout is None else timeout
+            go = self.req_enq[(head, fn)] + wait
             self.pending[q] = (k, go)
             if len(queue) < self.apps[a].functions[fn].configs[k].batch and go > t:
                 self.push(go, "timer", q)
@@ -503,6 +518,7 @@ class Simulation:
         self.cost += rate * run / 1000.0
         for r in batch:
             self.req_where[r][fn] = i
+            self.req_cost[r] += rate * run / 1000.0 / len(batch)  # the run's share per request
         del self.pending[q]
         self.push(t + run, "done", (q, cont, batch))
         self._service(t, q)
@@ -547,15 +563,21 @@ class Simulation:
         done = int(np.isfinite(fin).sum())
         if done != arrived:
             raise RuntimeError(f"simulator lost requests: {arrived} arrived, {done} completed")
-        lat = fin - np.array(self.req_arrival)
-        slo = np.array([self.apps[a].slo_ms for a in self.req_app])
+        arr = np.array(self.req_arrival)
+        # steady state: leave out the earliest warmup_frac of the arrivals (by arrival time)
+        skip = int(math.floor(self.cfg.warmup_frac * arrived))
+        keep = np.sort(np.argsort(arr, kind="stable")[skip:]) if skip else np.arange(arrived)
+        lat = (fin - arr)[keep]
+        slo = np.array([self.apps[a].slo_ms for a in self.req_app])[keep]
+        measured_cost = float(np.sum(np.array(self.req_cost)[keep]))
         dec = np.array(self.decision_ms) if self.decision_ms else np.zeros(1)
         miss = np.array(self.decision_miss_ms) if self.decision_miss_ms else np.zeros(1)
         return {
             "requests": arrived,
             "completed": done,
+            "measured_requests": len(keep),
             "slo_hit_rate": float(np.mean(lat <= slo + 1e-9)),
-            "cost": self.cost / max(done, 1),
+            "cost": measured_cost / max(len(keep), 1),
             "p50_latency_ms": float(np.percentile(lat, 50)),
             "p99_latency_ms": float(np.percentile(lat, 99)),
             "decision_ms_p99": float(np.percentile(dec, 99)),

@@ -2,15 +2,25 @@
 
 `data/profiles.json` holds the named families (constants illustrative; the MIG share grid is
 cited there) and the configuration grid. `generate(stages, configs, seed)` draws a random app
-(a chain, or a layered DAG with shape="dag") for tests, figures and `schedlab esg generate`.
+(a chain, or a layered DAG with shape="dag") for tests, figures and `schedlab esg generate`;
+`shares` picks the GPU-share grid (MIG profiles, MPS 5 % steps, sevenths), `cpu_configs` adds
+CPU-only configurations (GPU share 0) and `layers` fixes a DAG's layer widths.
 `measured_configs(model)` / `measured_app(models, slo_ms)`: measured A100 MIG profiles
 (`data/parvagpu_a100_*.csv`, MIT, see data/ATTRIBUTION.md) as configurations and chains.
+
+CPU-only latency (illustrative, not measured): the model part runs on the vCPUs instead of the
+GPU, CPU_MODEL_SLOWDOWN times slower on one vCPU than on a whole GPU and scaling as
+c**CPU_MODEL_EXP with c vCPUs: latency_ms(b, c, 0) = setup + b * (cpu / c**a + gpu *
+CPU_MODEL_SLOWDOWN / c**CPU_MODEL_EXP). With the families' constants a batch-1 item takes
+10-200 ms on one vCPU and 1.4-27 ms on 16, against 0.5-10 ms of model time on a whole GPU: the
+order of magnitude of a ResNet-class model on CPU cores against an A100, no more.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -18,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.esg.limits import MAX_FUNCTIONS, MAX_GENERATED_CONFIGS
+from schedlab.solvers.esg.limits import MAX_CPU_CONFIGS, MAX_FUNCTIONS, MAX_GENERATED_CONFIGS
 from schedlab.solvers.esg.plan import longest_path
 from schedlab.solvers.esg.problem import App, AppKind, Config, Function, Prices
 
@@ -30,10 +40,23 @@ def profile_data() -> dict[str, Any]:
     return data
 
 
+#: CPU-only configurations (GPU share 0): the model part on one vCPU is this many times slower
+#: than on a whole GPU, and speeds up as vCPUs**CPU_MODEL_EXP (illustrative constants).
+CPU_MODEL_SLOWDOWN, CPU_MODEL_EXP = 20.0, 0.8
+#: The CPU-only grid: batch sizes x vCPUs (INFless scans CPU threads up to 16; a Lambda-like
+#: function gets up to 6 vCPUs from its memory size; 16 is a large serverless instance).
+CPU_GRID_BATCH, CPU_GRID_VCPUS = (1, 2, 4, 8, 16, 32), (1, 2, 4, 8, 16)
+#: GPU-share grids `generate(shares=...)` offers ("auto": sevenths or MPS steps by size).
+SHARE_GRIDS = ("auto", "mig", "mps", "sevenths")
+
+
 def latency_ms(family: dict[str, float], batch: int, vcpus: float, share: float) -> float:
-    """Batch latency of a family at (batch, vCPUs, GPU share)."""
+    """Batch latency of a family at (batch, vCPUs, GPU share); share 0 is CPU-only."""
     per_item = family["cpu_ms"] / vcpus ** family["cpu_exp"]
-    per_item += family["gpu_ms"] / share ** family["gpu_exp"]
+    if share == 0:
+        per_item += family["gpu_ms"] * CPU_MODEL_SLOWDOWN / vcpus**CPU_MODEL_EXP
+    else:
+        per_item += family["gpu_ms"] / share ** family["gpu_exp"]
     return family["setup_ms"] + batch * per_item
 
 
@@ -57,15 +80,21 @@ def largest_grid() -> int:
     return 8 * 6 * len(grids["mps"]["shares"])
 
 
-def _grid(n: int) -> list[tuple[int, int, float]]:
-    """A (batch, vcpus, share) grid with at least n points (MPS shares when sevenths are few)."""
+def _grid(n: int, share_grid: str = "auto") -> list[tuple[int, int, float]]:
+    """A (batch, vcpus, share) grid with at least n points on the named share grid ("auto":
+    sevenths, or MPS shares when sevenths are few)."""
     grids = profile_data()["share_grids"]
-    shares = grids["sevenths"]["shares"] if n <= 6 * 4 * 7 else grids["mps"]["shares"]
+    if share_grid == "auto":
+        share_grid = "sevenths" if n <= 6 * 4 * 7 else "mps"
+    shares = grids[share_grid]["shares"]
     batches = [1, 2, 4, 8, 16, 32] if n <= 6 * 4 * len(shares) else [1, 2, 4, 8, 16, 32, 64, 128]
     vcpus = [1, 2, 4, 8] if n <= len(batches) * 4 * len(shares) else [1, 2, 3, 4, 6, 8]
     grid = [(b, c, g) for b in batches for c in vcpus for g in shares]
     if n > len(grid):
-        raise InvalidInput(f"configs: at most {len(grid)} per function (got {n})")
+        raise InvalidInput(
+            f"configs: at most {len(grid)} per function on the {share_grid!r} share grid "
+            f"(got {n}); lower --configs or take a larger grid (--shares mps)"
+        )
     return grid
 
 
@@ -79,24 +108,41 @@ def random_family(rng: np.random.Generator) -> dict[str, float]:
     }
 
 
-def random_function(fid: str, configs: int, rng: np.random.Generator) -> Function:
-    """A function with `configs` configurations drawn from the grid (seeded, 5 % noise)."""
-    fam, grid = random_family(rng), _grid(configs)
+def random_function(
+    fid: str,
+    configs: int,
+    rng: np.random.Generator,
+    *,
+    shares: str = "auto",
+    cpu_configs: int = 0,
+) -> Function:
+    """A function with `configs` GPU configurations drawn from the grid and `cpu_configs`
+    CPU-only ones from the CPU grid (seeded, 5 % noise; no extra draws when cpu_configs=0)."""
+    fam, grid = random_family(rng), _grid(configs, shares)
     picks = rng.choice(len(grid), size=configs, replace=False)
     out = []
     for k in sorted(int(x) for x in picks):
         b, c, g = grid[k]
         lat = latency_ms(fam, b, c, g) * float(rng.lognormal(0.0, 0.05))
         out.append(Config(b, c, g, round(lat, 3)))
+    if cpu_configs:
+        cpu = [(b, c) for b in CPU_GRID_BATCH for c in CPU_GRID_VCPUS]
+        for k in sorted(int(x) for x in rng.choice(len(cpu), size=cpu_configs, replace=False)):
+            b, c = cpu[k]
+            lat = latency_ms(fam, b, c, 0.0) * float(rng.lognormal(0.0, 0.05))
+            out.append(Config(b, c, 0.0, round(lat, 3)))
     return Function(fid, tuple(out))
 
 
-def _dag_edges(ids: list[str], rng: np.random.Generator) -> list[tuple[str, str]]:
-    """Layered DAG: one source, one sink, layers of 1-3 functions, every node linked both ways."""
+def _dag_edges(
+    ids: list[str], rng: np.random.Generator, widths: Sequence[int] | None = None
+) -> list[tuple[str, str]]:
+    """Layered DAG: one source, one sink, inner layers of 1-3 functions (or of the given
+    `widths`), every node linked both ways."""
     inner, layers = ids[1:-1], [[ids[0]]]
-    i = 0
+    i, given = 0, list(widths or [])
     while i < len(inner):
-        w = int(rng.integers(1, 4))
+        w = given.pop(0) if widths is not None else int(rng.integers(1, 4))
         layers.append(inner[i : i + w])
         i += w
     layers.append([ids[-1]])
@@ -121,28 +167,53 @@ def generate(
     shape: AppKind = "chain",
     slo_quantile: float = 0.3,
     name: str | None = None,
+    shares: str = "auto",
+    cpu_configs: int = 0,
+    layers: Sequence[int] | None = None,
 ) -> App:
-    """A random app; the SLO is the sum over stages of the `slo_quantile` stage latency.
+    """A random app; the SLO is the longest path of each stage's `slo_quantile` latency over
+    its GPU configurations (CPU-only ones do not move the SLO).
 
-    Stages 1..MAX_FUNCTIONS, configurations 1..MAX_GENERATED_CONFIGS (the CLI's ranges).
+    Stages 1..MAX_FUNCTIONS, configurations 1..MAX_GENERATED_CONFIGS (the CLI's ranges);
+    `shares` one of SHARE_GRIDS; `cpu_configs` 0..MAX_CPU_CONFIGS CPU-only configurations per
+    function; `layers` (DAG only): the inner layers' widths, summing to stages - 2 (source and
+    sink are layers of one).
     """
     problems = []
     if not 1 <= stages <= MAX_FUNCTIONS:
         problems.append(f"stages: must lie in 1..{MAX_FUNCTIONS} (got {stages})")
     if not 1 <= configs <= MAX_GENERATED_CONFIGS:
         problems.append(f"configs: must lie in 1..{MAX_GENERATED_CONFIGS} (got {configs})")
+    if shares not in SHARE_GRIDS:
+        problems.append(f"shares: unknown {shares!r}; choose one of {', '.join(SHARE_GRIDS)}")
+    if not 0 <= cpu_configs <= MAX_CPU_CONFIGS:
+        problems.append(f"cpu_configs: must lie in 0..{MAX_CPU_CONFIGS} (got {cpu_configs})")
+    if layers is not None and (
+        shape != "dag" or any(w < 1 for w in layers) or sum(layers) != stages - 2
+    ):
+        problems.append(
+            f"layers: inner layer widths >= 1 summing to stages - 2 = {stages - 2}, for a DAG "
+            f"(got {list(layers)} with shape {shape!r})"
+        )
     if problems:
         raise InvalidInput(problems)
+    if shares != "auto":
+        _grid(configs, shares)  # a grid too small for `configs` is named here
     if shape == "dag" and stages < 3:
         raise InvalidInput(f"stages: a DAG needs at least 3 (got {stages})")
     rng = np.random.default_rng(seed)
     ids = [f"f{i}" for i in range(stages)]
-    funcs = tuple(random_function(fid, configs, rng) for fid in ids)
+    funcs = tuple(
+        random_function(fid, configs, rng, shares=shares, cpu_configs=cpu_configs) for fid in ids
+    )
     if shape == "chain":
         edges = [(ids[i], ids[i + 1]) for i in range(stages - 1)]
     else:
-        edges = _dag_edges(ids, rng)
-    q = [float(np.quantile([c.latency_ms for c in f.configs], slo_quantile)) for f in funcs]
+        edges = _dag_edges(ids, rng, layers)
+    q = [
+        float(np.quantile([c.latency_ms for c in f.configs if not c.cpu_only], slo_quantile))
+        for f in funcs
+    ]
     app = App(name or f"{shape}-{stages}x{configs}-s{seed}", 1.0, funcs, tuple(edges), Prices())
 
     slo = round(longest_path(app, q), 1)

@@ -4,11 +4,13 @@
   time plus the fastest possible rest of the DAG still fits the budget (always finds a plan
   when one exists);
 - static: fixed resources, no batching: batch 1 with the largest GPU share and vCPUs offered;
-- batch (BATCH-like): adaptive batching on whole GPUs: the largest GPU share, the fewest vCPUs
-  offered with it, any batch size; greedy over those;
-- infless (INFless-like): batching with heterogeneous resources but no GPU sharing: the largest
-  GPU share, any vCPUs and batch size, each function the cheapest configuration within its own
-  share of the budget (split in proportion to minimum latency, no look-ahead).
+- batch (BATCH-like; Ali et al., SC 2020, on AWS Lambda): CPU-only configurations (GPU share
+  0), any vCPUs and batch size; greedy over those;
+- infless (INFless-like; Yang et al., ASPLOS 2022): CPU-only configurations and GPU shares of
+  at most 50 % (INFless's MPS range 10-50 %), any vCPUs and batch size, each function the
+  cheapest configuration within its own share of the budget (split in proportion to minimum
+  latency, no look-ahead). The simulator's policies add each system's batch rule
+  (`experiments/esg/policies.py`).
 A baseline whose configuration space holds no plan that fits reports `infeasible` (within its
 space; stats say `restricted`).
 """
@@ -41,20 +43,28 @@ def mask_static(f: Function) -> np.ndarray:
     return m
 
 
-def mask_whole_gpu(f: Function, *, min_vcpus: bool) -> np.ndarray:
-    top = max(c.gpu_share for c in f.configs)
-    m = np.array([c.gpu_share == top for c in f.configs])
-    if min_vcpus:
-        low = min(c.vcpus for c, ok in zip(f.configs, m, strict=True) if ok)
-        m &= np.array([c.vcpus == low for c in f.configs])
-    return m
+#: INFless's GPU shares: MPS active-thread percentages 10-50 % (its released estimator scans
+#: 50, 40, 30, 20, 10 % and 0 = CPU-only); on the MIG grid that is 1/7, 2/7 and 3/7.
+INFLESS_SHARE_RANGE = (0.1, 0.5)
+
+
+def mask_cpu_only(f: Function) -> np.ndarray:
+    """BATCH-like: CPU-only configurations (GPU share 0), any vCPUs and batch size."""
+    return np.array([c.cpu_only for c in f.configs])
+
+
+def mask_infless(f: Function) -> np.ndarray:
+    """INFless-like: CPU-only, or a GPU share within INFLESS_SHARE_RANGE (1e-9 slack for
+    shares written as rounded decimals); any vCPUs and batch size."""
+    lo, hi = INFLESS_SHARE_RANGE
+    return np.array([c.cpu_only or lo - 1e-9 <= c.gpu_share <= hi + 1e-9 for c in f.configs])
 
 
 MASKS = {
     "greedy": mask_all,
     "static": mask_static,
-    "batch": lambda f: mask_whole_gpu(f, min_vcpus=True),
-    "infless": lambda f: mask_whole_gpu(f, min_vcpus=False),
+    "batch": mask_cpu_only,
+    "infless": mask_infless,
 }
 
 
@@ -143,20 +153,20 @@ def solve_static(
 
 
 @register_method(
-    "esg", "batch", exact=False, kinds=APP_KINDS, summary="BATCH-like: batching on whole GPUs"
+    "esg", "batch", exact=False, kinds=APP_KINDS, summary="BATCH-like: batching on CPUs only"
 )
 def solve_batch(
     app: App, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None, options: NoOptions
 ) -> SolveResult:
-    """Any batch size on a whole GPU with the fewest vCPUs."""
+    """Any batch size and vCPUs on CPU-only configurations (Lambda has no GPU)."""
     return _baseline(app, "batch", "batch")
 
 
 @register_method(
-    "esg", "infless", exact=False, kinds=APP_KINDS, summary="INFless-like: no GPU sharing"
+    "esg", "infless", exact=False, kinds=APP_KINDS, summary="INFless-like: CPU or MPS 10-50 %"
 )
 def solve_infless(
     app: App, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None, options: NoOptions
 ) -> SolveResult:
-    """Any batch and vCPUs on a whole GPU, each function within its own budget share."""
+    """CPU-only or GPU shares up to 50 %, each function within its own budget share."""
     return _baseline(app, "infless", "infless")

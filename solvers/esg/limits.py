@@ -14,6 +14,9 @@ MAX_GENERATED_STAGES = 64
 #: `generate`: configurations per function, the largest grid of data/profiles.json (8 batch
 #: sizes x 6 vCPU counts x 20 MPS shares; a test checks the two agree).
 MAX_GENERATED_CONFIGS = 960
+#: `generate --cpu-configs`: CPU-only configurations per function, the CPU grid of
+#: `generate.py` (6 batch sizes x 5 vCPU counts).
+MAX_CPU_CONFIGS = 30
 #: The simulator: requests, invokers, offered load, cold start (ms).
 MAX_REQUESTS = 10_000_000
 MAX_INVOKERS = 10_000
@@ -29,7 +32,7 @@ LOAD_DEFINITION = (
     "Load L: every application gets the same request rate r with r x D = L x C, where D is the "
     "GPU-ms per request summed over the applications' functions, each at its batch-1 "
     "configuration of least GPU time (gpu_share x latency_ms; per request at any batch when it "
-    "has none), and C = invokers x GPUs per "
+    "has none; CPU-only configurations, gpu_share 0, do not count), and C = invokers x GPUs per "
     "invoker x 1000 GPU-ms per second; load 1: those configurations would keep every "
     "invoker's GPU busy."
 )

@@ -1,8 +1,9 @@
 """An ESG application: a DAG of serverless functions, each with profiled configurations, an SLO.
 
 A configuration of a function is (batch size, vCPUs, GPU share, batch latency); its per-request
-cost is (vcpus * vcpu_s + gpu_share * gpu_s) * latency_ms / 1000 / batch. The stage latency a
-plan pays for a function is latency_ms + wait_ms (batch-fill wait, 0 unless given) +
+cost is (vcpus * vcpu_s + gpu_share * gpu_s) * latency_ms / 1000 / batch. GPU share 0 is a
+CPU-only configuration (it must have vcpus > 0: a configuration holds some resource). The stage
+latency a plan pays for a function is latency_ms + wait_ms (batch-fill wait, 0 unless given) +
 transfer_ms of the function (0 unless given). A plan picks one configuration per function; it
 meets the budget when the longest path of stage latencies through the DAG fits it.
 `output_mb` (optional, per function): the data (MB per request) the function passes on to each
@@ -77,6 +78,11 @@ class Config:
     latency_ms: float
     wait_ms: float = 0.0
 
+    @property
+    def cpu_only(self) -> bool:
+        """A CPU-only configuration (GPU share 0), e.g. a Lambda-like function without a GPU."""
+        return self.gpu_share == 0
+
     def cost(self, prices: Prices) -> float:
         """Per-request cost of this configuration."""
         rate = self.vcpus * prices.vcpu_s + self.gpu_share * prices.gpu_s
@@ -145,10 +151,10 @@ class App(JsonFile):
                 if v is not None:
                     _num(p, f"function {f.id!r}.{name}", v, zero_ok=True)
             for k, c in enumerate(f.configs):
+                where = f"function {f.id!r}.configs[{k}]"
                 for name in ("vcpus", "gpu_share", "latency_ms", "wait_ms"):
-                    _num(
-                        p, f"function {f.id!r}.configs[{k}].{name}", getattr(c, name), zero_ok=True
-                    )
+                    _num(p, f"{where}.{name}", getattr(c, name), zero_ok=True)
+                _check_resources(p, where, c.vcpus, c.gpu_share)
         p.raise_if_any()
 
     # --- derived ------------------------------------------------------------------------
@@ -246,6 +252,19 @@ def _num(p: Problems, where: str, v: Any, *, positive: bool = True, zero_ok: boo
     return float(v)
 
 
+def _check_resources(p: Problems, where: str, vcpus: float, share: float) -> None:
+    """GPU share in [0, 1]; share 0 is CPU-only and then needs vcpus > 0 (named with the fix)."""
+    if not (isinstance(share, int | float) and math.isfinite(share)):
+        return  # reported by _num
+    if not 0 <= share <= 1:
+        p.add(f"{where}.gpu_share: must be in [0, 1] (0: CPU-only) (got {share!r})")
+    elif share == 0 and isinstance(vcpus, int | float) and vcpus == 0:
+        p.add(
+            f"{where}: gpu_share 0 (CPU-only) with vcpus 0 holds no resource; give vcpus > 0 "
+            "or a GPU share in (0, 1]"
+        )
+
+
 def _config(p: Problems, where: str, c: Any) -> Config | None:
     if not isinstance(c, dict):
         p.add(f"{where}: must be an object with batch, vcpus, gpu_share, latency_ms")
@@ -261,11 +280,11 @@ def _config(p: Problems, where: str, c: Any) -> Config | None:
         p.add(f"{where}.batch: must be an integer in 1..{MAX_BATCH} (got {short(b)})")
         b = 1
     g = _num(p, f"{where}.gpu_share", c.get("gpu_share", 1.0), positive=False)
-    if math.isfinite(g) and not 0 < g <= 1:
-        p.add(f"{where}.gpu_share: must be in (0, 1] (got {g!r})")
+    v = _num(p, f"{where}.vcpus", c.get("vcpus", 1), zero_ok=True)
+    _check_resources(p, where, v, g)
     return Config(
         batch=b,
-        vcpus=_num(p, f"{where}.vcpus", c.get("vcpus", 1), zero_ok=True),
+        vcpus=v,
         gpu_share=g,
         latency_ms=_num(p, f"{where}.latency_ms", c.get("latency_ms", 1.0)),
         wait_ms=_num(p, f"{where}.wait_ms", c.get("wait_ms", 0.0), zero_ok=True),

@@ -41,7 +41,7 @@ def test_chain_when_edges_omitted_and_cost_formula():
     assert c.cost(Prices(1e-5, 1e-4)) == pytest.approx((2 * 1e-5 + 0.25 * 1e-4) * 40 / 1000 / 4)
 
 
-BAD = {"batch": 1.5, "vcpus": 1, "gpu_share": 0, "latency_ms": -1}
+BAD = {"batch": 1.5, "vcpus": 1, "gpu_share": 1.5, "latency_ms": -1}
 PARTS = ("slo_ms", "extra", "batch", "gpu_share", "latency_ms", "configs", "duplicate", "zz")
 
 
@@ -54,7 +54,7 @@ def test_validation_lists_every_problem():
                 "functions": [
                     {
                         "id": "a",
-                        "configs": [{"batch": 1.5, "vcpus": 1, "gpu_share": 0, "latency_ms": -1}],
+                        "configs": [{"batch": 1.5, "vcpus": 1, "gpu_share": 1.5, "latency_ms": -1}],
                     },
                     {"id": "a", "configs": []},
                 ],

@@ -16,7 +16,7 @@ POLICIES = ("esg", "greedy", "batch", "infless", "static")
 
 @pytest.fixture(scope="module")
 def apps():
-    return [generate(3, 20, 1), generate(4, 20, 2, shape="dag")]
+    return [generate(3, 20, 1, cpu_configs=8), generate(4, 20, 2, shape="dag", cpu_configs=8)]
 
 
 @pytest.mark.parametrize("arrivals", ["poisson", "bursty", "azure"])
@@ -65,3 +65,18 @@ def test_simulate_cli_json(tmp_path):
         assert key in out
     res = CliRunner().invoke(cli, ["esg", "simulate", "--apps", str(tmp_path / "no.json")])
     assert res.exit_code == 2
+
+
+def test_warm_up_prefix_is_left_out_of_the_metrics(apps):
+    cfg = SimConfig(load=0.3, requests=200, seed=2, warmup_frac=0.25)
+    sim = Simulation(apps, "greedy", cfg)
+    m = sim.run()
+    assert m["measured_requests"] == 150 and m["completed"] == 200
+    order = sorted(range(200), key=lambda r: sim.req_arrival[r])[50:]
+    hits = [
+        sim.req_finish[r] - sim.req_arrival[r] <= apps[sim.req_app[r]].slo_ms + 1e-9 for r in order
+    ]
+    assert m["slo_hit_rate"] == pytest.approx(sum(hits) / 150, rel=1e-12)
+    assert m["cost"] == pytest.approx(sum(sim.req_cost[r] for r in order) / 150, rel=1e-12)
+    # the per-request shares add up to what the runs cost
+    assert sum(sim.req_cost) == pytest.approx(sim.cost, rel=1e-9)
