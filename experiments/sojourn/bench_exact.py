@@ -167,17 +167,40 @@ ROUTE_LADDERS = {
     "cyclic": [10, 20, 30, 45, 60, 80, 100, 150, 200, 250, 300, 350, 400, 450, 500],
     "dense": [10, 20, 30, 44, 60, 79, 100, 150, 200, 300],
 }
+DENSE_SEED_LADDER = {"dense": [44, 60, 79, 100]}  # the dense family, DENSE_SEEDS seeds per n:
+DENSE_SEEDS = 3  # the route choice is not tuned to one instance (docs/sojourn.md)
 QUICK_ROUTE_LADDERS = {"default": [10, 50], "cyclic": [10, 20, 30], "dense": [10, 20, 30]}
 FAST_FLOOR_S = 0.05  # ratios use max(t, this): below it a time is start-up noise
+REPEAT_BELOW_S = 1.0  # a solve faster than this is repeated and its fastest run kept (wall
+# and CPU separately): on a shared machine one short run is noise (dense n = 79, load 9: the
+# same route 0.19 s and 0.30 s, CPU 0.06 s and 0.07 s)
+REPEATS = 3
+
+
+def best_of(go: Callable[[str, float], RouteRun], route: str, limit_s: float) -> RouteRun:
+    """One solve, repeated up to REPEATS times while it takes under REPEAT_BELOW_S: the
+    fastest wall and CPU times of the runs with the first run's status."""
+    run = go(route, limit_s)
+    for _ in range(REPEATS - 1):
+        if run.seconds >= REPEAT_BELOW_S:
+            break
+        again = go(route, limit_s)
+        if again.status == run.status:
+            cpu = min(run.cpu_s, again.cpu_s)
+            run = again if again.seconds < run.seconds else run
+            run = RouteRun(run.status, run.seconds, run.routes, cpu)
+    return run
 
 
 @dataclass
 class RouteRun:
-    """One solve by one route: status, seconds, the routes the blocks took."""
+    """One solve by one route: status, wall seconds, the routes the blocks took, CPU seconds
+    (this process: on a shared machine the wall clock also counts other work)."""
 
     status: str
     seconds: float
     routes: list[str]
+    cpu_s: float = 0.0
 
 
 def route_solver(family: str, n: int, seed: int) -> Callable[[str, float], RouteRun]:
@@ -187,22 +210,31 @@ def route_solver(family: str, n: int, seed: int) -> Callable[[str, float], Route
         M = dense_io_matrix(n, seed)
 
         def go(route: str, limit_s: float) -> RouteRun:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             opts = LpcutOptions(route=route)  # type: ignore[arg-type]
             r = solve_lop_benchmark(M, time_limit=limit_s, seed=0, options=opts)
-            took = time.perf_counter() - t0
-            return RouteRun(r.status.value, took, list(r.stats.get("routes", [])))
+            took, cpu = time.perf_counter() - t0, time.process_time() - c0
+            return RouteRun(r.status.value, took, list(r.stats.get("routes", [])), cpu)
 
         return go
     problem = SojournProblem(generate(n, seed, family=family), Objective("B"))
 
     def go_b(route: str, limit_s: float) -> RouteRun:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         r = solve(problem, "lpcut", time_limit=limit_s, seed=0, options={"route": route})
-        took = time.perf_counter() - t0
-        return RouteRun(r.status.value, took, list(r.stats.get("routes", [])))
+        took, cpu = time.perf_counter() - t0, time.process_time() - c0
+        return RouteRun(r.status.value, took, list(r.stats.get("routes", [])), cpu)
 
     return go_b
+
+
+def ratio_to_fastest(times: dict[str, float]) -> float | None:
+    """auto's time over the fastest single route's, both floored at FAST_FLOOR_S (None when
+    auto or every single route failed)."""
+    singles = [times[r] for r in SINGLE_ROUTES if r in times]
+    if not singles or "auto" not in times:
+        return None
+    return max(times["auto"], FAST_FLOOR_S) / max(min(singles), FAST_FLOOR_S)
 
 
 def route_study(
@@ -210,7 +242,8 @@ def route_study(
 ) -> tuple[list[list[Any]], list[list[Any]]]:
     """Per instance, the time of auto and of each single route (same instance, one run), and
     per family and route the largest n proven within the limit. A route stops at its first
-    failure (not proven within the limit); rows per instance and summary rows."""
+    failure (not proven within the limit); rows per instance and summary rows. The ratio to
+    the fastest route is given by wall clock and by this process's CPU time."""
     per_instance: list[list[Any]] = []
     summary: list[list[Any]] = []
     for family in ladders:  # warm-up, untimed: imports and numba compilation count for no route
@@ -225,31 +258,27 @@ def route_study(
             for seed in seeds_for(n, count):
                 go = route_solver(family, n, seed)
                 times: dict[str, float] = {}
+                cpus: dict[str, float] = {}
                 chosen = "-"
                 for route in alive:
                     if not alive[route]:
                         continue
-                    run = go(route, limit_s)
+                    run = best_of(go, route, limit_s)
                     ok = run.status == "optimal" and run.seconds <= limit_s
                     print(f"  {family:7s} n={n:4d} seed={seed} {route:8s} {run.status:9s} "
-                          f"{run.seconds:7.2f} s {','.join(run.routes)}", flush=True)  # fmt: skip
+                          f"{run.seconds:7.2f} s {run.cpu_s:7.2f} cpu s {','.join(run.routes)} "
+                          f"load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
                     if route == "auto":
                         chosen = ",".join(sorted(set(run.routes))) or "(no solver)"
                     if ok:
-                        times[route] = run.seconds
+                        times[route], cpus[route] = run.seconds, run.cpu_s
                         worst[route] = max(worst.get(route, 0.0), run.seconds)
                     else:
                         alive[route] = False
                         failed[route] = f"{n} ({run.status} after {run.seconds:.1f} s, seed {seed})"
-                singles = [times[r] for r in SINGLE_ROUTES if r in times]
-                fastest = min(singles) if singles else None
-                ratio = (
-                    max(times["auto"], FAST_FLOOR_S) / max(fastest, FAST_FLOOR_S)
-                    if fastest is not None and "auto" in times
-                    else None
-                )
                 per_instance.append([family, n, seed, chosen, times.get("auto"),
-                                     *(times.get(r) for r in SINGLE_ROUTES), ratio])  # fmt: skip
+                                     *(times.get(r) for r in SINGLE_ROUTES),
+                                     ratio_to_fastest(times), ratio_to_fastest(cpus)])  # fmt: skip
             for route, t in worst.items():
                 if alive[route]:
                     best[route] = (n, t)
@@ -267,10 +296,11 @@ def print_route_study(ladders: dict[str, list[int]], limit_s: float, count: int)
           f"10000 + 100 n + i; load average {os.getloadavg()}", flush=True)  # fmt: skip
     rows, summary = route_study(ladders, limit_s, count)
     headers = ["family", "n", "seed", "auto chose", "auto s", *(f"{r} s" for r in SINGLE_ROUTES),
-               "auto / fastest"]  # fmt: skip
+               "auto / fastest", "auto / fastest (cpu)"]  # fmt: skip
     print(format_table(headers, rows), flush=True)
     headers = ["family", "route", "largest n proven", "worst s at that n", "failed at n"]
     print(format_table(headers, summary), flush=True)
+    print(f"load average at the end {os.getloadavg()}", flush=True)
 
 
 def run_lop_dir(lop_dir: str, limit_s: float, as_json: bool) -> None:

@@ -5,7 +5,9 @@ steps 1-3; "full" writes every triangle row and goes to the MIP (step 3); "auto"
 picks per block in `HighsCutModel.pick_route` from the block's starting order: the packing when
 its cost exceeds the pairwise minimum by at most PACKING_MAX_DEFICIT of it (the loose packing
 masters then reach the closing slack), else the LP rounds; LP rounds that stall
-(LP_STALL_ROUNDS) hand over to the MIP. The route each block took is in `stats["routes"]`.
+(LP_STALL_ROUNDS) hand over to the MIP. The LP rounds run by warm-started dual simplex on blocks
+whose deficit share exceeds SIMPLEX_MIN_DEFICIT, else by the interior point (`pick_lp_solver`).
+The route each block took is in `stats["routes"]`.
 Whatever the route, a block's bound is the Lagrangian or packing bound computed here from
 duals (or HiGHS's MIP dual bound), and the status is `certify`'s.
 
@@ -17,7 +19,8 @@ duals (or HiGHS's MIP dual bound), and the status is `certify`'s.
 Per block (see `solvers.sojourn.lop`): variables x_ab in [0, 1] (a < b), objective
 sum (W[a,b] - W[b,a]) x_ab / s + const with s = max |W[a,b] - W[b,a]| (so HiGHS's absolute
 tolerances act on numbers of order 1, not 1e-5), and triangle rows for chosen triples.
-1. LP rounds (interior point without crossover, each LP from scratch): solve the LP, offer its
+1. LP rounds (interior point without crossover, each LP from scratch; or dual simplex from the
+   previous round's basis, `pick_lp_solver`): solve the LP, offer its
    rounded order (jobs by LP 'before' mass, then insertion descent) as the incumbent, and add
    violated triangle rows among those tight at the incumbent order (a before b before c), up to
    PER_PAIR per pair the LP reverses. By complementary slackness only those rows can carry the
@@ -26,7 +29,8 @@ tolerances act on numbers of order 1, not 1e-5), and triangle rows for chosen tr
    ordering polytope, so no integer order is cut off.
 2. A sound bound from the LP duals whatever HiGHS's tolerances: for y >= 0 on rows A x <= r
    and 0 <= x <= 1, d x >= sum_j min(0, (d + A^T y)_j) - y r (weak duality; theory/sojourn/
-   cycles.py has the pair structure, `lagrangian_bound` the arithmetic). The block is
+   cycles.py has the pair structure, `lagrangian_value` the arithmetic and a rigorous margin
+   for its floating-point error). The block is
    proven when this bound is within half the proof tolerance (`result.PROOF_TOL`: the status
    rule of `certify`) of the block's pairwise-minimum cost (`block_close_abs`), with no MIP.
 3. Otherwise the MIP on the cut model, started from the best order, with an absolute gap below
@@ -337,10 +341,11 @@ class HighsCutModel:
         return dict(out.stats)
 
     def lp_rounds(self, deadline: Deadline = NO_DEADLINE) -> dict[str, float]:
-        """Cut rounds (interior point, no crossover: each LP from scratch, no basis to keep)
-        until the Lagrangian bound meets the best order (proof without MIP), no triangle is
-        violated, or the deadline. Each LP solution, rounded and improved by insertion
-        descent, is offered as an incumbent; rows slack at the LP optimum are deleted."""
+        """Cut rounds (by `self.lp_solver`: the interior point without crossover, each LP from
+        scratch, or dual simplex from the previous basis) until the Lagrangian bound meets the
+        best order (proof without MIP), no triangle is violated, or the deadline. Each LP
+        solution, rounded and improved by insertion descent, is offered as an incumbent; rows
+        slack at the LP optimum are deleted."""
         rounds = cuts = purged = general = 0
         own: list[float] = []  # the best of this phase's own Lagrangian bounds, per round
         self.h.setOptionValue("solver", self.lp_solver)
