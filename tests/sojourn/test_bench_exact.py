@@ -1,0 +1,44 @@
+"""The route study's arithmetic: the ratio to the fastest single route and the best-of
+repeats of short solves (a fake solver stands in for lpcut)."""
+
+from __future__ import annotations
+
+import pytest
+
+from schedlab.experiments.sojourn.bench_exact import (
+    FAST_FLOOR_S,
+    REPEATS,
+    RouteRun,
+    best_of,
+    ratio_to_fastest,
+)
+
+
+def test_ratio_is_auto_over_the_fastest_single_route_floored():
+    assert ratio_to_fastest({"auto": 3.0, "packing": 1.0, "lp": 2.0, "full": 9.0}) == 3.0
+    assert ratio_to_fastest({"auto": 0.001, "lp": 0.04}) == 1.0  # both below the floor
+    assert ratio_to_fastest({"auto": 0.2, "lp": 0.01}) == pytest.approx(0.2 / FAST_FLOOR_S)
+    assert ratio_to_fastest({"lp": 1.0}) is None and ratio_to_fastest({"auto": 1.0}) is None
+
+
+def test_short_solves_are_repeated_and_the_fastest_kept():
+    walls = iter([0.5, 0.2, 0.4])
+    cpus = iter([0.1, 0.3, 0.05])
+    calls: list[str] = []
+
+    def go(route: str, limit_s: float) -> RouteRun:
+        calls.append(route)
+        return RouteRun("optimal", next(walls), ["lp"], next(cpus))
+
+    run = best_of(go, "lp", 60.0)
+    assert len(calls) == REPEATS and run.seconds == 0.2 and run.cpu_s == 0.05
+
+
+def test_a_long_solve_runs_once():
+    calls: list[str] = []
+
+    def go(route: str, limit_s: float) -> RouteRun:
+        calls.append(route)
+        return RouteRun("optimal", 5.0, ["packing"], 4.0)
+
+    assert best_of(go, "auto", 60.0).seconds == 5.0 and calls == ["auto"]
