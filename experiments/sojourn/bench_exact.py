@@ -228,6 +228,46 @@ def route_solver(family: str, n: int, seed: int) -> Callable[[str, float], Route
     return go_b
 
 
+def deficit_share(W: Any) -> float | None:
+    """The largest deficit share of W's preference blocks (what `pick_route` reads): cost of
+    the block's starting order (insertion descent from the preference order, as lpcut starts)
+    over its pairwise minimum, minus 1; None without a block of 3 or more jobs."""
+    import numpy as np
+
+    from schedlab.solvers.sojourn.lop import (
+        insertion_descent,
+        lop_cost,
+        order_from_before,
+        pairwise_min_bound,
+        preference_blocks,
+        preference_tournament,
+    )
+
+    shares = []
+    for b in preference_blocks(W):
+        if len(b) >= 3:
+            Wb = W[np.ix_(b, b)]
+            order = insertion_descent(Wb, order_from_before(preference_tournament(Wb)))
+            pair_min = pairwise_min_bound(Wb)
+            shares.append((lop_cost(Wb, order) - pair_min) / pair_min)
+    return max(shares) if shares else None
+
+
+def print_deficit_shares(ns: list[int]) -> None:
+    """The deficit share of the first route-study instance per n, cyclic and dense."""
+    from schedlab.solvers.sojourn.batch import linear_ordering_weights
+    from schedlab.solvers.sojourn.lop_matrix import core_costs
+
+    rows = []
+    for n in ns:
+        seed = seeds_for(n, 1)[0]
+        _, W = linear_ordering_weights(generate(n, seed, family="cyclic"), Objective("B"))
+        rows.append(
+            [n, seed, deficit_share(W), deficit_share(core_costs(dense_io_matrix(n, seed))[0])]
+        )
+    print(format_table(["n", "seed", "cyclic: deficit share", "dense: deficit share"], rows))
+
+
 def ratio_to_fastest(times: dict[str, float]) -> float | None:
     """auto's time over the fastest single route's, both floored at FAST_FLOOR_S (None when
     auto or every single route failed)."""

@@ -42,3 +42,19 @@ def test_a_long_solve_runs_once():
         return RouteRun("optimal", 5.0, ["packing"], 4.0)
 
     assert best_of(go, "auto", 60.0).seconds == 5.0 and calls == ["auto"]
+
+
+def test_deficit_share_separates_the_families_at_the_routes_threshold():
+    from schedlab.experiments.sojourn.bench_exact import deficit_share
+    from schedlab.solvers.sojourn.batch import linear_ordering_weights
+    from schedlab.solvers.sojourn.exact_lpcut import PACKING_MAX_DEFICIT
+    from schedlab.solvers.sojourn.generate import generate
+    from schedlab.solvers.sojourn.lop_matrix import core_costs, dense_io_matrix
+    from schedlab.solvers.sojourn.objectives import Objective
+
+    _, W = linear_ordering_weights(generate(30, 13000, family="cyclic"), Objective("B"))
+    cyclic = deficit_share(W)
+    dense = deficit_share(core_costs(dense_io_matrix(30, 13000))[0])
+    assert cyclic is not None and 0 < cyclic < PACKING_MAX_DEFICIT < 0.1 < dense
+    _, W = linear_ordering_weights(generate(30, 13000), Objective("B"))
+    assert deficit_share(W) is None  # default family: no block of 3 jobs
