@@ -10,12 +10,14 @@ import numpy as np
 import pytest
 
 from schedlab.solvers.result import Status
-from schedlab.solvers.sojourn.exact_lpcut import lagrangian_value
+from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel, block_close_abs, lagrangian_value
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop_matrix import dense_io_matrix, solve_lop_benchmark
+from schedlab.solvers.sojourn.lop import insertion_descent, order_from_before, preference_tournament
+from schedlab.solvers.sojourn.lop_matrix import core_costs, dense_io_matrix, solve_lop_benchmark
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.solve import solve
+from schedlab.solvers.validate import Deadline
 
 
 def random_rows(n: int, k: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
@@ -88,3 +90,17 @@ def test_cyclic_block_takes_the_packing_and_its_lp_rounds_the_interior_point():
     lp = solve(problem, "lpcut", seed=0, options={"route": "lp"})
     assert lp.status is Status.OPTIMAL and lp.stats["lp_solver_ipm"] == 1
     assert lp.value == pytest.approx(auto.value, rel=1e-12)
+
+
+def test_an_lp_round_cut_off_by_the_limit_sizes_the_mip_root():
+    # dense n = 300: the first simplex round with cuts (128,000 rows, over 6 s) outlasts a 1 s
+    # deadline; its own time must size the MIP's root (MIP_ROOT_FACTOR), else the MIP starts
+    # in the 5% left and, its presolve not always interruptible, overran 4 s limits by 3.7 s
+    W = core_costs(dense_io_matrix(300, 40000))[0]
+    model = HighsCutModel(W, gap_abs=0.0, close_abs=block_close_abs(W), seed=0)
+    model._offer(insertion_descent(W, order_from_before(preference_tournament(W))))
+    model.lp_solver = model.pick_lp_solver()
+    assert model.lp_solver == "simplex"
+    stats = model.lp_rounds(Deadline.after(1.0))
+    assert stats["lp_rounds"] == 2 and not model.closed_by_lp
+    assert model.last_lp_s > 0.3  # the cut-off round's, not round 1's 0.001 s
