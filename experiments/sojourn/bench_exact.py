@@ -171,25 +171,33 @@ DENSE_SEED_LADDER = {"dense": [44, 60, 79, 100]}  # the dense family, DENSE_SEED
 DENSE_SEEDS = 3  # the route choice is not tuned to one instance (docs/sojourn.md)
 QUICK_ROUTE_LADDERS = {"default": [10, 50], "cyclic": [10, 20, 30], "dense": [10, 20, 30]}
 FAST_FLOOR_S = 0.05  # ratios use max(t, this): below it a time is start-up noise
-REPEAT_BELOW_S = 1.0  # a solve faster than this is repeated and its fastest run kept (wall
-# and CPU separately): on a shared machine one short run is noise (dense n = 79, load 9: the
-# same route 0.19 s and 0.30 s, CPU 0.06 s and 0.07 s)
+REPEAT_BELOW_S = 1.0  # a solve faster than this is repeated (`best_runs`), its fastest run
+# kept (wall and CPU separately): on a shared machine one short run is noise (dense n = 79,
+# load 9: the same route 0.19 s and 0.30 s, CPU 0.06 s and 0.07 s)
 REPEATS = 3
 
 
-def best_of(go: Callable[[str, float], RouteRun], route: str, limit_s: float) -> RouteRun:
-    """One solve, repeated up to REPEATS times while it takes under REPEAT_BELOW_S: the
-    fastest wall and CPU times of the runs with the first run's status."""
-    run = go(route, limit_s)
-    for _ in range(REPEATS - 1):
-        if run.seconds >= REPEAT_BELOW_S:
-            break
-        again = go(route, limit_s)
-        if again.status == run.status:
-            cpu = min(run.cpu_s, again.cpu_s)
-            run = again if again.seconds < run.seconds else run
-            run = RouteRun(run.status, run.seconds, run.routes, cpu)
-    return run
+def best_runs(
+    go: Callable[[str, float], RouteRun], routes: list[str], limit_s: float
+) -> dict[str, RouteRun]:
+    """Each route's solve, interleaved: up to REPEATS passes over the routes, a route repeated
+    while its runs take under REPEAT_BELOW_S; per route the fastest wall and CPU times of the
+    runs with its first run's status. Interleaving spreads the shared machine's load spikes
+    over the routes instead of onto whichever ran first."""
+    best: dict[str, RouteRun] = {}
+    for _ in range(REPEATS):
+        for route in routes:
+            prev = best.get(route)
+            if prev is not None and prev.seconds >= REPEAT_BELOW_S:
+                continue
+            run = go(route, limit_s)
+            if prev is None:
+                best[route] = run
+            elif run.status == prev.status:
+                fast = run if run.seconds < prev.seconds else prev
+                cpu = min(run.cpu_s, prev.cpu_s)
+                best[route] = RouteRun(fast.status, fast.seconds, fast.routes, cpu)
+    return best
 
 
 @dataclass
@@ -300,10 +308,8 @@ def route_study(
                 times: dict[str, float] = {}
                 cpus: dict[str, float] = {}
                 chosen = "-"
-                for route in alive:
-                    if not alive[route]:
-                        continue
-                    run = best_of(go, route, limit_s)
+                runs = best_runs(go, [r for r in alive if alive[r]], limit_s)
+                for route, run in runs.items():
                     ok = run.status == "optimal" and run.seconds <= limit_s
                     print(f"  {family:7s} n={n:4d} seed={seed} {route:8s} {run.status:9s} "
                           f"{run.seconds:7.2f} s {run.cpu_s:7.2f} cpu s {','.join(run.routes)} "

@@ -9,7 +9,7 @@ from schedlab.experiments.sojourn.bench_exact import (
     FAST_FLOOR_S,
     REPEATS,
     RouteRun,
-    best_of,
+    best_runs,
     ratio_to_fastest,
 )
 
@@ -21,27 +21,20 @@ def test_ratio_is_auto_over_the_fastest_single_route_floored():
     assert ratio_to_fastest({"lp": 1.0}) is None and ratio_to_fastest({"auto": 1.0}) is None
 
 
-def test_short_solves_are_repeated_and_the_fastest_kept():
-    walls = iter([0.5, 0.2, 0.4])
-    cpus = iter([0.1, 0.3, 0.05])
+def test_short_solves_are_repeated_interleaved_and_the_fastest_kept():
+    walls = {"auto": iter([0.5, 0.2, 0.4]), "lp": iter([5.0]), "full": iter([0.3, 0.1, 0.2])}
+    cpus = {"auto": iter([0.1, 0.3, 0.05]), "lp": iter([4.0]), "full": iter([0.1, 0.1, 0.1])}
     calls: list[str] = []
 
     def go(route: str, limit_s: float) -> RouteRun:
         calls.append(route)
-        return RouteRun("optimal", next(walls), ["lp"], next(cpus))
+        return RouteRun("optimal", next(walls[route]), [route], next(cpus[route]))
 
-    run = best_of(go, "lp", 60.0)
-    assert len(calls) == REPEATS and run.seconds == 0.2 and run.cpu_s == 0.05
-
-
-def test_a_long_solve_runs_once():
-    calls: list[str] = []
-
-    def go(route: str, limit_s: float) -> RouteRun:
-        calls.append(route)
-        return RouteRun("optimal", 5.0, ["packing"], 4.0)
-
-    assert best_of(go, "auto", 60.0).seconds == 5.0 and calls == ["auto"]
+    runs = best_runs(go, ["auto", "lp", "full"], 60.0)
+    assert calls == ["auto", "lp", "full", "auto", "full", "auto", "full"]  # lp took >= 1 s
+    assert len(calls) == 1 + 2 * REPEATS
+    assert (runs["auto"].seconds, runs["auto"].cpu_s) == (0.2, 0.05)
+    assert runs["lp"].seconds == 5.0 and runs["full"].seconds == 0.1
 
 
 def test_deficit_share_separates_the_families_at_the_routes_threshold():
