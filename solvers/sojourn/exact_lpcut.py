@@ -226,7 +226,8 @@ class HighsCutModel:
         self.order: list[int] | None = None  # the best order known to the LP phase
         self.order_cost = math.inf
         self.last_before: np.ndarray | None = None  # the last MIP solution's tournament
-        self.last_lp_s = 0.0  # seconds of the last LP run (predicts the MIP's root LP)
+        self.last_lp_s = 0.0  # seconds of the slowest LP run (predicts the MIP's root LP, which
+        # starts from scratch: a warm-started simplex round can take 1% of it)
         self.packing_stopped = False  # the cycle packing ran out of time without closing
         self.best_lb: float | None = None  # best Lagrangian bound over the LP rounds
         self.W = Wb
@@ -356,9 +357,10 @@ class HighsCutModel:
             self._time_limit(deadline)
             t_run = time.perf_counter()
             self.h.run()
-            # a round stopped by time sizes the MIP's root too (dense n = 300: a simplex round
-            # cut off at the limit left the 0.001 s of round 1 here, and the MIP overran by 15 s)
-            self.last_lp_s = time.perf_counter() - t_run
+            # the slowest round, even one stopped by time, sizes the MIP's root (dense n = 300:
+            # a simplex round cut off at the limit, or a quick warm-started one just before it,
+            # let the MIP start in the 5% left, and its presolve overran the limit by 15 s)
+            self.last_lp_s = max(self.last_lp_s, time.perf_counter() - t_run)
             if self.h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
                 break  # stopped by time: keep the last optimal LP's bound
             x = np.asarray(self.h.getSolution().col_value, dtype=float)
