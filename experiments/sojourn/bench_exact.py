@@ -17,10 +17,11 @@ Then lpcut's routes (`route`: the cycle packing, the LP rounds, the full triangl
 auto, which picks per block) on three families, each route on the same instances in one run:
 default and cyclic (sojourn B) and dense (`lop_matrix.dense_io_matrix`: input-output-like
 matrices for the linear-ordering core), with the time of each route, the route auto chose and
-its ratio to the fastest single route; each route stops at its first failure (the largest n
-proven within the limit). `--lop-dir DIR` runs the routes on every linear-ordering file of DIR
-instead (first token n, then the n x n matrix) and prints a table; with `--json`, only auto, one
-JSON object per file and line.
+its ratio to the fastest single route by wall clock and by CPU time (solves under 1 s repeated,
+interleaved over the routes, the fastest kept); each route stops at its first failure (the
+largest n proven within the limit). `--lop-dir DIR` runs the routes on every linear-ordering
+file of DIR instead (first token n, then the n x n matrix) and prints a table; with `--json`,
+only auto, one JSON object per file and line.
 """
 
 from __future__ import annotations
