@@ -17,10 +17,11 @@ Then lpcut's routes (`route`: the cycle packing, the LP rounds, the full triangl
 auto, which picks per block) on three families, each route on the same instances in one run:
 default and cyclic (sojourn B) and dense (`lop_matrix.dense_io_matrix`: input-output-like
 matrices for the linear-ordering core), with the time of each route, the route auto chose and
-its ratio to the fastest single route; each route stops at its first failure (the largest n
-proven within the limit). `--lop-dir DIR` runs the routes on every linear-ordering file of DIR
-instead (first token n, then the n x n matrix) and prints a table; with `--json`, only auto, one
-JSON object per file and line.
+its ratio to the fastest single route by wall clock and by CPU time (solves under 1 s repeated,
+interleaved over the routes, the fastest kept); each route stops at its first failure (the
+largest n proven within the limit). `--lop-dir DIR` runs the routes on every linear-ordering
+file of DIR instead (first token n, then the n x n matrix) and prints a table; with `--json`,
+only auto, one JSON object per file and line.
 """
 
 from __future__ import annotations
@@ -167,17 +168,48 @@ ROUTE_LADDERS = {
     "cyclic": [10, 20, 30, 45, 60, 80, 100, 150, 200, 250, 300, 350, 400, 450, 500],
     "dense": [10, 20, 30, 44, 60, 79, 100, 150, 200, 300],
 }
+DENSE_SEED_LADDER = {"dense": [44, 60, 79, 100]}  # the dense family, DENSE_SEEDS seeds per n:
+DENSE_SEEDS = 3  # the route choice is not tuned to one instance (docs/sojourn.md)
 QUICK_ROUTE_LADDERS = {"default": [10, 50], "cyclic": [10, 20, 30], "dense": [10, 20, 30]}
 FAST_FLOOR_S = 0.05  # ratios use max(t, this): below it a time is start-up noise
+REPEAT_BELOW_S = 1.0  # a solve faster than this is repeated (`best_runs`), its fastest run
+# kept (wall and CPU separately): on a shared machine one short run is noise (dense n = 79,
+# load 9: the same route 0.19 s and 0.30 s, CPU 0.06 s and 0.07 s)
+REPEATS = 3
+
+
+def best_runs(
+    go: Callable[[str, float], RouteRun], routes: list[str], limit_s: float
+) -> dict[str, RouteRun]:
+    """Each route's solve, interleaved: up to REPEATS passes over the routes, a route repeated
+    while its runs take under REPEAT_BELOW_S; per route the fastest wall and CPU times of the
+    runs with its first run's status. Interleaving spreads the shared machine's load spikes
+    over the routes instead of onto whichever ran first."""
+    best: dict[str, RouteRun] = {}
+    for _ in range(REPEATS):
+        for route in routes:
+            prev = best.get(route)
+            if prev is not None and prev.seconds >= REPEAT_BELOW_S:
+                continue
+            run = go(route, limit_s)
+            if prev is None:
+                best[route] = run
+            elif run.status == prev.status:
+                fast = run if run.seconds < prev.seconds else prev
+                cpu = min(run.cpu_s, prev.cpu_s)
+                best[route] = RouteRun(fast.status, fast.seconds, fast.routes, cpu)
+    return best
 
 
 @dataclass
 class RouteRun:
-    """One solve by one route: status, seconds, the routes the blocks took."""
+    """One solve by one route: status, wall seconds, the routes the blocks took, CPU seconds
+    (this process: on a shared machine the wall clock also counts other work)."""
 
     status: str
     seconds: float
     routes: list[str]
+    cpu_s: float = 0.0
 
 
 def route_solver(family: str, n: int, seed: int) -> Callable[[str, float], RouteRun]:
@@ -187,22 +219,71 @@ def route_solver(family: str, n: int, seed: int) -> Callable[[str, float], Route
         M = dense_io_matrix(n, seed)
 
         def go(route: str, limit_s: float) -> RouteRun:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             opts = LpcutOptions(route=route)  # type: ignore[arg-type]
             r = solve_lop_benchmark(M, time_limit=limit_s, seed=0, options=opts)
-            took = time.perf_counter() - t0
-            return RouteRun(r.status.value, took, list(r.stats.get("routes", [])))
+            took, cpu = time.perf_counter() - t0, time.process_time() - c0
+            return RouteRun(r.status.value, took, list(r.stats.get("routes", [])), cpu)
 
         return go
     problem = SojournProblem(generate(n, seed, family=family), Objective("B"))
 
     def go_b(route: str, limit_s: float) -> RouteRun:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         r = solve(problem, "lpcut", time_limit=limit_s, seed=0, options={"route": route})
-        took = time.perf_counter() - t0
-        return RouteRun(r.status.value, took, list(r.stats.get("routes", [])))
+        took, cpu = time.perf_counter() - t0, time.process_time() - c0
+        return RouteRun(r.status.value, took, list(r.stats.get("routes", [])), cpu)
 
     return go_b
+
+
+def deficit_share(W: Any) -> float | None:
+    """The largest deficit share of W's preference blocks (what `pick_route` reads): cost of
+    the block's starting order (insertion descent from the preference order, as lpcut starts)
+    over its pairwise minimum, minus 1; None without a block of 3 or more jobs."""
+    import numpy as np
+
+    from schedlab.solvers.sojourn.lop import (
+        insertion_descent,
+        lop_cost,
+        order_from_before,
+        pairwise_min_bound,
+        preference_blocks,
+        preference_tournament,
+    )
+
+    shares = []
+    for b in preference_blocks(W):
+        if len(b) >= 3:
+            Wb = W[np.ix_(b, b)]
+            order = insertion_descent(Wb, order_from_before(preference_tournament(Wb)))
+            pair_min = pairwise_min_bound(Wb)
+            shares.append((lop_cost(Wb, order) - pair_min) / pair_min)
+    return max(shares) if shares else None
+
+
+def print_deficit_shares(ns: list[int]) -> None:
+    """The deficit share of the first route-study instance per n, cyclic and dense."""
+    from schedlab.solvers.sojourn.batch import linear_ordering_weights
+    from schedlab.solvers.sojourn.lop_matrix import core_costs
+
+    rows = []
+    for n in ns:
+        seed = seeds_for(n, 1)[0]
+        _, W = linear_ordering_weights(generate(n, seed, family="cyclic"), Objective("B"))
+        rows.append(
+            [n, seed, deficit_share(W), deficit_share(core_costs(dense_io_matrix(n, seed))[0])]
+        )
+    print(format_table(["n", "seed", "cyclic: deficit share", "dense: deficit share"], rows))
+
+
+def ratio_to_fastest(times: dict[str, float]) -> float | None:
+    """auto's time over the fastest single route's, both floored at FAST_FLOOR_S (None when
+    auto or every single route failed)."""
+    singles = [times[r] for r in SINGLE_ROUTES if r in times]
+    if not singles or "auto" not in times:
+        return None
+    return max(times["auto"], FAST_FLOOR_S) / max(min(singles), FAST_FLOOR_S)
 
 
 def route_study(
@@ -210,7 +291,8 @@ def route_study(
 ) -> tuple[list[list[Any]], list[list[Any]]]:
     """Per instance, the time of auto and of each single route (same instance, one run), and
     per family and route the largest n proven within the limit. A route stops at its first
-    failure (not proven within the limit); rows per instance and summary rows."""
+    failure (not proven within the limit); rows per instance and summary rows. The ratio to
+    the fastest route is given by wall clock and by this process's CPU time."""
     per_instance: list[list[Any]] = []
     summary: list[list[Any]] = []
     for family in ladders:  # warm-up, untimed: imports and numba compilation count for no route
@@ -225,31 +307,25 @@ def route_study(
             for seed in seeds_for(n, count):
                 go = route_solver(family, n, seed)
                 times: dict[str, float] = {}
+                cpus: dict[str, float] = {}
                 chosen = "-"
-                for route in alive:
-                    if not alive[route]:
-                        continue
-                    run = go(route, limit_s)
+                runs = best_runs(go, [r for r in alive if alive[r]], limit_s)
+                for route, run in runs.items():
                     ok = run.status == "optimal" and run.seconds <= limit_s
                     print(f"  {family:7s} n={n:4d} seed={seed} {route:8s} {run.status:9s} "
-                          f"{run.seconds:7.2f} s {','.join(run.routes)}", flush=True)  # fmt: skip
+                          f"{run.seconds:7.2f} s {run.cpu_s:7.2f} cpu s {','.join(run.routes)} "
+                          f"load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
                     if route == "auto":
                         chosen = ",".join(sorted(set(run.routes))) or "(no solver)"
                     if ok:
-                        times[route] = run.seconds
+                        times[route], cpus[route] = run.seconds, run.cpu_s
                         worst[route] = max(worst.get(route, 0.0), run.seconds)
                     else:
                         alive[route] = False
                         failed[route] = f"{n} ({run.status} after {run.seconds:.1f} s, seed {seed})"
-                singles = [times[r] for r in SINGLE_ROUTES if r in times]
-                fastest = min(singles) if singles else None
-                ratio = (
-                    max(times["auto"], FAST_FLOOR_S) / max(fastest, FAST_FLOOR_S)
-                    if fastest is not None and "auto" in times
-                    else None
-                )
                 per_instance.append([family, n, seed, chosen, times.get("auto"),
-                                     *(times.get(r) for r in SINGLE_ROUTES), ratio])  # fmt: skip
+                                     *(times.get(r) for r in SINGLE_ROUTES),
+                                     ratio_to_fastest(times), ratio_to_fastest(cpus)])  # fmt: skip
             for route, t in worst.items():
                 if alive[route]:
                     best[route] = (n, t)
@@ -267,10 +343,11 @@ def print_route_study(ladders: dict[str, list[int]], limit_s: float, count: int)
           f"10000 + 100 n + i; load average {os.getloadavg()}", flush=True)  # fmt: skip
     rows, summary = route_study(ladders, limit_s, count)
     headers = ["family", "n", "seed", "auto chose", "auto s", *(f"{r} s" for r in SINGLE_ROUTES),
-               "auto / fastest"]  # fmt: skip
+               "auto / fastest", "auto / fastest (cpu)"]  # fmt: skip
     print(format_table(headers, rows), flush=True)
     headers = ["family", "route", "largest n proven", "worst s at that n", "failed at n"]
     print(format_table(headers, summary), flush=True)
+    print(f"load average at the end {os.getloadavg()}", flush=True)
 
 
 def run_lop_dir(lop_dir: str, limit_s: float, as_json: bool) -> None:

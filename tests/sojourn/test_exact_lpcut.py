@@ -1,0 +1,106 @@
+"""lpcut's Lagrangian bound arithmetic against exact rationals, and the route and LP solver
+it picks per block (pinned on one generated instance of each family where they differ)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from schedlab.solvers.result import Status
+from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel, block_close_abs, lagrangian_value
+from schedlab.solvers.sojourn.generate import generate
+from schedlab.solvers.sojourn.lop import insertion_descent, order_from_before, preference_tournament
+from schedlab.solvers.sojourn.lop_matrix import core_costs, dense_io_matrix, solve_lop_benchmark
+from schedlab.solvers.sojourn.objectives import Objective
+from schedlab.solvers.sojourn.problem import SojournProblem
+from schedlab.solvers.solve import solve
+from schedlab.solvers.validate import Deadline
+
+
+def random_rows(n: int, k: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """k random 3-cycle rows over n jobs in lpcut's layout: (cols, coef, rhs) and the pair
+    columns' index table."""
+    col = np.full((n, n), -1, dtype=np.int64)
+    iu = np.triu_indices(n, 1)
+    col[iu] = np.arange(len(iu[0]))
+    C = np.stack([rng.choice(n, 3, replace=False) for _ in range(k)])
+    U, V = C, C[:, [1, 2, 0]]
+    fwd = U < V
+    cols = col[np.minimum(U, V), np.maximum(U, V)]
+    return cols, np.where(fwd, 1.0, -1.0), 2.0 - (~fwd).sum(axis=1)
+
+
+def exact_lagrangian(W, cols, coef, rhs, y, s) -> Fraction:
+    """The Lagrangian value C + sum_j min(0, D_j + s (A^T y)_j) - s y r in exact rationals,
+    with D and C from W itself (no scaling, no rounding): the oracle."""
+    n = W.shape[0]
+    a, b = np.triu_indices(n, 1)
+    F = [[Fraction(float(W[i, j])) for j in range(n)] for i in range(n)]
+    C = sum((F[j][i] for i, j in zip(a, b, strict=True)), Fraction(0))
+    g = [Fraction(0)] * len(a)
+    for r in range(len(rhs)):
+        for t in range(3):
+            g[int(cols[r, t])] += Fraction(float(coef[r, t])) * Fraction(float(y[r]))
+    S = Fraction(s)
+    pairs = enumerate(zip(a.tolist(), b.tolist(), strict=True))
+    red = sum((min(Fraction(0), F[i][j] - F[j][i] + S * g[p]) for p, (i, j) in pairs), Fraction(0))
+    yr = sum(
+        (Fraction(float(v)) * Fraction(float(w)) for v, w in zip(y, rhs, strict=True)), Fraction(0)
+    )
+    return C + red - S * yr
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lagrangian_value_never_exceeds_the_exact_value_and_is_close(seed):
+    rng = np.random.default_rng(seed)
+    n = 9
+    scale = 10.0 ** rng.uniform(-6, 6)  # costs of any magnitude, real entries
+    W = scale * rng.lognormal(0.0, 2.0, (n, n))
+    np.fill_diagonal(W, 0.0)
+    cols, coef, rhs = random_rows(n, 60, rng)
+    y = rng.exponential(0.05, len(rhs)) * (rng.random(len(rhs)) < 0.7)
+    iu = np.triu_indices(n, 1)
+    D = (W - W.T)[iu]
+    s = float(np.max(np.abs(D)))
+    const = math.fsum(np.tril(W, -1).ravel())
+    got = lagrangian_value(D / s, s, const, cols, coef, rhs, y)
+    exact = exact_lagrangian(W, cols, coef, rhs, y, s)
+    assert Fraction(got) <= exact  # sound whatever the rounding
+    # and not loose: within 1e-12 of the cost scale (the former margin was about 1e-10 here)
+    assert float(exact - Fraction(got)) <= 1e-12 * s * len(D)
+
+
+def test_dense_block_is_closed_by_simplex_lp_rounds_without_a_mip():
+    # dense n = 60, seed 16000 (the route study's instance): before the exact margin the LP
+    # rounds reached the optimum in round 3 but the bound's fixed margin (3x the closing
+    # slack) kept it open until the stall rule handed it to the MIP
+    r = solve_lop_benchmark(dense_io_matrix(60, 16000), time_limit=60)
+    assert r.status is Status.OPTIMAL and r.stats["routes"] == ["lp"]
+    assert r.stats["lp_solver_simplex"] == 1 and r.stats["closed_by_lp"] == 1
+    assert "mip_nodes" not in r.stats and r.stats["lp_stalled"] == 0
+
+
+def test_cyclic_block_takes_the_packing_and_its_lp_rounds_the_interior_point():
+    problem = SojournProblem(generate(30, 13000, family="cyclic"), Objective("B"))
+    auto = solve(problem, "lpcut", seed=0)
+    assert auto.status is Status.OPTIMAL and auto.stats["routes"] == ["packing"]
+    lp = solve(problem, "lpcut", seed=0, options={"route": "lp"})
+    assert lp.status is Status.OPTIMAL and lp.stats["lp_solver_ipm"] == 1
+    assert lp.value == pytest.approx(auto.value, rel=1e-12)
+
+
+def test_an_lp_round_cut_off_by_the_limit_sizes_the_mip_root():
+    # dense n = 300: the first simplex round with cuts (128,000 rows, over 6 s) outlasts a 1 s
+    # deadline; its own time must size the MIP's root (MIP_ROOT_FACTOR), else the MIP starts
+    # in the 5% left and, its presolve not always interruptible, overran 4 s limits by 3.7 s
+    W = core_costs(dense_io_matrix(300, 40000))[0]
+    model = HighsCutModel(W, gap_abs=0.0, close_abs=block_close_abs(W), seed=0)
+    model._offer(insertion_descent(W, order_from_before(preference_tournament(W))))
+    model.lp_solver = model.pick_lp_solver()
+    assert model.lp_solver == "simplex"
+    stats = model.lp_rounds(Deadline.after(1.0))
+    assert stats["lp_rounds"] == 2 and not model.closed_by_lp
+    assert model.last_lp_s > 0.3  # the cut-off round's, not round 1's 0.001 s
