@@ -12,9 +12,9 @@ between a source and a sink, each function linked to 1-2 functions of the next l
 Then the split online (`schedlab esg simulate --split ...`): the esg policy with each split on
 `ONLINE_APPS` (`generate(7, 30, seed, shape="dag")`, one app per run), Poisson arrivals,
 `ONLINE_REQUESTS` requests, 4 invokers, simulator seed 0, at each of `ONLINE_LOADS`: SLO hit rate,
-cost per request (1e-6 price units) and p99 latency. Last, the ESG figure's simulation
-(`schedlab figure esg --size small`: its workload, 600 requests, seed 0, its loads) with the esg
-policy under each split (its workload copied here: `fig_esg.workload` at size small).
+cost per request (1e-6 price units) and p99 latency. Last, the workload the ESG figure ran
+before its evaluation of four apps (a 3-stage chain and a 5-function DAG, 600 requests, seed 0,
+copied here) with the esg policy under each split.
 """
 
 from __future__ import annotations
