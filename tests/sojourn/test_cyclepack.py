@@ -61,11 +61,12 @@ def test_certificate_closes_at_the_dp_optimum_from_insertion_descent(n, seed):
     assert abs(out.cost - ref) <= 1e-9 * ref and out.bound <= ref + 1e-12 * ref
 
 
-@pytest.mark.parametrize(("n", "seed", "start"), [(16, 1, "worst"), (16, 10, "preference")])
+@pytest.mark.parametrize(("n", "seed", "start"), [(16, 1, "worst"), (16, 5, "worst")])
 def test_stalled_restricted_pricing_gives_way_to_every_cycle_then_exact_masters(n, seed, start):
-    # from these orders the loose (PDLP) masters stall short of the optimum (measured: 37.9 and
-    # 3.7 closing slacks below it); pricing over every cycle of T finds nothing at their duals,
-    # and the tight (interior point) master, priced without the tie-break, closes the block
+    # from these orders the loose (PDLP) masters stall short of the optimum; pricing over every
+    # cycle of T finds nothing at their duals, and the tight (interior point) master, priced
+    # without the tie-break, closes the block (searched over seeds 0-29, both starting orders,
+    # after the first pricing took the widest paths: only these two reach both fallbacks)
     inst = generate(n, seed, family="cyclic")
     const, W = _weights(n, seed)
     ref = solve(SojournProblem(inst, B), "dp").value - const
