@@ -75,6 +75,17 @@ def test_stalled_restricted_pricing_gives_way_to_every_cycle_then_exact_masters(
     assert out.closed and abs(out.cost - ref) <= 1e-9 * ref
 
 
+def test_a_stall_at_the_loose_tolerance_tightens_the_master_before_pricing_every_cycle():
+    # the first masters run at LOOSE_TOL; this start stalls there, goes on at FINE_TOL, and
+    # only then prices every cycle of T; the proof is still the subset DP's optimum
+    inst = generate(16, 1, family="cyclic")
+    const, W = _weights(16, 1)
+    ref = solve(SojournProblem(inst, B), "dp").value - const
+    out = CyclePacker(W, seed=0).certify(_orders(W)["worst"], block_close_abs(W))
+    assert out.stats["packing_fine_from_round"] <= out.stats["packing_general_from_round"]
+    assert out.closed and abs(out.cost - ref) <= 1e-9 * ref and out.bound <= ref + 1e-12 * ref
+
+
 def test_an_expired_deadline_runs_nothing_and_keeps_a_sound_bound():
     _, W = _weights(30, 4)
     start = _orders(W)["preference"]
