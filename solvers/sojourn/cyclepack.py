@@ -111,12 +111,15 @@ class Columns:
         return cls(ids, ptr)
 
     def __len__(self) -> int:
+        """How many columns."""
         return len(self.ptr) - 1
 
     def lens(self) -> np.ndarray:
+        """The number of arcs of each column."""
         return np.diff(self.ptr)
 
     def __add__(self, other: Columns) -> Columns:
+        """These columns, then `other`'s."""
         return Columns(np.concatenate([self.ids, other.ids]),
                        np.concatenate([self.ptr, other.ptr[1:] + self.ptr[-1]]))  # fmt: skip
 

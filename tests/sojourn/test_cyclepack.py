@@ -11,7 +11,7 @@ import pytest
 
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
-from schedlab.solvers.sojourn.cyclepack import CyclePacker
+from schedlab.solvers.sojourn.cyclepack import Columns, CyclePacker, _incidence, cycle_columns
 from schedlab.solvers.sojourn.exact_lpcut import block_close_abs
 from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.lop import insertion_descent, lop_cost, preference_tournament
@@ -48,6 +48,30 @@ def test_any_weights_on_any_cycles_bound_the_brute_force_optimum(seed):
         mu = rng.random(len(cols)) * rng.choice([0.01, 1.0, 10.0])
         assert cp.bound_of(cols, mu) <= opt + 1e-12 * abs(opt)
     assert cp.bound_of([], np.zeros(0)) == cp.pair_min <= opt
+
+
+def test_flat_columns_hold_the_same_cycles_as_a_list():
+    # the flat form (one id array and offsets) against the list it came from: joined, filtered,
+    # and the master's arc-by-column matrix; a node cycle closes from its last node to its first
+    rng = np.random.default_rng(0)
+    cols = [rng.choice(30, size=k, replace=False) for k in rng.integers(3, 7, size=25)]
+    flat = Columns.of(cols[:10]) + Columns.of(cols[10:])
+    assert len(flat) == 25 and flat.lens().tolist() == [len(c) for c in cols]
+    keep = rng.random(25) < 0.5
+    kept = flat.select(keep)
+    want = [c for c, k in zip(cols, keep, strict=True) if k]
+    assert [kept.ids[kept.ptr[j] : kept.ptr[j + 1]].tolist() for j in range(len(kept))] == [
+        c.tolist() for c in want
+    ]
+    used, A = _incidence(flat)
+    dense = np.zeros((30, 25))
+    for j, c in enumerate(cols):
+        dense[c, j] = 1.0
+    unused = np.setdiff1d(np.arange(30), used)
+    assert np.array_equal(A.toarray(), dense[used]) and not dense[unused].any()
+    pid = np.arange(16).reshape(4, 4)
+    tri = cycle_columns(pid, np.array([0, 1, 2, 3, 1]), np.array([0, 3, 5]))
+    assert tri.ids.tolist() == [pid[0, 1], pid[1, 2], pid[2, 0], pid[3, 1], pid[1, 3]]
 
 
 @pytest.mark.parametrize(("n", "seed"), [(12, 1), (14, 2), (16, 3), (20, 12_000)])
