@@ -62,7 +62,7 @@ METHODS: list[tuple[str, str, dict[str, Any]]] = [
 ]
 # on the cyclic family the plain and lazy variants are the blocks+lazy ones (one block)
 CYCLIC_METHODS = [m for m in METHODS if "plain" not in m[0] and "(lazy)" not in m[0]]
-CYCLIC_NS = [10, 16, 20, 30, 45, 60, 80, 100, 150, 200, 250, 300, 350, 400]
+CYCLIC_NS = [10, 16, 20, 30, 45, 60, 80, 100, 150, 200, 250, 300, 350, 400, 450, 500]
 QUICK_CYCLIC_NS = [10, 20, 30, 45, 60]
 FULL_NS = [10, 16, 20, 22, 24, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1000]
 QUICK_NS = [5, 10, 20]

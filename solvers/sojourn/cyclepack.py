@@ -4,27 +4,29 @@ Theory (theory/sojourn/packing.py): write cap_ab = |W[a,b] - W[b,a]| and orient 
 cheap way (the preference tournament T). Every order costs sum_pairs min(W[a,b], W[b,a]) plus
 cap of each arc of T it reverses, and reverses at least one arc of every directed cycle of T. So
 for any weights mu_C >= 0 on directed cycles with sum_{C containing a} mu_C <= cap_a for every
-arc a (a packing), every order costs at least sum_pairs min + sum_C mu_C. This is the dual of the
-triangle LP relaxation that `lpcut` solves (3-cycle rows imply all longer cycles), in a form
+arc a (a packing), every order costs at least sum_pairs min + sum_C mu_C. This is the dual of
+the triangle LP relaxation that `lpcut` solves (3-cycle rows imply all longer cycles), in a form
 with no triangle rows: its columns are cycles, generated as needed.
 
 Column generation. By complementary slackness, if the incumbent order is optimal and the LP is
-tight, some optimal packing uses only cycles with exactly one arc reversed by the incumbent:
-a reversed arc b -> a (a listed first) closed by a path a ~> b of arcs the incumbent keeps. So
-the pricing problem is all-pairs shortest paths in the incumbent's DAG of kept arcs with the
-master's arc duals as lengths (`solvers.kernels.shortest_paths`), plus HOP per arc so that
-among equal lengths the shorter cycles come first. The master LP (max sum mu, arc capacities)
-is solved from scratch each round by OR-Tools' PDLP, a first-order method, at a loose tolerance
-(only the packing's value matters): on these masters, tens of thousands of rows and short
-cycles as columns, it is several times faster than HiGHS's interior point, whose
-conjugate-gradient steps multiply as the packing tightens. Columns with mu below PURGE_REL of
-the largest are dropped each round. Each round the duals, read as a fractional order, are rounded
-(insertion descent) into a candidate incumbent; pricing follows the best order. Two fallbacks
-keep it exact: when the bound stalls (the incumbent is not optimal, or the LP falls short of it
-by less than the tolerance, so cycles reversed twice are needed) pricing runs over every cycle
-of T (Floyd-Warshall); when nothing prices out, the master is solved tightly (HiGHS's interior
-point) and priced without HOP. The block is left to the triangle LP only when that finds no
-column either.
+tight, some optimal packing uses only cycles with exactly one arc reversed by the incumbent: a
+reversed arc b -> a (a listed first) closed by a path a ~> b of arcs the incumbent keeps. So the
+pricing problem is all-pairs shortest paths in the incumbent's DAG of kept arcs with the
+master's arc duals as lengths (`solvers.kernels.shortest_paths`), plus HOP per arc so that among
+equal lengths the shorter cycles come first; the first pricing, before any master, takes lengths
+HOP / cap (the widest paths first). The master LP (max sum mu, arc capacities) is solved from
+scratch each round by OR-Tools' PDLP, a first-order method, at a loose tolerance (only the
+packing's value matters; LOOSE_TOL, then FINE_TOL once the bound stalls at it): on these
+masters, tens of thousands of rows and short cycles as columns, it is several times faster than
+HiGHS's interior point, whose conjugate-gradient steps multiply as the packing tightens. Columns
+with mu below PURGE_REL of the largest are dropped each round. The columns are kept in one flat
+array (`Columns`), so the master's matrix, the bound and the purge need no Python loop. Each
+round the duals, read as a fractional order, are rounded (insertion descent) into a candidate
+incumbent; pricing follows the best order. Two fallbacks keep it exact: when the bound stalls at
+FINE_TOL (the incumbent is not optimal, or the LP falls short of it by less than the tolerance,
+so cycles reversed twice are needed) pricing runs over every cycle of T (Floyd-Warshall); when
+nothing prices out, the master is solved tightly (HiGHS's interior point) and priced without
+HOP. The block is left to the triangle LP only when that finds no column either.
 
 Soundness does not rest on the LP solvers' tolerances: every column's weight is shaved by the
 worst overload of its arcs (a feasible packing by construction) before its value is summed.
@@ -39,7 +41,12 @@ from typing import Any, Literal
 import numpy as np
 
 from schedlab.solvers.backends import interrupt_after
-from schedlab.solvers.kernels.shortest_paths import dag_all_pairs, floyd_warshall, path
+from schedlab.solvers.kernels.shortest_paths import (
+    best_first_hops,
+    dag_all_pairs,
+    floyd_warshall,
+    paths,
+)
 from schedlab.solvers.sojourn.lop import lop_cost, preference_tournament, rounded_order
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
@@ -49,14 +56,20 @@ PER_ARC = {"pdlp": 8, "ipm": 3}  # columns priced per reversed arc per round (be
 # 3 took 15.5/39.2 s, 5 14.6/25.0 s, 8 13.6/20.4 s, 12 -/21.4 s, 16 -/26.9 s. Interior point: 3
 # took -/98.1 s, 8 -/102.9 s (masters twice as large), and from lpcut's starting order 8 did not
 # prove 40001 in 500 s where 3 takes 119 s.
+FIRST_MAX = 1e-2  # the longest arc of the first pricing (see `_first_lengths`)
 RED_TOL = 1e-9  # a column enters when its reduced cost exceeds this (pricing threshold)
-LOOSE_TOL = 1e-4  # the master's relative optimality tolerance while pricing with HOP: the
-# packing's value needs ~1e-4 relative (PDLP at 3e-5: 35.4 s instead of 20.4 s; 3e-4: 18.1 s)
+LOOSE_TOL = 1e-3  # PDLP's relative optimality tolerance in the first rounds: its packings are
+# far closer than the criterion (cyclic n = 350, seed 45000: closed at 1e-3 throughout, 12.8 s of
+# CPU instead of 23.8 s at 1e-4, the same 12 rounds); restricted rounds that stall at it go on at
+FINE_TOL = 1e-4  # the master's tolerance after a stall at LOOSE_TOL (and the interior point's
+# while pricing with HOP): the packing's value needs ~1e-4 relative (PDLP at 3e-5: 35.4 s
+# instead of 20.4 s at n = 300)
 PURGE_REL = 1e-4  # columns below this share of the largest weight leave the master
 MAX_ROUNDS = 100
 STALL_ROUNDS = 2  # restricted pricing that gained less than the closing slack in this many
-# rounds gives way to pricing over every cycle of T (the incumbent may be suboptimal, or the LP
-# optimum may need cycles that the incumbent reverses twice)
+# rounds tightens the master from LOOSE_TOL to FINE_TOL, and at FINE_TOL gives way to pricing
+# over every cycle of T (the incumbent may be suboptimal, or the LP optimum may need cycles that
+# the incumbent reverses twice)
 GENERAL_LIMIT = 20_000  # columns per round of the general pricing
 EXACT_TOL = 1e-9  # the master LP solver's optimality tolerance once the loose rounds price
 # nothing (pricing then without HOP): a block is left to the triangle LP only when exact pricing
@@ -79,21 +92,63 @@ class PackingOutcome:
     stopped: bool = False  # the deadline ended it before it closed
 
 
-def _starts(cols: Sequence[np.ndarray]) -> np.ndarray:
-    """Where each column starts in np.concatenate(cols)."""
-    return np.cumsum([0] + [len(c) for c in cols[:-1]])
+@dataclass(frozen=True)
+class Columns:
+    """Cycles as pair ids, all in one array: column j is ids[ptr[j]:ptr[j + 1]] (the master's
+    columns in the form the master, the bound and the purge read without a Python loop)."""
+
+    ids: np.ndarray
+    ptr: np.ndarray
+
+    @classmethod
+    def of(cls, cols: Sequence[np.ndarray] | Columns) -> Columns:
+        """Columns from a list of id arrays (or as given)."""
+        if isinstance(cols, Columns):
+            return cols
+        ptr = np.zeros(len(cols) + 1, dtype=np.int64)
+        np.cumsum([len(c) for c in cols], out=ptr[1:])
+        ids = np.concatenate(cols).astype(np.int64) if len(cols) else np.zeros(0, np.int64)
+        return cls(ids, ptr)
+
+    def __len__(self) -> int:
+        """How many columns."""
+        return len(self.ptr) - 1
+
+    def lens(self) -> np.ndarray:
+        """The number of arcs of each column."""
+        return np.diff(self.ptr)
+
+    def __add__(self, other: Columns) -> Columns:
+        """These columns, then `other`'s."""
+        return Columns(np.concatenate([self.ids, other.ids]),
+                       np.concatenate([self.ptr, other.ptr[1:] + self.ptr[-1]]))  # fmt: skip
+
+    def select(self, keep: np.ndarray) -> Columns:
+        """The columns where `keep` is true, in order."""
+        lens = self.lens()[keep]
+        ptr = np.zeros(len(lens) + 1, dtype=np.int64)
+        np.cumsum(lens, out=ptr[1:])
+        return Columns(self.ids[np.repeat(keep, self.lens())], ptr)
 
 
-def _incidence(cols: Sequence[np.ndarray]) -> tuple[np.ndarray, Any]:
+def cycle_columns(pid: np.ndarray, nodes: np.ndarray, ptr: np.ndarray) -> Columns:
+    """The cycles through the node lists nodes[ptr[j]:ptr[j + 1]] (each closed from its last
+    node back to its first) as pair ids pid[u, v] of their arcs."""
+    after = np.arange(1, len(nodes) + 1)
+    after[ptr[1:] - 1] = ptr[:-1]  # the last node of each list closes on its first
+    return Columns(pid[nodes, nodes[after]], ptr)
+
+
+def _incidence(cols: Sequence[np.ndarray] | Columns) -> tuple[np.ndarray, Any]:
     """The arcs the columns use (sorted pair ids: the master's rows) and the 0/1 arc-by-column
     matrix over them (scipy CSC), the one form both master solvers read."""
     import scipy.sparse as sp
 
-    flat = np.concatenate(cols)
-    used, rows = np.unique(flat, return_inverse=True)
-    owner = np.repeat(np.arange(len(cols)), [len(c) for c in cols])
-    shape = (len(used), len(cols))
-    return used, sp.csc_matrix((np.ones(len(flat)), (rows, owner)), shape=shape)
+    c = Columns.of(cols)
+    used, rows = np.unique(c.ids, return_inverse=True)
+    A = sp.csc_matrix((np.ones(len(c.ids)), rows, c.ptr), shape=(len(used), len(c)))
+    A.sort_indices()
+    return used, A
 
 
 def _stalled(history: list[float], close_abs: float) -> bool:
@@ -121,22 +176,20 @@ class CyclePacker:
         self.pair_min = float(np.minimum(Wb, Wb.T)[iu].sum())
         self.seed = seed
 
-    def bound_of(self, cols: Sequence[np.ndarray], mu: np.ndarray) -> float:
+    def bound_of(self, cols: Sequence[np.ndarray] | Columns, mu: np.ndarray) -> float:
         """Sound lower bound on every order's pair cost from cycle weights `mu` (any sign or
         overload: weights are clipped at 0 and shaved to the capacities first)."""
-        if not len(cols):
+        c = Columns.of(cols)
+        if not len(c):
             return self.pair_min
         mu = np.maximum(mu, 0.0)
-        flat = np.concatenate(cols)
-        starts = _starts(cols)
-        load = np.zeros(len(self.cap))
-        np.add.at(load, flat, np.repeat(mu, [len(c) for c in cols]))
+        load = np.bincount(c.ids, weights=np.repeat(mu, c.lens()), minlength=len(self.cap))
         over = np.where(load > self.cap, self.cap / np.maximum(load, 1e-300), 1.0)
-        shave = np.minimum.reduceat(over[flat], starts)
+        shave = np.minimum.reduceat(over[c.ids], c.ptr[:-1])
         value = float(mu @ shave) * (1.0 - SOUND_MARGIN)
         return self.pair_min + self.s * value - SOUND_MARGIN * abs(self.pair_min)
 
-    def _price(self, order: Sequence[int], ell: np.ndarray, hop: float) -> list[np.ndarray]:
+    def _price(self, order: Sequence[int], ell: np.ndarray, hop: float) -> Columns:
         """Cycles (as pair ids) with positive reduced cost: for each arc the order reverses,
         its PER_ARC[master] shortest closing paths (by first hop) in the DAG of the arcs it
         keeps."""
@@ -147,24 +200,15 @@ class CyclePacker:
         dist, nxt = dag_all_pairs(L, keep)
         rp, rq = np.nonzero(np.triu(~keep, 1) & (self.cap[pid] > 0))
         if not len(rp):
-            return []
+            return Columns.of([])
         base = 1.0 - ell[pid[rp, rq]]
-        k = np.arange(self.n)
-        cand = L[rp] + dist[:, rq].T  # [r, k]: first hop k, then a shortest path to q
-        ok = keep[rp] & (k[None, :] > rp[:, None]) & (k[None, :] <= rq[:, None])
-        cand = np.where(ok, cand, np.inf)
-        top = np.argsort(cand, axis=1)[:, : PER_ARC[self.master]]
-        cols: list[np.ndarray] = []
-        for r, hops in enumerate(top):
-            p, q = int(rp[r]), int(rq[r])
-            for h in hops:
-                if base[r] - cand[r, h] <= RED_TOL:
-                    break
-                nodes = [p, *path(nxt, int(h), q)]
-                cols.append(np.asarray([pid[p, q], *pid[nodes[:-1], nodes[1:]]], dtype=np.int64))
-        return cols
+        hops, length = best_first_hops(L, keep, dist, rp, rq, PER_ARC[self.master])
+        r, j = np.nonzero(base[:, None] - length > RED_TOL)  # row-major: arc by arc, best first
+        nodes, ptr = paths(nxt, hops[r, j], rq[r])
+        nodes = np.insert(nodes, ptr[:-1], rp[r])  # p, then its closing path h ~> q
+        return cycle_columns(pid, nodes, ptr + np.arange(len(ptr)))
 
-    def _price_general(self, ell: np.ndarray, hop: float, limit: int) -> list[np.ndarray]:
+    def _price_general(self, ell: np.ndarray, hop: float, limit: int) -> Columns:
         """Cycles of T with positive reduced cost, whatever the incumbent: for each arc u -> v,
         a shortest v ~> u path (Floyd-Warshall); the `limit` best, each cycle once."""
         L = ell[self.pid] + hop
@@ -173,19 +217,17 @@ class CyclePacker:
         red = 1.0 - ell[self.pid[u, v]] - dist[v, u]
         pick = np.nonzero(red > RED_TOL)[0]
         pick = pick[np.argsort(-red[pick], kind="stable")][:limit]
+        cols = cycle_columns(self.pid, *paths(nxt, v[pick], u[pick]))  # v ~> u, then u -> v
         seen: set[tuple[int, ...]] = set()
-        cols: list[np.ndarray] = []
-        for r in pick:
-            nodes = path(nxt, int(v[r]), int(u[r]))
-            ids = np.asarray([self.pid[u[r], v[r]], *self.pid[nodes[:-1], nodes[1:]]])
-            key = tuple(sorted(ids.tolist()))
-            if key not in seen:
-                seen.add(key)
-                cols.append(ids)
-        return cols
+        first = np.zeros(len(cols), dtype=bool)
+        for k in range(len(cols)):
+            key = tuple(sorted(cols.ids[cols.ptr[k] : cols.ptr[k + 1]].tolist()))
+            first[k] = key not in seen
+            seen.add(key)
+        return cols.select(first)
 
     def packing_lp(
-        self, cols: Sequence[np.ndarray], cap_scale: float = 1.0
+        self, cols: Sequence[np.ndarray] | Columns, cap_scale: float = 1.0
     ) -> tuple[Any, np.ndarray]:
         """The master LP in HiGHS: max sum mu over the columns (rows: the capacities of the arcs
         they use, times cap_scale); returns the model and those arcs' pair ids (row order)."""
@@ -202,11 +244,11 @@ class CyclePacker:
         return h, used
 
     def _master(
-        self, cols: list[np.ndarray], deadline: Deadline, tol: float
+        self, cols: Columns, deadline: Deadline, tol: float
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """Solve the master at `tol` (loose: by `self.master`; tight: HiGHS's interior point);
         (mu, arc duals) or None when stopped by the deadline or without values."""
-        pdlp = self.master == "pdlp" and tol >= LOOSE_TOL
+        pdlp = self.master == "pdlp" and tol >= FINE_TOL
         solved = (self._master_pdlp if pdlp else self._master_ipm)(cols, deadline, tol)
         if solved is None or deadline.passed():
             return None
@@ -218,7 +260,7 @@ class CyclePacker:
         return mu, ell
 
     def _master_pdlp(
-        self, cols: list[np.ndarray], deadline: Deadline, tol: float
+        self, cols: Columns, deadline: Deadline, tol: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """The master by OR-Tools' PDLP (one thread, from scratch): mu, row arcs, row duals."""
         from ortools.pdlp import solvers_pb2
@@ -248,7 +290,7 @@ class CyclePacker:
         return mu, used, dual
 
     def _master_ipm(
-        self, cols: list[np.ndarray], deadline: Deadline, tol: float
+        self, cols: Columns, deadline: Deadline, tol: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """The master by HiGHS's interior point without crossover: mu, row arcs, row duals."""
         h, used = self.packing_lp(cols)
@@ -280,6 +322,13 @@ class CyclePacker:
         np.fill_diagonal(Y, 0.0)
         return rounded_order(self.W, Y)
 
+    def _first_lengths(self) -> np.ndarray:
+        """Arc lengths of the first pricing, before any master: HOP / cap (at most FIRST_MAX),
+        so that the first columns take the widest paths and spread over the arcs (cyclic n =
+        350, seed 45000: 23.8 s of CPU instead of 29.6 s with every first length 0, where ties
+        went to the first hops nearest the reversed arc's tail)."""
+        return np.minimum(HOP / np.maximum(self.cap, 1e-300), FIRST_MAX)
+
     def certify(
         self, order: Sequence[int], close_abs: float, deadline: Deadline = NO_DEADLINE
     ) -> PackingOutcome:
@@ -288,26 +337,32 @@ class CyclePacker:
         best = list(order)
         cost = lop_cost(self.W, best)
         bound = self.pair_min
-        cols: list[np.ndarray] = []
-        ell = np.zeros(len(self.cap))
+        cols = Columns.of([])
+        ell = self._first_lengths()
         stats: dict[str, Any] = {"packing_rounds": 0, "packing_columns": 0}
         history: list[float] = []
         general = exact = False
+        loose = LOOSE_TOL if self.master == "pdlp" else FINE_TOL
         for _ in range(MAX_ROUNDS):
             if bound >= cost - close_abs or deadline.passed():
                 break
             history.append(bound)
-            general = general or _stalled(history, close_abs)
-            hop, tol = (0.0, EXACT_TOL) if exact else (HOP, LOOSE_TOL)
-            new = [] if general else self._price(best, ell, hop)
-            if not new:  # restricted pricing is exhausted or stalled: price every cycle of T
+            if not general and _stalled(history, close_abs):
+                if loose > FINE_TOL:  # first a tighter master, then every cycle of T
+                    stats["packing_fine_from_round"] = stats["packing_rounds"]
+                    loose, history = FINE_TOL, [bound]
+                else:
+                    general = True
+            hop, tol = (0.0, EXACT_TOL) if exact else (HOP, loose)
+            new = Columns.of([]) if general else self._price(best, ell, hop)
+            if not len(new):  # restricted pricing is exhausted or stalled: price every cycle of T
                 stats.setdefault("packing_general_from_round", stats["packing_rounds"])
                 general = True
                 new = self._price_general(ell, hop, GENERAL_LIMIT)
-            if not new and not exact and cols:  # loose master and biased pricing: redo exactly
+            if not len(new) and not exact and len(cols):  # loose master, biased pricing: redo
                 stats["packing_exact_from_round"] = stats["packing_rounds"]
                 exact, tol = True, EXACT_TOL
-            elif not new:
+            elif not len(new):
                 break
             cols += new
             stats["packing_columns"] += len(new)
@@ -323,7 +378,7 @@ class CyclePacker:
                 best, cost = cand, c
             keep = mu > PURGE_REL * float(mu.max())
             if keep.any():
-                cols = [col for col, kp in zip(cols, keep, strict=True) if kp]
+                cols = cols.select(keep)
         closed = bound >= cost - close_abs
         stopped = not closed and deadline.passed()
         return PackingOutcome(best, cost, bound, closed, stats, stopped)
