@@ -80,7 +80,7 @@ LP_STALL_ROUNDS = 3  # LP rounds whose own Lagrangian bound gained less than the
 # the slack, and purged rows come back round after round); the MIP takes over
 ROUTES = ("auto", "packing", "lp", "full")  # lpcut's routes per block (`pick_route`)
 PACKING_MAX_DEFICIT = 1e-4  # auto: the packing when the incumbent's cost exceeds the pairwise
-# minimum by at most this share of it: PDLP's loose masters (LOOSE_TOL relative) then meet the
+# minimum by at most this share of it: PDLP's masters (FINE_TOL at the latest) then meet the
 # closing slack (0.5 PROOF_TOL of the pairwise minimum); above it they cannot (dense matrices:
 # 0.2-1, the packing ran 100 rounds), below it (cyclic family: 1e-6-6e-5) it is the fastest
 SIMPLEX_MIN_DEFICIT = PACKING_MAX_DEFICIT  # LP rounds by dual simplex above this deficit share
