@@ -35,6 +35,7 @@ from schedlab.solvers.esg.limits import (
     MAX_INVOKERS,
     MAX_LOAD,
     MAX_REQUESTS,
+    MEASURED_MODELS,
 )
 from schedlab.solvers.solve import METHODS
 
@@ -116,34 +117,78 @@ def _app_kinds() -> tuple[str, ...]:
     help="CPU-only configurations (gpu_share 0) per function, besides --configs "
     "(illustrative latencies, docs/esg.md).",
 )
+@click.option(
+    "--measured",
+    default=None,
+    metavar="MODEL[,MODEL...]",
+    help="A chain on the measured A100 MIG profiles instead, one function per model in order "
+    f"(models: {', '.join(MEASURED_MODELS)}); takes none of --stages, --configs, --seed, "
+    "--shape, --shares, --cpu-configs.",
+)
+@click.option(
+    "--slo-ms",
+    type=positive_float(1e12),
+    default=None,
+    help="SLO of a --measured chain (default: the random apps' rule, the sum over the chain of "
+    "each model's 30% latency quantile over its configurations, rounded to 0.1 ms).",
+)
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None, help="File (stdout).")
+@click.pass_context
 def generate_cmd(
+    ctx: click.Context,
     stages: int,
     configs: int,
     seed: int,
     shape: str,
     shares: str,
     cpu_configs: int,
+    measured: str | None,
+    slo_ms: float | None,
     out: Path | None,
 ) -> None:
-    """Write a random application (seeded profile families; SLO at the 30% latency quantile).
+    """Write a random application (seeded profile families; SLO at the 30% latency quantile),
+    or with --measured a chain on measured A100 MIG profiles (ParvaGPU's data, docs/esg.md).
 
     \b
     Example:
       schedlab esg generate --stages 5 --configs 100 --seed 3 -o app.json
       schedlab esg generate --stages 6 --configs 20 --shape dag > dag.json
       schedlab esg generate --stages 4 --configs 60 --shares mig --cpu-configs 12 > app.json
+      schedlab esg generate --measured mobilenetv2,resnet50 --slo-ms 40 -o mig.json
     """
-    from schedlab.solvers.esg.generate import generate
+    from schedlab.solvers.errors import InvalidInput
+    from schedlab.solvers.esg.generate import generate, measured_app
 
-    app = generate(
-        stages,
-        configs,
-        seed,
-        shape=shape,  # type: ignore[arg-type]
-        shares=shares,
-        cpu_configs=cpu_configs,
-    )
+    if measured is None:
+        if slo_ms is not None:
+            raise InvalidInput("--slo-ms: only with --measured (random apps take the 30% rule)")
+        app = generate(
+            stages,
+            configs,
+            seed,
+            shape=shape,  # type: ignore[arg-type]
+            shares=shares,
+            cpu_configs=cpu_configs,
+        )
+    else:
+        given = [
+            "--" + n.replace("_", "-")
+            for n in ("stages", "configs", "seed", "shape", "shares", "cpu_configs")
+            if ctx.get_parameter_source(n) is not click.core.ParameterSource.DEFAULT
+        ]
+        if given:
+            raise InvalidInput(
+                f"{', '.join(given)}: not with --measured (its chain is one function per "
+                "measured model); leave them out"
+            )
+        models = [m.strip() for m in measured.split(",")]
+        unknown = [m for m in models if m not in MEASURED_MODELS]
+        if unknown or not measured.strip():
+            raise InvalidInput(
+                f"--measured: unknown model(s) {', '.join(map(repr, unknown or [measured]))}; "
+                f"give a comma list of {', '.join(MEASURED_MODELS)}"
+            )
+        app = measured_app(models, slo_ms)
     if out is None:
         click.echo(app.to_json())
     else:

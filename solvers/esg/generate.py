@@ -5,7 +5,7 @@ cited there) and the configuration grid. `generate(stages, configs, seed)` draws
 (a chain, or a layered DAG with shape="dag") for tests, figures and `schedlab esg generate`;
 `shares` picks the GPU-share grid (MIG profiles, MPS 5 % steps, sevenths), `cpu_configs` adds
 CPU-only configurations (GPU share 0) and `layers` fixes a DAG's layer widths.
-`measured_configs(model)` / `measured_app(models, slo_ms)`: measured A100 MIG profiles
+`measured_configs(model)` / `measured_app(models, slo_ms=None)`: measured A100 MIG profiles
 (`data/parvagpu_a100_*.csv`, MIT, see data/ATTRIBUTION.md) as configurations and chains.
 
 CPU-only latency (illustrative, not measured): the model part runs on the vCPUs instead of the
@@ -28,7 +28,12 @@ from typing import Any
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.esg.limits import MAX_CPU_CONFIGS, MAX_FUNCTIONS, MAX_GENERATED_CONFIGS
+from schedlab.solvers.esg.limits import (
+    MAX_CPU_CONFIGS,
+    MAX_FUNCTIONS,
+    MAX_GENERATED_CONFIGS,
+    MEASURED_MODELS,
+)
 from schedlab.solvers.esg.plan import longest_path
 from schedlab.solvers.esg.problem import App, AppKind, Config, Function, Prices
 
@@ -210,18 +215,20 @@ def generate(
         edges = [(ids[i], ids[i + 1]) for i in range(stages - 1)]
     else:
         edges = _dag_edges(ids, rng, layers)
+    app = App(name or f"{shape}-{stages}x{configs}-s{seed}", 1.0, funcs, tuple(edges), Prices())
+    return App(app.name, quantile_slo(app, slo_quantile), funcs, tuple(edges), Prices())
+
+
+def quantile_slo(app: App, slo_quantile: float = 0.3) -> float:
+    """The generator's SLO rule: the longest path of each function's `slo_quantile` latency
+    over its GPU configurations (CPU-only ones do not count), rounded to 0.1 ms (at least 0.1)."""
     q = [
         float(np.quantile([c.latency_ms for c in f.configs if not c.cpu_only], slo_quantile))
-        for f in funcs
+        for f in app.functions
     ]
-    app = App(name or f"{shape}-{stages}x{configs}-s{seed}", 1.0, funcs, tuple(edges), Prices())
-
-    slo = round(longest_path(app, q), 1)
-    return App(app.name, max(slo, 0.1), funcs, tuple(edges), Prices())
+    return max(round(longest_path(app, q), 1), 0.1)
 
 
-#: Models whose measured MIG profiles ship in data/ (see data/ATTRIBUTION.md).
-MEASURED_MODELS = ("bert", "densenet121", "mobilenetv2", "resnet50")
 #: Header of a ParvaGPU profiling file; MIG instance sizes (compute slices of 7) it may name.
 PARVA_HEADER = ("Mig instance", "Batch size", "Workload Number", "Throughput", "Latency")
 MIG_SLICES = (1, 2, 3, 4, 7)
@@ -299,10 +306,24 @@ def measured_configs(model: str, *, vcpus: float = 0.0) -> list[Config]:
     return parva_configs(text, name, vcpus=vcpus)
 
 
-def measured_app(models: list[str], slo_ms: float, *, name: str | None = None) -> App:
-    """A chain of functions, one per model (in order), on the measured MIG profiles."""
+def measured_app(
+    models: list[str],
+    slo_ms: float | None = None,
+    *,
+    name: str | None = None,
+    slo_quantile: float = 0.3,
+) -> App:
+    """A chain of functions, one per model (in order), on the measured MIG profiles.
+
+    `slo_ms` None: `generate`'s rule (`quantile_slo`): the sum over the chain of each model's
+    `slo_quantile` latency over its measured configurations, rounded to 0.1 ms.
+    """
     if not models:
         raise InvalidInput("models: name at least one of " + ", ".join(MEASURED_MODELS))
     funcs = tuple(Function(f"f{i}_{m}", tuple(measured_configs(m))) for i, m in enumerate(models))
     edges = tuple((funcs[i].id, funcs[i + 1].id) for i in range(len(funcs) - 1))
-    return App(name or "measured-" + "-".join(models), slo_ms, funcs, edges, Prices())
+    slo = 1.0 if slo_ms is None else slo_ms
+    app = App(name or "measured-" + "-".join(models), slo, funcs, edges, Prices())
+    if slo_ms is None:
+        return App(app.name, quantile_slo(app, slo_quantile), funcs, edges, Prices())
+    return app

@@ -17,6 +17,9 @@ MAX_GENERATED_CONFIGS = 960
 #: `generate --cpu-configs`: CPU-only configurations per function, the CPU grid of
 #: `generate.py` (6 batch sizes x 5 vCPU counts).
 MAX_CPU_CONFIGS = 30
+#: Models whose measured A100 MIG profiles ship in data/ (`generate.measured_configs`, see
+#: data/ATTRIBUTION.md); here so that `schedlab esg generate --help` lists them.
+MEASURED_MODELS = ("bert", "densenet121", "mobilenetv2", "resnet50")
 #: The simulator: requests, invokers, offered load, cold start (ms).
 MAX_REQUESTS = 10_000_000
 MAX_INVOKERS = 10_000

@@ -136,6 +136,7 @@ CASES = [
     ("esg generate", "--configs", "--stages 2"),
     ("esg generate", "--seed", "--stages 2 --configs 5"),
     ("esg generate", "--cpu-configs", "--stages 2 --configs 5"),
+    ("esg generate", "--slo-ms", "--measured resnet50"),
     ("esg plan {app}", "--budget-ms", "--method astar"),
     ("esg plan {app}", "--dp-buckets", "--method astar"),
     ("esg plan {app}", "--dp-buckets", "--method astar --budget-ms 1e-6"),

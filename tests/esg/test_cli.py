@@ -66,3 +66,40 @@ def test_generate_stdout_is_an_app():
     res = CliRunner().invoke(cli, ["esg", "generate", "--stages", "4", "--shape", "dag"])
     assert res.exit_code == 0
     assert len(json.loads(res.stdout)["functions"]) == 4
+
+
+@pytest.mark.parametrize("slo", [None, "12.5"])
+def test_generate_measured_plans_alike_with_astar_and_brute(tmp_path, slo):
+    """`--measured` writes a chain that the app reader loads and both exact planners agree on."""
+    path = tmp_path / "mig.json"
+    args = ["esg", "generate", "--measured", "mobilenetv2,resnet50", "-o", str(path)]
+    res = CliRunner().invoke(cli, args + (["--slo-ms", slo] if slo else []))
+    assert res.exit_code == 0, res.output
+    app = json.loads(path.read_text())
+    assert [f["id"] for f in app["functions"]] == ["f0_mobilenetv2", "f1_resnet50"]
+    assert app["slo_ms"] == (float(slo) if slo else 10.0)  # 4.870 + 5.085 ms, the 30% rule
+    out = {}
+    for m in ("astar", "brute"):
+        res = CliRunner().invoke(cli, ["esg", "plan", str(path), "--method", m, "--json"])
+        assert res.exit_code == 0, res.output
+        out[m] = json.loads(res.stdout)
+    assert out["astar"]["status"] == out["brute"]["status"] == "optimal"
+    assert out["astar"]["cost"] == pytest.approx(out["brute"]["cost"], rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--measured", "resnet50,alexnet"], "--measured"),
+        (["--measured", "resnet50", "--stages", "3"], "--stages"),
+        (["--measured", "resnet50", "--shape", "chain"], "--shape"),
+        (["--measured", "resnet50", "--cpu-configs", "2"], "--cpu-configs"),
+        (["--slo-ms", "30"], "--slo-ms"),
+    ],
+)
+def test_generate_measured_refuses_unknown_models_and_other_flags(extra, named):
+    res = CliRunner().invoke(cli, ["esg", "generate", *extra])
+    assert res.exit_code == 2, res.output
+    assert named in res.stderr
+    if named == "--measured":
+        assert "alexnet" in res.stderr and "bert, densenet121" in res.stderr
