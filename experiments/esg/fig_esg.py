@@ -34,6 +34,7 @@ import numpy as np
 
 from schedlab.experiments.plotting import new_figure, save_figure
 from schedlab.experiments.registry import POLICIES, register_figure
+from schedlab.experiments.stats import t_half_width
 from schedlab.experiments.store import RowStore, results_dir, write_csv, write_json
 
 NAME = "esg"
@@ -77,14 +78,8 @@ def policy_names() -> tuple[str, ...]:
 
 def t_interval(xs: Sequence[float], confidence: float = 0.95) -> tuple[float, float | None]:
     """Mean and half-width of the two-sided t-interval (None with fewer than 2 values)."""
-    from scipy import stats
-
     x = np.asarray(xs, dtype=float)
-    mean = float(x.mean())
-    if len(x) < 2:
-        return mean, None
-    sd = float(x.std(ddof=1))
-    return mean, float(stats.t.ppf(0.5 + confidence / 2, len(x) - 1) * sd / math.sqrt(len(x)))
+    return float(x.mean()), t_half_width(x, confidence)
 
 
 def sim_keys(cfg: dict[str, Any]) -> list[dict[str, Any]]:

@@ -23,20 +23,12 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from schedlab.experiments.stats import t_half_width
+
 Series = Sequence[float] | npt.NDArray[np.float64]
 
 #: Epochs whose baseline loss is below this are left out of the improvement (~0 / ~0).
 MIN_BASE_LOSS = 0.02
-
-#: Two-sided 95% Student t quantiles t_{0.975, df} for df = 1..30 (to 6 decimals).
-_T975 = (
-    12.706205, 4.302653, 3.182446, 2.776445, 2.570582,
-    2.446912, 2.364624, 2.306004, 2.262157, 2.228139,
-    2.200985, 2.178813, 2.160369, 2.144787, 2.131450,
-    2.119905, 2.109816, 2.100922, 2.093024, 2.085963,
-    2.079614, 2.073873, 2.068658, 2.063899, 2.059539,
-    2.055529, 2.051831, 2.048407, 2.045230, 2.042272,
-)  # fmt: skip
 
 
 def aligned(
@@ -103,26 +95,10 @@ def delay_mean_of_ratios(new: Sequence[float | None], base: Sequence[float | Non
     return float(np.mean(1.0 - a / b)) if len(a) else None
 
 
-def t_quantile_975(df: int) -> float:
-    """t_{0.975, df}: the table for df <= 30, above it a Cornish-Fisher expansion (error < 1e-6)."""
-    if df < 1:
-        raise ValueError(f"degrees of freedom must be >= 1 (got {df})")
-    if df <= len(_T975):
-        return _T975[df - 1]
-    z = 1.959963984540054
-    g1 = (z**3 + z) / 4
-    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
-    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
-    return z + g1 / df + g2 / df**2 + g3 / df**3
-
-
 def mean_ci(values: Sequence[float | None]) -> tuple[float | None, float | None, int]:
     """(mean, half-width of the 95% t-interval, n) of the defined values; half-width None
     when fewer than 2 values."""
     v = np.asarray([x for x in values if x is not None and math.isfinite(x)], dtype=float)
     if len(v) == 0:
         return None, None, 0
-    if len(v) == 1:
-        return float(v[0]), None, 1
-    half = t_quantile_975(len(v) - 1) * float(np.std(v, ddof=1)) / math.sqrt(len(v))
-    return float(v.mean()), half, len(v)
+    return float(v.mean()), t_half_width(v), len(v)

@@ -9,44 +9,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
-import mpmath
 import numpy as np
 
 from schedlab.experiments.sojourn.simulator import Run
+from schedlab.experiments.stats import t_half_width
 
 PERCENTILES = (50, 90, 99)
-
-
-@lru_cache(maxsize=256)
-def t_quantile(p: float, df: int) -> float:
-    """Quantile of Student's t with `df` degrees of freedom (bisection on the exact CDF)."""
-    if not 0 < p < 1 or df < 1:
-        raise ValueError(f"t_quantile: need 0 < p < 1 and df >= 1 (got {p}, {df})")
-    if p == 0.5:
-        return 0.0
-    if p < 0.5:
-        return -t_quantile(1 - p, df)
-
-    def cdf(t: float) -> float:
-        x = df / (df + t * t)
-        tail = 0.5 * float(mpmath.betainc(df / 2, 0.5, 0, x, regularized=True))
-        return 1.0 - tail
-
-    lo, hi = 0.0, 1.0
-    while cdf(hi) < p:
-        hi *= 2.0
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        if cdf(mid) < p:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-12 * max(1.0, hi):
-            break
-    return 0.5 * (lo + hi)
 
 
 def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, list[float] | None]:
@@ -55,10 +25,8 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, l
     if v.size == 0:
         return float("nan"), None
     mean = float(v.mean())
-    if v.size < 2:
-        return mean, None
-    half = t_quantile(0.5 + confidence / 2, v.size - 1) * float(v.std(ddof=1)) / math.sqrt(v.size)
-    return mean, [mean - half, mean + half]
+    half = t_half_width(v, confidence)
+    return mean, None if half is None else [mean - half, mean + half]
 
 
 def _percentiles(x: np.ndarray) -> dict[str, float | None]:

@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from schedlab.experiments.sojourn.metrics import mean_ci, t_quantile
+from schedlab.experiments.sojourn.metrics import mean_ci
 from schedlab.experiments.sojourn.policies import get_policy, policy_names
 from schedlab.experiments.sojourn.workload_model import Workload
+from schedlab.experiments.stats import t_quantile
 from schedlab.solvers.errors import InvalidInput
 
 
