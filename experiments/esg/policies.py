@@ -35,7 +35,7 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.exact_astar import AStarOptions, astar_chain
 from schedlab.solvers.esg.heuristics import MASKS
 from schedlab.solvers.esg.pareto import pareto_indices
-from schedlab.solvers.esg.problem import LAT_TOL, App
+from schedlab.solvers.esg.problem import LAT_TOL, App, Config
 from schedlab.solvers.esg.slo_split import Rule, merged_segments, rule_budgets
 from schedlab.solvers.esg.split_opt import optimize
 
@@ -53,6 +53,12 @@ POLICY_DP_BUCKETS = AStarOptions().dp_buckets
 #: within the whole remaining budget: the ablation "without the split").
 SPLITS = ("opt", "min_latency", "slack", "critical_path")
 DEFAULT_SPLIT = "opt"
+
+
+def fill_wait_ms(c: Config, rate_per_s: float) -> float:
+    """How long a batch of configuration c waits to fill: the file's `wait_ms` when given (> 0:
+    the batch timeout it was planned with), else (b - 1) / rate (the simulator waits this)."""
+    return c.wait_ms if c.wait_ms > 0 else (c.batch - 1) * 1000.0 / max(rate_per_s, 1e-9)
 
 
 @dataclass(frozen=True)
@@ -77,15 +83,7 @@ def attach_fill(st: AppState, app: App, rate_per_s: float) -> None:
     """Give a prepared state the fill model of its app (what `decide` needs for a head that
     already waited or has company), independent of the policy's `prepare`."""
     batch = [np.array([c.batch for c in f.configs], dtype=float) for f in app.functions]
-    nominal = [
-        np.array(
-            [
-                c.wait_ms if c.wait_ms > 0 else (c.batch - 1) * 1000.0 / max(rate_per_s, 1e-9)
-                for c in f.configs
-            ]
-        )
-        for f in app.functions
-    ]
+    nominal = [np.array([fill_wait_ms(c, rate_per_s) for c in f.configs]) for f in app.functions]
     st.fill = FillModel(batch, nominal, rate_per_s)
 
 
@@ -127,12 +125,8 @@ class PathPolicy:
         lat, cost = [], []
         for f, a, c in zip(app.functions, lats, costs, strict=True):
             m = MASKS[self.mask](f)
-            wait = np.array(  # the file's wait_ms is in the stage latency `a` already
-                [
-                    0.0 if cf.wait_ms > 0 else (cf.batch - 1) * 1000.0 / max(rate_per_s, 1e-9)
-                    for cf in f.configs
-                ]
-            )
+            # the file's wait_ms is in the stage latency `a` already: add only the estimate
+            wait = np.array([fill_wait_ms(cf, rate_per_s) - cf.wait_ms for cf in f.configs])
             lat.append(np.where(m, a + wait, np.inf))
             cost.append(np.where(m, c, np.inf))
         fast = [float(x.min()) for x in lat]

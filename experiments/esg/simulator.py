@@ -58,7 +58,13 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.experiments.esg.policies import AppState, PathPolicy, attach_fill, make_policy
+from schedlab.experiments.esg.policies import (
+    AppState,
+    PathPolicy,
+    attach_fill,
+    fill_wait_ms,
+    make_policy,
+)
 from schedlab.experiments.registry import WORKLOADS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.dispatch import (
@@ -452,10 +458,8 @@ class Simulation:
         return min(lat for b, lat in prof if n <= b <= c.batch)
 
     def _fill_wait_ms(self, a: int, fn: int, k: int) -> float:
-        """How long a head waits for its batch to fill: the configuration's `wait_ms` when the
-        file gives one (> 0: the batch timeout it was planned with), else (b - 1) / rate."""
-        c = self.apps[a].functions[fn].configs[k]
-        return c.wait_ms if c.wait_ms > 0 else (c.batch - 1) * 1000.0 / self.rates[a]
+        """How long a head waits for its batch to fill (`policies.fill_wait_ms`)."""
+        return fill_wait_ms(self.apps[a].functions[fn].configs[k], self.rates[a])
 
     def _place(self, t: float, a: int, fn: int, k: int, head: int) -> Placement:
         """The run's dispatch rule (`solvers.esg.dispatch.place`) after keep-alive expiry."""
