@@ -16,12 +16,9 @@ def pareto_indices(lat: np.ndarray, cost: np.ndarray) -> np.ndarray:
     since replacing a dominated choice never raises latency or cost.
     """
     order = np.lexsort((np.arange(len(lat)), cost, lat))
-    keep, best = [], np.inf
-    for k in order:
-        if cost[k] < best:
-            keep.append(int(k))
-            best = cost[k]
-    return np.array(keep, dtype=np.int64)
+    c = np.asarray(cost, dtype=float)[order]
+    best_before = np.fmin.accumulate(np.concatenate([[np.inf], c]))[:-1]  # fmin: NaN never best
+    return order[c < best_before].astype(np.int64)
 
 
 def path_count(sizes: Iterable[int]) -> float:

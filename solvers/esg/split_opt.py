@@ -77,20 +77,10 @@ class Front:
         return len(self.lat)
 
 
-def pareto_keep(lat: np.ndarray, cost: np.ndarray) -> np.ndarray:
-    """Indices of the non-dominated points by increasing latency (vectorized Pareto filter)."""
-    if len(lat) == 0:
-        return np.zeros(0, dtype=np.int64)
-    order = np.lexsort((cost, lat))
-    c = cost[order]
-    best_before = np.concatenate([[np.inf], np.minimum.accumulate(c)[:-1]])
-    return order[c < best_before]
-
-
 def _front(lat: np.ndarray, cost: np.ndarray, choice: np.ndarray, limit: float) -> Front:
     """The Pareto frontier of the given points with latency <= limit."""
     ok = np.flatnonzero(lat <= limit)
-    keep = ok[pareto_keep(lat[ok], cost[ok])]
+    keep = ok[pareto_indices(lat[ok], cost[ok])]
     return Front(lat[keep], cost[keep], choice[keep])
 
 
@@ -125,14 +115,14 @@ def series(a: Front, b: Front, limit: float, deadline: Deadline = NO_DEADLINE) -
         ib = np.tile(np.arange(len(b)), min(step, len(a) - s))
         lat, cost = a.lat[ia] + b.lat[ib], a.cost[ia] + b.cost[ib]
         ok = np.flatnonzero(lat <= limit)
-        keep = ok[pareto_keep(lat[ok], cost[ok])]
+        keep = ok[pareto_indices(lat[ok], cost[ok])]
         lats.append(lat[keep])
         costs.append(cost[keep])
         ias.append(ia[keep])
         ibs.append(ib[keep])
     lat, cost = np.concatenate(lats), np.concatenate(costs)
     ia, ib = np.concatenate(ias), np.concatenate(ibs)
-    keep = pareto_keep(lat, cost)
+    keep = pareto_indices(lat, cost)
     return Front(lat[keep], cost[keep], _pick(a, b, ia[keep], ib[keep]))
 
 
@@ -147,7 +137,7 @@ def parallel(a: Front, b: Front, limit: float) -> Front:
     ia, ib = ia[ok], ib[ok]
     lat = np.maximum(a.lat[ia], b.lat[ib])
     cost = a.cost[ia] + b.cost[ib]
-    keep = pareto_keep(lat, cost)
+    keep = pareto_indices(lat, cost)
     return Front(lat[keep], cost[keep], _pick(a, b, ia[keep], ib[keep]))
 
 

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from schedlab.solvers.esg.generate import generate
+from schedlab.solvers.esg.pareto import pareto_indices
 from schedlab.solvers.esg.plan import longest_path
 from schedlab.solvers.esg.problem import LAT_TOL, App
 from schedlab.solvers.esg.slo_split import merged_segments, seg_latency
-from schedlab.solvers.esg.split_opt import Front, optimize, parallel, pareto_keep, series
+from schedlab.solvers.esg.split_opt import Front, optimize, parallel, series
 from schedlab.solvers.result import Status
 from schedlab.solvers.solve import solve
 
@@ -165,7 +166,7 @@ def _brute_front(points: list[tuple[float, float]]) -> list[tuple[float, float]]
 def _rand_front(rng: np.random.Generator, n: int) -> Front:
     lat = rng.integers(1, 20, size=n).astype(float)
     cost = rng.integers(1, 20, size=n).astype(float)
-    k = pareto_keep(lat, cost)
+    k = pareto_indices(lat, cost)
     return Front(lat[k], cost[k], np.zeros((len(k), 0), dtype=np.int64))
 
 
