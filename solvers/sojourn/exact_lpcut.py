@@ -12,7 +12,8 @@ Whatever the route, a block's bound is the Lagrangian or packing bound computed 
 duals (or HiGHS's MIP dual bound), and the status is `certify`'s.
 
 0. (route packing) The same LP's dual as a packing of preference cycles, by
-   column generation from the incumbent (`solvers.sojourn.cyclepack`, theory/sojourn/
+   column generation from the incumbent, first improved by an iterated insertion search over
+   rotations of it (`search_start`; `solvers.sojourn.cyclepack`, theory/sojourn/
    packing.py): a block whose packing bound meets the best order is proven without
    triangle rows; otherwise its bound and best order carry over to step 1 with the time left.
 
