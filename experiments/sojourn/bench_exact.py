@@ -409,3 +409,83 @@ def run(quick: bool = False, lop_dir: str | None = None, json: bool = False) -> 
                "worst s at that n", "status", "failed at n", "why"]  # fmt: skip
     print(format_table(headers, rows), flush=True)
     print_route_study(QUICK_ROUTE_LADDERS if quick else ROUTE_LADDERS, limit_s, count)
+
+
+START_SEARCH_CONFIGS = [(8, 100), (32, 600)]  # (rotations, kicks per rotation)
+START_SEARCH_INSTANCES = [(350, 45000), (350, 45001), (400, 50000), (400, 50001),
+                          (450, 55000), (450, 55001), (500, 60000), (500, 60001)]  # fmt: skip
+
+
+def print_start_search(
+    instances: list[tuple[int, int]] = START_SEARCH_INSTANCES,
+    configs: list[tuple[int, int]] = START_SEARCH_CONFIGS,
+) -> None:
+    """The packing's starting order (`exact_lpcut.search_start`) on the largest block of
+    cyclic instances: per (rotations, kicks) of the insertion search, how many closing
+    slacks (`block_close_abs`) its order lies below lpcut's insertion-descent order, and the
+    seconds it took."""
+    import numpy as np
+
+    from schedlab.solvers.kernels.order_search import multistart
+    from schedlab.solvers.sojourn.batch import linear_ordering_weights
+    from schedlab.solvers.sojourn.exact_lpcut import SEARCH_SEGMENT, block_close_abs
+    from schedlab.solvers.sojourn.lop import (
+        insertion_descent,
+        lop_cost,
+        order_from_before,
+        preference_blocks,
+        preference_tournament,
+    )
+
+    multistart(np.zeros((3, 3)), [0, 1, 2], starts=1, kicks_per_start=1, max_length=1, seed=0)
+    rows = []
+    for n, seed in instances:
+        _, W = linear_ordering_weights(generate(n, seed, family="cyclic"), Objective("B"))
+        b = max(preference_blocks(W), key=len)
+        Wb = W[np.ix_(b, b)]
+        start = insertion_descent(Wb, order_from_before(preference_tournament(Wb)))
+        row: list[Any] = [n, seed, len(b)]
+        for starts, kicks in configs:
+            t0 = time.perf_counter()
+            found = multistart(Wb, start, starts=starts, kicks_per_start=kicks,
+                               max_length=SEARCH_SEGMENT, seed=0)  # fmt: skip
+            took = time.perf_counter() - t0
+            gain = (lop_cost(Wb, start) - lop_cost(Wb, found)) / block_close_abs(Wb)
+            row += [round(gain, 2), round(took, 2)]
+        rows.append(row)
+        print(format_table(["n", "seed", "block"] + [f"{s}x{k} {w}" for s, k in configs
+                                                     for w in ("slacks", "s")], rows[-1:]),
+              flush=True)  # fmt: skip
+    print(format_table(["n", "seed", "block"] + [f"{s}x{k} {w}" for s, k in configs
+                                                 for w in ("slacks", "s")], rows))  # fmt: skip
+
+
+def print_cyclic_ladder(
+    ns: tuple[int, ...] = (300, 350, 400, 450, 500), count: int = 2, limit_s: float = 60.0
+) -> None:
+    """lpcut's default route on every ladder instance of the cyclic family (seeds as
+    `seeds_for`), none skipped after a failure: status, wall and CPU seconds, packing rounds
+    and the gap left in closing slacks (`block_close_abs` of the largest block)."""
+    import numpy as np
+
+    from schedlab.solvers.sojourn.batch import linear_ordering_weights
+    from schedlab.solvers.sojourn.exact_lpcut import block_close_abs
+    from schedlab.solvers.sojourn.lop import preference_blocks
+
+    rows = []
+    for n in ns:
+        for seed in seeds_for(n, count):
+            inst = generate(n, seed, family="cyclic")
+            _, W = linear_ordering_weights(inst, Objective("B"))
+            b = max(preference_blocks(W), key=len)
+            slack = block_close_abs(W[np.ix_(b, b)])
+            t0, c0 = time.perf_counter(), time.process_time()
+            r = solve(SojournProblem(inst, Objective("B")), "lpcut", time_limit=limit_s, seed=0)
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            gap = None if r.bound is None or r.value is None else (r.value - r.bound) / slack
+            rows.append([n, seed, r.status.value, round(wall, 1), round(cpu, 1),
+                         r.stats.get("packing_rounds"), None if gap is None else round(gap, 1),
+                         round(os.getloadavg()[0], 1)])  # fmt: skip
+            print(rows[-1], flush=True)
+    print(format_table(["n", "seed", "status", "wall s", "CPU s", "packing rounds",
+                        "gap (closing slacks)", "load"], rows))  # fmt: skip

@@ -16,17 +16,20 @@ master's arc duals as lengths (`solvers.kernels.shortest_paths`), plus HOP per a
 equal lengths the shorter cycles come first; the first pricing, before any master, takes lengths
 HOP / cap (the widest paths first). The master LP (max sum mu, arc capacities) is solved from
 scratch each round by OR-Tools' PDLP, a first-order method, at a loose tolerance (only the
-packing's value matters; LOOSE_TOL, then FINE_TOL once the bound stalls at it): on these
+packing's value matters; coarser while the gap is large (`_early_tol`), LOOSE_TOL, then
+FINE_TOL once the bound stalls at it): on these
 masters, tens of thousands of rows and short cycles as columns, it is several times faster than
 HiGHS's interior point, whose conjugate-gradient steps multiply as the packing tightens. Columns
 with mu below PURGE_REL of the largest are dropped each round. The columns are kept in one flat
 array (`Columns`), so the master's matrix, the bound and the purge need no Python loop. Each
 round the duals, read as a fractional order, are rounded (insertion descent) into a candidate
-incumbent; pricing follows the best order. Two fallbacks keep it exact: when the bound stalls at
-FINE_TOL (the incumbent is not optimal, or the LP falls short of it by less than the tolerance,
-so cycles reversed twice are needed) pricing runs over every cycle of T (Floyd-Warshall); when
-nothing prices out, the master is solved tightly (HiGHS's interior point) and priced without
-HOP. The block is left to the triangle LP only when that finds no column either.
+incumbent; pricing follows the best order. A ladder of fallbacks keeps it exact
+(`_next_step`): when the bound stalls at FINE_TOL (the incumbent is not optimal, or the LP
+falls short of it by less than the tolerance, so cycles reversed twice are needed) pricing runs
+over every cycle of T (Floyd-Warshall); when that stalls too, the master goes to TIGHT_TOL;
+when it stalls again, or nothing prices out, the master is solved tightly (HiGHS's interior
+point) and priced without HOP. The block is left to the triangle LP only when that finds no
+column either.
 
 Soundness does not rest on the LP solvers' tolerances: every column's weight is shaved by the
 worst overload of its arcs (a feasible packing by construction) before its value is summed.
@@ -41,13 +44,14 @@ from typing import Any, Literal
 import numpy as np
 
 from schedlab.solvers.backends import interrupt_after
+from schedlab.solvers.kernels.order_search import descend
 from schedlab.solvers.kernels.shortest_paths import (
     best_first_hops,
     dag_all_pairs,
     floyd_warshall,
     paths,
 )
-from schedlab.solvers.sojourn.lop import lop_cost, preference_tournament, rounded_order
+from schedlab.solvers.sojourn.lop import lop_cost, preference_tournament
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 HOP = 1e-4  # pricing length added per arc (scaled units): among equal duals, shorter cycles
@@ -64,6 +68,15 @@ LOOSE_TOL = 1e-3  # PDLP's relative optimality tolerance in the first rounds: it
 FINE_TOL = 1e-4  # the master's tolerance after a stall at LOOSE_TOL (and the interior point's
 # while pricing with HOP): the packing's value needs ~1e-4 relative (PDLP at 3e-5: 35.4 s
 # instead of 20.4 s at n = 300)
+EARLY_TOL = 1e-2  # the coarsest master tolerance (`_early_tol`), while the gap is large
+GAP_SHARE = 0.1  # ... a master's tolerance: this share of the gap over the deficit
+TIGHT_TOL = 1e-5  # the master's tolerance when pricing every cycle of T stalls at FINE_TOL too
+# (cyclic n = 400, seed 50000, from its optimal order: at 1e-4 the bound stayed 1.4-1.5
+# closing slacks short for 20 rounds of every-cycle pricing)
+TAIL_GAIN = 0.05  # once every cycle of T is priced, a stall is a gain below this share of the
+# closing slack over STALL_ROUNDS (the last slacks close slowly but do close: cyclic n = 400, seed
+# 50000: 571 s when gains below a whole slack sent it on to TIGHT_TOL and the exact master, 184 s
+# with this share, 115 s when every-cycle pricing at FINE_TOL had no end)
 PURGE_REL = 1e-4  # columns below this share of the largest weight leave the master
 MAX_ROUNDS = 100
 STALL_ROUNDS = 2  # restricted pricing that gained less than the closing slack in this many
@@ -149,6 +162,16 @@ def _incidence(cols: Sequence[np.ndarray] | Columns) -> tuple[np.ndarray, Any]:
     A = sp.csc_matrix((np.ones(len(c.ids)), rows, c.ptr), shape=(len(used), len(c)))
     A.sort_indices()
     return used, A
+
+
+def _next_step(loose: float, general: bool) -> str:
+    """What a stalled bound moves to: a FINE_TOL master, then pricing every cycle of T, then a
+    TIGHT_TOL master, then the exact master priced without the tie-break (`certify`)."""
+    if loose > FINE_TOL:
+        return "fine"
+    if not general:
+        return "general"
+    return "tight" if loose > TIGHT_TOL else "exact"
 
 
 def _stalled(history: list[float], close_abs: float) -> bool:
@@ -246,9 +269,10 @@ class CyclePacker:
     def _master(
         self, cols: Columns, deadline: Deadline, tol: float
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """Solve the master at `tol` (loose: by `self.master`; tight: HiGHS's interior point);
+        """Solve the master at `tol` (down to TIGHT_TOL: by `self.master`; finer: HiGHS's
+        interior point);
         (mu, arc duals) or None when stopped by the deadline or without values."""
-        pdlp = self.master == "pdlp" and tol >= FINE_TOL
+        pdlp = self.master == "pdlp" and tol >= TIGHT_TOL
         solved = (self._master_pdlp if pdlp else self._master_ipm)(cols, deadline, tol)
         if solved is None or deadline.passed():
             return None
@@ -316,11 +340,13 @@ class CyclePacker:
         return mu, used, np.asarray(sol.row_dual, dtype=float)
 
     def _rounded(self, ell: np.ndarray) -> list[int]:
-        """An order from the duals read as reversal fractions, improved by insertion descent."""
+        """An order from the duals read as reversal fractions, improved by insertion descent
+        (the compiled one: `order_search.descend`)."""
         y = np.minimum(ell[self.pid], 1.0)
         Y = np.where(self.pref, 1.0 - y, y)
         np.fill_diagonal(Y, 0.0)
-        return rounded_order(self.W, Y)
+        rank = np.argsort(-Y.sum(axis=1), kind="stable")  # jobs by their 'before' mass
+        return [int(i) for i in descend(self.W, rank)]
 
     def _first_lengths(self) -> np.ndarray:
         """Arc lengths of the first pricing, before any master: HOP / cap (at most FIRST_MAX),
@@ -328,6 +354,15 @@ class CyclePacker:
         350, seed 45000: 23.8 s of CPU instead of 29.6 s with every first length 0, where ties
         went to the first hops nearest the reversed arc's tail)."""
         return np.minimum(HOP / np.maximum(self.cap, 1e-300), FIRST_MAX)
+
+    def _early_tol(self, loose: float, cost: float, bound: float) -> float:
+        """The master's tolerance: `loose`, or coarser while the gap is a large share of the
+        deficit (GAP_SHARE of it, at most EARLY_TOL): a master need not be more accurate than
+        a tenth of the gap it works on."""
+        if loose < LOOSE_TOL:
+            return loose
+        share = (cost - bound) / max(cost - self.pair_min, 1e-300)
+        return float(min(EARLY_TOL, max(loose, GAP_SHARE * share)))
 
     def certify(
         self, order: Sequence[int], close_abs: float, deadline: Deadline = NO_DEADLINE
@@ -347,13 +382,13 @@ class CyclePacker:
             if bound >= cost - close_abs or deadline.passed():
                 break
             history.append(bound)
-            if not general and _stalled(history, close_abs):
-                if loose > FINE_TOL:  # first a tighter master, then every cycle of T
-                    stats["packing_fine_from_round"] = stats["packing_rounds"]
-                    loose, history = FINE_TOL, [bound]
-                else:
-                    general = True
-            hop, tol = (0.0, EXACT_TOL) if exact else (HOP, loose)
+            if not exact and _stalled(history, close_abs * (TAIL_GAIN if general else 1.0)):
+                step = _next_step(loose, general)
+                stats.setdefault(f"packing_{step}_from_round", stats["packing_rounds"])
+                loose = {"fine": FINE_TOL, "tight": TIGHT_TOL}.get(step, loose)
+                general, exact = general or step == "general", step == "exact"
+                history = [bound]
+            hop, tol = (0.0, EXACT_TOL) if exact else (HOP, self._early_tol(loose, cost, bound))
             new = Columns.of([]) if general else self._price(best, ell, hop)
             if not len(new):  # restricted pricing is exhausted or stalled: price every cycle of T
                 stats.setdefault("packing_general_from_round", stats["packing_rounds"])

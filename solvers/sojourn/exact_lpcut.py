@@ -12,7 +12,8 @@ Whatever the route, a block's bound is the Lagrangian or packing bound computed 
 duals (or HiGHS's MIP dual bound), and the status is `certify`'s.
 
 0. (route packing) The same LP's dual as a packing of preference cycles, by
-   column generation from the incumbent (`solvers.sojourn.cyclepack`, theory/sojourn/
+   column generation from the incumbent, first improved by an iterated insertion search over
+   rotations of it (`search_start`; `solvers.sojourn.cyclepack`, theory/sojourn/
    packing.py): a block whose packing bound meets the best order is proven without
    triangle rows; otherwise its bound and best order carry over to step 1 with the time left.
 
@@ -86,6 +87,9 @@ PACKING_MAX_DEFICIT = 1e-4  # auto: the packing when the incumbent's cost exceed
 SIMPLEX_MIN_DEFICIT = PACKING_MAX_DEFICIT  # LP rounds by dual simplex above this deficit share
 # (`pick_lp_solver`), by the interior point below it
 LpSolver = Literal["simplex", "ipm"]
+SEARCH_STARTS = 8  # rotations of the starting order searched before the packing (`search_start`)
+SEARCH_KICKS = 100  # kicks (a segment moved, then descent) per rotation
+SEARCH_SEGMENT = 30  # the longest segment a kick moves
 FULL_BYTES_PER_ROW = 300  # memory of one triangle row: stored copy, HiGHS's LP and MIP copies
 Route = Literal["auto", "packing", "lp", "full"]
 
@@ -178,6 +182,19 @@ def lagrangian_value(
     scale = s * (4.0 * float(np.abs(d).sum()) + 3.0 * float(y.sum()) + 2.0 * abs(s1)
                  + 2.0 * abs(s2) + 3.0 * abs(lb)) + 2.0 * abs(const) + abs(value)  # fmt: skip
     return value - gamma * scale
+
+
+def search_start(Wb: np.ndarray, order: Sequence[int], seed: int | None) -> list[int]:
+    """The packing's starting order: the best of an iterated insertion search from
+    SEARCH_STARTS rotations of `order` (`solvers.kernels.order_search.multistart`). The
+    restricted pricing prices around this order, and its bound levels off short of an order
+    that is not optimal (cyclic n = 400, seed 50000: 22-25 closing slacks short of the
+    insertion-descent order, 9.5 slacks above the optimum that this search finds)."""
+    from schedlab.solvers.kernels.order_search import multistart
+
+    found = multistart(Wb, order, starts=SEARCH_STARTS, kicks_per_start=SEARCH_KICKS,
+                       max_length=SEARCH_SEGMENT, seed=solver_seed(seed))  # fmt: skip
+    return [int(i) for i in found]
 
 
 class HighsCutModel:
@@ -328,10 +345,11 @@ class HighsCutModel:
 
     def packing_certificate(self, deadline: Deadline) -> dict[str, float]:
         """Column generation of the cycle packing (`solvers.sojourn.cyclepack`) from the best
-        order: its bound and orders join the LP phase's; it closes the block when it meets the
-        best order within the closing slack."""
+        order, first improved by `search_start`: its bound and orders join the LP phase's; it
+        closes the block when it meets the best order within the closing slack."""
         if self.order is None:
             return {}
+        self._offer(search_start(self.W, self.order, self.seed))
         packer = CyclePacker(self.W, seed=self.seed, master=self.packing_master)
         out = packer.certify(self.order, self.close_abs, deadline)
         self.packing_stopped = out.stopped  # no LP ran after it: its MIP would start blind

@@ -11,7 +11,18 @@ import pytest
 
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
-from schedlab.solvers.sojourn.cyclepack import Columns, CyclePacker, _incidence, cycle_columns
+from schedlab.solvers.sojourn.cyclepack import (
+    EARLY_TOL,
+    FINE_TOL,
+    GAP_SHARE,
+    LOOSE_TOL,
+    TIGHT_TOL,
+    Columns,
+    CyclePacker,
+    _incidence,
+    _next_step,
+    cycle_columns,
+)
 from schedlab.solvers.sojourn.exact_lpcut import block_close_abs
 from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.lop import insertion_descent, lop_cost, preference_tournament
@@ -162,3 +173,43 @@ def test_both_master_solvers_close_the_same_block_at_the_dp_optimum():
     for master in ("pdlp", "ipm"):
         out = CyclePacker(W, seed=0, master=master).certify(start, block_close_abs(W))
         assert out.closed and abs(out.cost - ref) <= 1e-9 * ref and out.bound <= ref
+
+
+def test_a_stall_of_every_cycle_pricing_tightens_the_master_then_goes_exact():
+    # this start stalls at LOOSE_TOL, at FINE_TOL, then with every cycle of T priced at FINE_TOL
+    # and at TIGHT_TOL; the exact master closes it (searched over n = 16, 20, 24, seeds 0-29,
+    # both starts: before the TIGHT_TOL and exact steps existed, it ran its 100 rounds open).
+    # The reference is the LP-and-MIP route with no packing, an independent method
+    inst = generate(20, 10, family="cyclic")
+    const, W = _weights(20, 10)
+    ref = solve(SojournProblem(inst, B), "lpcut", seed=0, options={"route": "lp"})
+    assert ref.status is Status.OPTIMAL
+    out = CyclePacker(W, seed=0).certify(_orders(W)["worst"], block_close_abs(W))
+    steps = [out.stats[f"packing_{k}_from_round"] for k in ("fine", "general", "tight", "exact")]
+    assert steps == sorted(steps)
+    assert out.closed and abs(out.cost + const - ref.value) <= 1e-9 * ref.value
+    assert out.bound <= ref.value - const + 1e-9 * ref.value
+
+
+@pytest.mark.parametrize(
+    ("loose", "general", "step"),
+    [
+        (LOOSE_TOL, False, "fine"),
+        (FINE_TOL, False, "general"),
+        (FINE_TOL, True, "tight"),
+        (TIGHT_TOL, True, "exact"),
+    ],  # fmt: skip
+)
+def test_the_stall_ladder(loose, general, step):
+    assert _next_step(loose, general) == step
+
+
+def test_early_masters_are_as_coarse_as_a_tenth_of_the_gap_allows():
+    _, W = _weights(12, 0)
+    cp = CyclePacker(W)
+    deficit = 1.0
+    cost = cp.pair_min + deficit
+    assert cp._early_tol(LOOSE_TOL, cost, cp.pair_min) == EARLY_TOL  # gap = the whole deficit
+    assert cp._early_tol(LOOSE_TOL, cost, cost - 0.05) == pytest.approx(GAP_SHARE * 0.05)
+    assert cp._early_tol(LOOSE_TOL, cost, cost - 1e-4) == LOOSE_TOL  # never finer than loose
+    assert cp._early_tol(FINE_TOL, cost, cp.pair_min) == FINE_TOL  # tightened: left alone
