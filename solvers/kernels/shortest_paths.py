@@ -15,10 +15,11 @@ Backend 'cpu' (numba) or 'numpy' (the same loops in plain Python: the reference 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 import numpy as np
+
+from schedlab.solvers.kernels.jit import pick
 
 
 def _dag(length, arc, dist, nxt):
@@ -114,18 +115,8 @@ _PLAIN: dict[str, Callable[..., None]] = {
 }
 
 
-@cache
-def _compiled(name: str) -> Any:
-    import numba
-
-    return numba.njit(cache=True)(_PLAIN[name])
-
-
-def _kernel(name: str, backend: str) -> Callable[..., None]:
-    if backend not in ("cpu", "numpy"):
-        raise ValueError(f"backend must be 'cpu' or 'numpy', not {backend!r}")
-    kernel: Callable[..., None] = _compiled(name) if backend == "cpu" else _PLAIN[name]
-    return kernel
+def _kernel(name: str, backend: str) -> Callable[..., Any]:
+    return pick(_PLAIN, name, backend)
 
 
 def _run(
