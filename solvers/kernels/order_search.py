@@ -179,14 +179,18 @@ def multistart(
     max_length: int,
     seed: int,
     backend: str = "cpu",
+    stop: Callable[[], bool] | None = None,
 ) -> np.ndarray:
     """The cheapest of `iterated_search` from `starts` rotations of `order` (by k n / starts
-    positions, k = 0..starts-1; each start its own kicks from `seed`)."""
+    positions, k = 0..starts-1; each start its own kicks from `seed`). `stop` is asked before
+    each rotation: once it says true, the best order so far (`order` itself at first)."""
     o = np.asarray(order, dtype=np.int64)
     n = len(o)
     best, best_cost = o, np.inf
     W = np.asarray(W, dtype=np.float64)
     for k in range(max(1, min(starts, n))):
+        if stop is not None and stop():
+            break
         start = np.roll(o, -((k * n) // max(starts, 1)))
         table = kicks(n, kicks_per_start, max_length, seed + k)
         cand = iterated_search(W, start, table, backend=backend)

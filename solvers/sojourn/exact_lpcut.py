@@ -184,16 +184,20 @@ def lagrangian_value(
     return value - gamma * scale
 
 
-def search_start(Wb: np.ndarray, order: Sequence[int], seed: int | None) -> list[int]:
+def search_start(
+    Wb: np.ndarray, order: Sequence[int], seed: int | None, deadline: Deadline = NO_DEADLINE
+) -> list[int]:
     """The packing's starting order: the best of an iterated insertion search from
     SEARCH_STARTS rotations of `order` (`solvers.kernels.order_search.multistart`). The
     restricted pricing prices around this order, and its bound levels off short of an order
     that is not optimal (cyclic n = 400, seed 50000: 22-25 closing slacks short of the
-    insertion-descent order, 9.5 slacks above the optimum that this search finds)."""
+    insertion-descent order, 9.5 slacks above the optimum that this search finds). The
+    deadline is checked between rotations (n = 500: 0.2 s each)."""
     from schedlab.solvers.kernels.order_search import multistart
 
     found = multistart(Wb, order, starts=SEARCH_STARTS, kicks_per_start=SEARCH_KICKS,
-                       max_length=SEARCH_SEGMENT, seed=solver_seed(seed))  # fmt: skip
+                       max_length=SEARCH_SEGMENT, seed=solver_seed(seed),
+                       stop=deadline.passed)  # fmt: skip
     return [int(i) for i in found]
 
 
@@ -349,7 +353,7 @@ class HighsCutModel:
         closes the block when it meets the best order within the closing slack."""
         if self.order is None:
             return {}
-        self._offer(search_start(self.W, self.order, self.seed))
+        self._offer(search_start(self.W, self.order, self.seed, deadline))
         packer = CyclePacker(self.W, seed=self.seed, master=self.packing_master)
         out = packer.certify(self.order, self.close_abs, deadline)
         self.packing_stopped = out.stopped  # no LP ran after it: its MIP would start blind

@@ -106,3 +106,21 @@ def test_multistart_rotations_escape_a_cut_that_kicks_do_not() -> None:
 def test_backend_is_checked() -> None:
     with pytest.raises(ValueError, match="backend"):
         descend(np.zeros((2, 2)), [0, 1], backend="gpu")
+
+
+def test_multistart_stops_between_rotations_when_asked() -> None:
+    W = _matrix(20, 3)
+    start = np.arange(20)
+    asked: list[int] = []
+
+    def stop_after_two() -> bool:
+        asked.append(1)
+        return len(asked) > 2
+
+    two = multistart(W, start, starts=6, kicks_per_start=5, max_length=3, seed=0,
+                     stop=stop_after_two)  # fmt: skip
+    assert len(asked) == 3  # asked before rotations 1, 2 and 3; the third is not run
+    assert _cost(W, two) <= _cost(W, descend(W, start)) + 1e-12
+    untouched = multistart(W, start, starts=6, kicks_per_start=5, max_length=3, seed=0,
+                           stop=lambda: True)  # fmt: skip
+    assert np.array_equal(untouched, start)  # stopped before the first: the order as given
