@@ -52,6 +52,7 @@ import numpy as np
 
 from schedlab.solvers.backends import interrupt_after
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kernels.order_search import multistart
 from schedlab.solvers.result import PROOF_TOL, SolveResult
 from schedlab.solvers.sojourn.cyclepack import CyclePacker, MasterLp
 from schedlab.solvers.sojourn.lop import (
@@ -193,8 +194,6 @@ def search_start(
     that is not optimal (cyclic n = 400, seed 50000: 22-25 closing slacks short of the
     insertion-descent order, 9.5 slacks above the optimum that this search finds). The
     deadline is checked between rotations (n = 500: 0.2 s each)."""
-    from schedlab.solvers.kernels.order_search import multistart
-
     found = multistart(Wb, order, starts=SEARCH_STARTS, kicks_per_start=SEARCH_KICKS,
                        max_length=SEARCH_SEGMENT, seed=solver_seed(seed),
                        stop=deadline.passed)  # fmt: skip
