@@ -6,21 +6,37 @@ when a compiled kernel is first asked for (so importing a kernel module stays ch
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from functools import cache
 from typing import Any
 
 
 @cache
-def _compiled(fn: Callable[..., Any]) -> Any:
+def _compiled(fn: Callable[..., Any], callees: tuple[Callable[..., Any], ...] = ()) -> Any:
+    """fn compiled by numba (cached on disk), the `callees` it calls by global name compiled too
+    and bound in their place, so that the plain fn keeps calling the plain callees."""
     import numba
 
+    if callees:
+        scope = {**fn.__globals__, **{c.__name__: _compiled(c) for c in callees}}
+        bound = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__)
+        bound.__qualname__, bound.__module__ = fn.__qualname__, fn.__module__
+        fn = bound
     return numba.njit(cache=True)(fn)
 
 
 def pick(plain: dict[str, Callable[..., Any]], name: str, backend: str) -> Callable[..., Any]:
-    """The loop `name` of `plain`: compiled by numba ('cpu') or as written ('numpy')."""
+    """The loop `name` of `plain`: compiled by numba ('cpu') or as written ('numpy'). A loop
+    calls the others of `plain` by their global names, not as arguments: numba's disk cache
+    cannot keep a kernel that takes functions as arguments (it compiled anew in every
+    process, 2.5 s for `order_search`'s iterated search)."""
     if backend not in ("cpu", "numpy"):
         raise ValueError(f"backend must be 'cpu' or 'numpy', not {backend!r}")
-    kernel: Callable[..., Any] = _compiled(plain[name]) if backend == "cpu" else plain[name]
+    fn = plain[name]
+    if backend == "numpy":
+        return fn
+    names = fn.__code__.co_names
+    callees = tuple(f for f in plain.values() if f is not fn and f.__name__ in names)
+    kernel: Callable[..., Any] = _compiled(fn, callees)
     return kernel

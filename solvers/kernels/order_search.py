@@ -84,12 +84,12 @@ def _segment_move(D, o, out, a, length, b):
     return delta
 
 
-def _iterate(D, cur, best, kicks, thr, descend, segment_move):
+def _iterate(D, cur, best, kicks, thr):
     """Descend `cur`, then one kick-and-descend per row of kicks (start, length, place); best
-    receives the best order met. Returns the best order's cost change from the start. The two
-    helpers come as arguments (the compiled ones, or the plain ones for the reference)."""
+    receives the best order met. Returns the best order's cost change from the start. The
+    helpers are called by name (`jit.pick` binds the compiled ones into the compiled loop)."""
     n = len(cur)
-    change = descend(D, cur, thr)
+    change = _descend(D, cur, thr)
     best_change = change
     best[:] = cur
     trial = cur.copy()
@@ -99,8 +99,8 @@ def _iterate(D, cur, best, kicks, thr, descend, segment_move):
         b = kicks[t, 2] % (n - length + 1)
         if a == b:
             continue
-        g = segment_move(D, cur, trial, a, length, b)
-        g += descend(D, trial, thr)
+        g = _segment_move(D, cur, trial, a, length, b)
+        g += _descend(D, trial, thr)
         if g <= thr:
             cur[:] = trial
             change += g
@@ -164,9 +164,8 @@ def iterated_search(
     if len(o) < 2:
         return o
     best = o.copy()
-    helpers = (_kernel("descend", backend), _kernel("segment_move", backend))
     table = np.ascontiguousarray(kick_table, dtype=np.int64)
-    _kernel("iterate", backend)(D, o, best, table, thr, *helpers)
+    _kernel("iterate", backend)(D, o, best, table, thr)
     return best
 
 
