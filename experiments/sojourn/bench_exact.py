@@ -465,20 +465,18 @@ def print_cyclic_ladder(
 ) -> None:
     """lpcut's default route on every ladder instance of the cyclic family (seeds as
     `seeds_for`), none skipped after a failure: status, wall and CPU seconds, packing rounds
-    and the gap left in closing slacks (`block_close_abs` of the largest block)."""
-    import numpy as np
-
+    and the gap left in closing slacks (the largest block's, `lop.block_slacks`)."""
     from schedlab.solvers.sojourn.batch import linear_ordering_weights
-    from schedlab.solvers.sojourn.exact_lpcut import block_close_abs
-    from schedlab.solvers.sojourn.lop import preference_blocks
+    from schedlab.solvers.sojourn.lop import block_slacks, preference_blocks
 
     rows = []
     for n in ns:
         for seed in seeds_for(n, count):
             inst = generate(n, seed, family="cyclic")
-            _, W = linear_ordering_weights(inst, Objective("B"))
-            b = max(preference_blocks(W), key=len)
-            slack = block_close_abs(W[np.ix_(b, b)])
+            c, W = linear_ordering_weights(inst, Objective("B"))
+            blocks = preference_blocks(W)
+            big = max(range(len(blocks)), key=lambda k: len(blocks[k]))
+            slack = block_slacks(W, blocks, float(c.sum()))[big]
             t0, c0 = time.perf_counter(), time.process_time()
             r = solve(SojournProblem(inst, Objective("B")), "lpcut", time_limit=limit_s, seed=0)
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0

@@ -219,7 +219,7 @@ def solve_cpsat(
         inst,
         objective,
         "cpsat",
-        lambda Wb, dl: CpSatBlockModel(
+        lambda Wb, dl, _slack: CpSatBlockModel(
             Wb,
             num_workers=o.num_workers,
             seed=seed,

@@ -32,8 +32,9 @@ tolerances act on numbers of order 1, not 1e-5), and triangle rows for chosen tr
    and 0 <= x <= 1, d x >= sum_j min(0, (d + A^T y)_j) - y r (weak duality; theory/sojourn/
    cycles.py has the pair structure, `lagrangian_value` the arithmetic and a rigorous margin
    for its floating-point error). The block is
-   proven when this bound is within half the proof tolerance (`result.PROOF_TOL`: the status
-   rule of `certify`) of the block's pairwise-minimum cost (`block_close_abs`), with no MIP.
+   proven when this bound is within the block's slack of its incumbent, with no MIP: its share
+   of half the proof tolerance (`result.PROOF_TOL`: the status rule of `certify`) of a floor
+   under the whole value, B's constant term included (`lop.block_slacks`).
 3. Otherwise the MIP on the cut model, started from the best order, with an absolute gap below
    the proof tolerance; lazy rounds as in `lop.solve_block` if the integer solution still has a
    3-cycle. Every HiGHS run gets only the time left (its time limit and a wall-clock interrupt
@@ -53,12 +54,13 @@ import numpy as np
 from schedlab.solvers.backends import interrupt_after
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.order_search import multistart
-from schedlab.solvers.result import PROOF_TOL, SolveResult
+from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.cyclepack import CyclePacker, MasterLp
 from schedlab.solvers.sojourn.lop import (
     ModelFactory,
     RoundResult,
     Triple,
+    block_slacks,
     lop_cost,
     pairwise_min_bound,
     refuse_non_lop,
@@ -597,12 +599,10 @@ class LpcutOptions:
 
 
 def block_close_abs(Wb: np.ndarray) -> float:
-    """How close the LP bound must come to a block's incumbent to close it: half the proof
-    tolerance of the block's pairwise-minimum cost. Sound for the whole order: the blocks'
-    pairwise minima sum to at most the optimum (costs are non-negative), so the blocks' slacks
-    sum to at most half of `PROOF_TOL` of the value. Computed from the block alone, so
-    nothing runs before `solve_lop`, whose time limit covers the data preparation."""
-    return 0.5 * PROOF_TOL * pairwise_min_bound(Wb)
+    """The slack of a block standing alone (`lop.block_slacks` with no other block and no
+    offset): half the proof tolerance of its pairwise-minimum cost. lpcut's blocks get theirs
+    from `solve_lop_matrix`, which also counts B's constant term (about 2x wider)."""
+    return block_slacks(Wb, [np.arange(Wb.shape[0])])[0]
 
 
 def lpcut_factory(options: LpcutOptions, seed: int | None) -> ModelFactory:
@@ -614,10 +614,10 @@ def lpcut_factory(options: LpcutOptions, seed: int | None) -> ModelFactory:
         raise InvalidInput(f"route: lpcut takes one of {', '.join(ROUTES)} (got {options.route!r})")
     if options.route == "packing" and not options.packing:
         raise InvalidInput("route: 'packing' needs the packing on (drop --no-packing)")
-    return lambda Wb, _deadline: HighsCutModel(
+    return lambda Wb, _deadline, slack: HighsCutModel(
         Wb,
         gap_abs=block_gap_abs(Wb),
-        close_abs=block_close_abs(Wb),
+        close_abs=slack,
         seed=seed,
         packing=options.packing,
         packing_master=options.packing_master,

@@ -282,7 +282,7 @@ def solve_milp(
         inst,
         objective,
         "milp",
-        lambda Wb, dl: PulpBlockModel(Wb, solver, block_gap_abs(Wb), seed, dl),
+        lambda Wb, dl, _slack: PulpBlockModel(Wb, solver, block_gap_abs(Wb), seed, dl),
         deadline=deadline,
         triangles=triangles,
         decompose=decompose,

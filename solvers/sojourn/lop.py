@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.result import SolveResult, certify
+from schedlab.solvers.result import PROOF_TOL, SolveResult, certify
 from schedlab.solvers.sojourn.batch import evaluate_orders, linear_ordering_weights
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
 from schedlab.solvers.sojourn.problem import Instance
@@ -62,6 +62,19 @@ def lop_cost(W: np.ndarray, order: Sequence[int] | np.ndarray) -> float:
 def pairwise_min_bound(W: np.ndarray) -> float:
     """sum over pairs of min(W[a,b], W[b,a]): a lower bound on every order's pair cost."""
     return float(np.triu(np.minimum(W, W.T), 1).sum())
+
+
+def block_slacks(W: np.ndarray, blocks: Sequence[np.ndarray], offset: float = 0.0) -> list[float]:
+    """How far each block's bound may stay below its cost: its share (by pairwise minimum) of
+    half the proof tolerance of the whole value. Sound: the value, offset + the pair cost of
+    W (`offset`: B's constant term), is at least floor = offset + `pairwise_min_bound`(W), so
+    slacks summing to 0.5 PROOF_TOL max(1, floor) leave the status rule of `certify` half its
+    tolerance for the arithmetic. Counting the offset widens the slack about 2x on B."""
+    mins = np.array([pairwise_min_bound(W[np.ix_(b, b)]) for b in blocks])
+    total = pairwise_min_bound(W)
+    reserve = 0.5 * PROOF_TOL * max(1.0, offset + total)
+    share = mins / total if total > 0 else np.full(len(blocks), 1.0 / max(len(blocks), 1))
+    return [float(reserve * x) for x in share]
 
 
 def preference_blocks(W: np.ndarray, rel_tol: float = TIE_REL_TOL) -> list[np.ndarray]:
@@ -157,8 +170,9 @@ class BlockModel(Protocol):
     def solve(self, deadline: Deadline, hint: Sequence[int] | None) -> RoundResult: ...
 
 
-#: Builds a block's model from its pair costs; DeadlineExceeded once the deadline passes.
-ModelFactory = Callable[[np.ndarray, Deadline], BlockModel]
+#: Builds a block's model from its pair costs, the deadline and the block's slack (how far its
+#: bound may stay below its cost: `block_slacks`); DeadlineExceeded once the deadline passes.
+ModelFactory = Callable[[np.ndarray, Deadline, float], BlockModel]
 
 
 @dataclass
@@ -231,13 +245,14 @@ def solve_block(
     deadline: Deadline,
     shortcut: bool,
     warm_start: bool = False,
+    slack: float = 0.0,
 ) -> BlockOutcome:
     """Exact LOP on one block with all or lazily added triangles, within the deadline.
 
     With `shortcut`, a transitive preference tournament is returned at once: its order puts
     every pair at min(W[a,b], W[b,a]), which is a lower bound on every order's cost. Without
     it (the plain model) the bound comes from the back end alone, so a plain run proves only
-    what its solver proves.
+    what its solver proves. `slack` goes to the factory (`block_slacks`).
     """
     nb = Wb.shape[0]
     bound = pairwise_min_bound(Wb) if shortcut or nb <= 1 else -math.inf
@@ -259,7 +274,7 @@ def solve_block(
         fix="use a heuristic (e.g. --method batchlocal)",
     )
     try:
-        model = factory(Wb, deadline)
+        model = factory(Wb, deadline, slack)
     except DeadlineExceeded:
         stats["stopped_while_building"] = 1  # an int: solve_lop sums block stats
         return BlockOutcome(best_order, best_cost, bound, proven, stats)
@@ -372,6 +387,7 @@ def _solve_lop(
         decompose=decompose,
         warm_start=warm_start,
         extra_stats=extra_stats,
+        offset=float(c.sum()),
     )
     value = evaluate(inst, core.order, objective)
     bound = float(c.sum()) + core.bound
@@ -389,9 +405,11 @@ def solve_lop_matrix(
     decompose: bool = True,
     warm_start: bool = False,
     extra_stats: dict[str, Any] | None = None,
+    offset: float = 0.0,
 ) -> BlockOutcome:
     """The linear-ordering core on a raw cost matrix W >= 0: min over orders of
-    sum_{a before b} W[a, b], block by block (`decompose`), each block by `solve_block`.
+    sum_{a before b} W[a, b], block by block (`decompose`), each block by `solve_block` with
+    its slack (`block_slacks`; `offset`: the part of the value outside W, B's constant term).
 
     Returns the order, its pair cost, a proven lower bound on every order's pair cost, whether
     every block closed, and the stats (numbers summed over blocks; `routes`: the route each
@@ -413,10 +431,11 @@ def solve_lop_matrix(
     routes: list[str] = []
     solved = 0
     label = np.empty(n, dtype=np.int64)
+    slacks = block_slacks(W, blocks, offset)
     for bi, blk in enumerate(blocks):
         label[blk] = bi
         Wb = W[np.ix_(blk, blk)]
-        out = solve_block(Wb, factory, triangles, deadline, decompose, warm_start)
+        out = solve_block(Wb, factory, triangles, deadline, decompose, warm_start, slacks[bi])
         stats["lazy_rounds"] = max(stats["lazy_rounds"], out.stats["rounds"])
         order.extend(int(blk[i]) for i in out.order)
         bound += out.bound

@@ -8,13 +8,15 @@ import math
 import numpy as np
 import pytest
 
-from schedlab.solvers.result import Status
+from schedlab.solvers.result import PROOF_TOL, Status
+from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.exact_cpsat import CpSatBlockModel, scale_costs
 from schedlab.solvers.sojourn.exact_milp import PulpBlockModel, cbc_log_bound
 from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.lop import (
     RoundResult,
     before_matrix,
+    block_slacks,
     lop_cost,
     order_from_before,
     pairwise_min_bound,
@@ -176,7 +178,7 @@ def test_a_bound_crossing_the_value_within_tolerance_is_clamped_not_raised(trian
     value = evaluate(inst, order, obj)
     excess = 1e-8 * value  # above the 1e-9 proof tolerance (the old RuntimeError), below 1e-6
     res = solve_lop(
-        inst, obj, "fake", lambda Wb, _dl: CrossingModel(Wb, list(order), excess),
+        inst, obj, "fake", lambda Wb, _dl, _slack: CrossingModel(Wb, list(order), excess),
         deadline=NO_DEADLINE, triangles=triangles, decompose=False,
     )  # fmt: skip
     assert res.status is Status.OPTIMAL
@@ -191,9 +193,47 @@ def test_a_bound_far_above_the_value_is_an_error_status_not_a_crash():
     order = list(range(inst.n))
     excess = 1e-3 * evaluate(inst, order, obj)
     res = solve_lop(
-        inst, obj, "fake", lambda Wb, _dl: CrossingModel(Wb, order, excess),
+        inst, obj, "fake", lambda Wb, _dl, _slack: CrossingModel(Wb, order, excess),
         deadline=NO_DEADLINE, decompose=False,
     )  # fmt: skip
     assert res.status is Status.ERROR and res.bound is None
     assert "crosses value" in res.stats["error"]
     assert sorted(res.solution) == sorted(inst.ids)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_block_slacks_stay_within_half_the_proof_tolerance_of_every_order(seed):
+    """The blocks' slacks, B's constant term counted, sum to at most half of PROOF_TOL of the
+    value of every order (brute force over the orders of n = 6), each in its block's share."""
+    rng = np.random.default_rng(seed)
+    W = rng.random((6, 6)) * np.triu(np.full((6, 6), 3.0), 1) + rng.random((6, 6))
+    np.fill_diagonal(W, 0.0)
+    blocks = [np.array([0, 1, 2]), np.array([3, 4, 5])]
+    offset = 2.0 + seed
+    slacks = block_slacks(W, blocks, offset)
+    assert min(slacks) > 0
+    assert sum(slacks) <= 0.5 * PROOF_TOL * (offset + brute_min(W)) * (1 + 1e-12)
+    mins = [pairwise_min_bound(W[np.ix_(b, b)]) for b in blocks]
+    assert math.isclose(slacks[0] / slacks[1], mins[0] / mins[1], rel_tol=1e-12)
+    alone = block_slacks(W, [np.arange(6)], offset)[0]  # one block: the whole reserve
+    assert math.isclose(alone, 0.5 * PROOF_TOL * (offset + pairwise_min_bound(W)), rel_tol=1e-12)
+
+
+def test_solve_lop_gives_the_block_its_slack_with_b_s_constant_term():
+    """The factory receives half of PROOF_TOL of the constant term plus the pairwise minimum
+    (about twice the slack of the pair costs alone on B), so a block closes as soon as the
+    status rule of the whole value allows."""
+    inst = generate(8, 1863, max_checkpoints=2)
+    obj = Objective("B")
+    c, W = linear_ordering_weights(inst, obj)
+    order = list(range(inst.n))
+    got: list[float] = []
+
+    def factory(Wb, _dl, slack):
+        got.append(slack)
+        return CrossingModel(Wb, order, 0.0)
+
+    solve_lop(inst, obj, "fake", factory, deadline=NO_DEADLINE, decompose=False)
+    want = 0.5 * PROOF_TOL * (float(c.sum()) + pairwise_min_bound(W))
+    assert len(got) == 1 and math.isclose(got[0], want, rel_tol=1e-12)
+    assert float(c.sum()) > 0.5 * pairwise_min_bound(W)  # the constant counts: wider slack
