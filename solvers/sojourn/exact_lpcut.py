@@ -33,8 +33,8 @@ tolerances act on numbers of order 1, not 1e-5), and triangle rows for chosen tr
    cycles.py has the pair structure, `lagrangian_value` the arithmetic and a rigorous margin
    for its floating-point error). The block is
    proven when this bound is within the block's slack of its incumbent, with no MIP: its share
-   of half the proof tolerance (`result.PROOF_TOL`: the status rule of `certify`) of a floor
-   under the whole value, B's constant term included (`lop.block_slacks`).
+   of nine tenths of the proof tolerance (`result.PROOF_TOL`: the status rule of `certify`) of
+   a floor under the whole value, B's constant term included (`lop.block_slacks`).
 3. Otherwise the MIP on the cut model, started from the best order, with an absolute gap below
    the proof tolerance; lazy rounds as in `lop.solve_block` if the integer solution still has a
    3-cycle. Every HiGHS run gets only the time left (its time limit and a wall-clock interrupt
@@ -85,7 +85,7 @@ LP_STALL_ROUNDS = 3  # LP rounds whose own Lagrangian bound gained less than the
 ROUTES = ("auto", "packing", "lp", "full")  # lpcut's routes per block (`pick_route`)
 PACKING_MAX_DEFICIT = 1e-4  # auto: the packing when the incumbent's cost exceeds the pairwise
 # minimum by at most this share of it: PDLP's masters (FINE_TOL at the latest) then meet the
-# closing slack (0.5 PROOF_TOL of the pairwise minimum); above it they cannot (dense matrices:
+# closing slack (`lop.block_slacks`); above it they cannot (dense matrices:
 # 0.2-1, the packing ran 100 rounds), below it (cyclic family: 1e-6-6e-5) it is the fastest
 SIMPLEX_MIN_DEFICIT = PACKING_MAX_DEFICIT  # LP rounds by dual simplex above this deficit share
 # (`pick_lp_solver`), by the interior point below it
@@ -600,8 +600,8 @@ class LpcutOptions:
 
 def block_close_abs(Wb: np.ndarray) -> float:
     """The slack of a block standing alone (`lop.block_slacks` with no other block and no
-    offset): half the proof tolerance of its pairwise-minimum cost. lpcut's blocks get theirs
-    from `solve_lop_matrix`, which also counts B's constant term (about 2x wider)."""
+    offset): SLACK_SHARE of the proof tolerance of its pairwise-minimum cost. lpcut's blocks
+    get theirs from `solve_lop_matrix`, which also counts B's constant term (about 2x wider)."""
     return block_slacks(Wb, [np.arange(Wb.shape[0])])[0]
 
 

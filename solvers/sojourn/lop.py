@@ -31,6 +31,8 @@ from schedlab.solvers.validate import Deadline, DeadlineExceeded, check_alloc
 
 TIE_REL_TOL = 1e-9  # |W[a,b] - W[b,a]| below this times max|W| counts as a tie (rounding-safe);
 # a tie tolerance of the block decomposition, not the proof tolerance (result.PROOF_TOL)
+SLACK_SHARE = 0.9  # of the proof tolerance (result.PROOF_TOL) that the blocks' slacks may use
+# (`block_slacks`); the rest covers float error, 1e5 times more than it needs
 TRIANGLE_MODES = ("lazy", "all", "separate")  # separate: none up front, the back end cuts
 Triple = tuple[int, int, int]
 
@@ -66,13 +68,15 @@ def pairwise_min_bound(W: np.ndarray) -> float:
 
 def block_slacks(W: np.ndarray, blocks: Sequence[np.ndarray], offset: float = 0.0) -> list[float]:
     """How far each block's bound may stay below its cost: its share (by pairwise minimum) of
-    half the proof tolerance of the whole value. Sound: the value, offset + the pair cost of
-    W (`offset`: B's constant term), is at least floor = offset + `pairwise_min_bound`(W), so
-    slacks summing to 0.5 PROOF_TOL max(1, floor) leave the status rule of `certify` half its
-    tolerance for the arithmetic. Counting the offset widens the slack about 2x on B."""
+    SLACK_SHARE of the proof tolerance of the whole value. Sound: the value, offset + the pair
+    cost of W (`offset`: B's constant term), is at least floor = offset +
+    `pairwise_min_bound`(W), so slacks summing to SLACK_SHARE PROOF_TOL max(1, floor) keep
+    the status rule of `certify`, with the rest of its tolerance for the float error between
+    the blocks' costs and the value evaluated (about 1e-15 of it). Counting the offset widens
+    the slack about 2x on B."""
     mins = np.array([pairwise_min_bound(W[np.ix_(b, b)]) for b in blocks])
     total = pairwise_min_bound(W)
-    reserve = 0.5 * PROOF_TOL * max(1.0, offset + total)
+    reserve = SLACK_SHARE * PROOF_TOL * max(1.0, offset + total)
     share = mins / total if total > 0 else np.full(len(blocks), 1.0 / max(len(blocks), 1))
     return [float(reserve * x) for x in share]
 

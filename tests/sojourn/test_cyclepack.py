@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from schedlab.solvers.result import Status
+from schedlab.solvers.result import PROOF_TOL, Status
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.cyclepack import (
     EARLY_TOL,
@@ -25,7 +25,12 @@ from schedlab.solvers.sojourn.cyclepack import (
 )
 from schedlab.solvers.sojourn.exact_lpcut import block_close_abs
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop import insertion_descent, lop_cost, preference_tournament
+from schedlab.solvers.sojourn.lop import (
+    insertion_descent,
+    lop_cost,
+    pairwise_min_bound,
+    preference_tournament,
+)
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.solve import solve
@@ -179,12 +184,15 @@ def test_a_stall_of_every_cycle_pricing_tightens_the_master_then_goes_exact():
     # this start stalls at LOOSE_TOL, at FINE_TOL, then with every cycle of T priced at FINE_TOL
     # and at TIGHT_TOL; the exact master closes it (searched over n = 16, 20, 24, seeds 0-29,
     # both starts: before the TIGHT_TOL and exact steps existed, it ran its 100 rounds open).
-    # The reference is the LP-and-MIP route with no packing, an independent method
+    # The reference is the LP-and-MIP route with no packing, an independent method. The slack
+    # is the one the search used: half the proof tolerance of the pair cost (the blocks' slacks
+    # are wider now, `lop.block_slacks`, and this start closes before the exact step with them)
     inst = generate(20, 10, family="cyclic")
     const, W = _weights(20, 10)
     ref = solve(SojournProblem(inst, B), "lpcut", seed=0, options={"route": "lp"})
     assert ref.status is Status.OPTIMAL
-    out = CyclePacker(W, seed=0).certify(_orders(W)["worst"], block_close_abs(W))
+    slack = 0.5 * PROOF_TOL * pairwise_min_bound(W)
+    out = CyclePacker(W, seed=0).certify(_orders(W)["worst"], slack)
     steps = [out.stats[f"packing_{k}_from_round"] for k in ("fine", "general", "tight", "exact")]
     assert steps == sorted(steps)
     assert out.closed and abs(out.cost + const - ref.value) <= 1e-9 * ref.value
