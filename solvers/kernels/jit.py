@@ -13,13 +13,15 @@ from typing import Any
 
 
 @cache
-def _compiled(fn: Callable[..., Any], callees: tuple[Callable[..., Any], ...] = ()) -> Any:
-    """fn compiled by numba (cached on disk), the `callees` it calls by global name compiled too
-    and bound in their place, so that the plain fn keeps calling the plain callees."""
+def _compiled(fn: Callable[..., Any], kin: tuple[Callable[..., Any], ...] = ()) -> Any:
+    """fn compiled by numba (cached on disk); the loops of `kin` that fn calls by global name
+    are compiled too (with theirs) and bound in their place, so the plain fn keeps calling the
+    plain ones."""
     import numba
 
+    callees = [c for c in kin if c is not fn and c.__name__ in fn.__code__.co_names]
     if callees:
-        scope = {**fn.__globals__, **{c.__name__: _compiled(c) for c in callees}}
+        scope = {**fn.__globals__, **{c.__name__: _compiled(c, kin) for c in callees}}
         bound = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__)
         bound.__qualname__, bound.__module__ = fn.__qualname__, fn.__module__
         fn = bound
@@ -33,10 +35,7 @@ def pick(plain: dict[str, Callable[..., Any]], name: str, backend: str) -> Calla
     process, 2.5 s for `order_search`'s iterated search)."""
     if backend not in ("cpu", "numpy"):
         raise ValueError(f"backend must be 'cpu' or 'numpy', not {backend!r}")
-    fn = plain[name]
     if backend == "numpy":
-        return fn
-    names = fn.__code__.co_names
-    callees = tuple(f for f in plain.values() if f is not fn and f.__name__ in names)
-    kernel: Callable[..., Any] = _compiled(fn, callees)
+        return plain[name]
+    kernel: Callable[..., Any] = _compiled(plain[name], tuple(plain.values()))
     return kernel
