@@ -438,6 +438,7 @@ def print_start_search(
     )
 
     multistart(np.zeros((3, 3)), [0, 1, 2], starts=1, kicks_per_start=1, max_length=1, seed=0)
+    headers = ["n", "seed", "block"] + [f"{s}x{k} {w}" for s, k in configs for w in ("slacks", "s")]
     rows = []
     for n, seed in instances:
         _, W = linear_ordering_weights(generate(n, seed, family="cyclic"), Objective("B"))
@@ -453,11 +454,8 @@ def print_start_search(
             gain = (lop_cost(Wb, start) - lop_cost(Wb, found)) / block_close_abs(Wb)
             row += [round(gain, 2), round(took, 2)]
         rows.append(row)
-        print(format_table(["n", "seed", "block"] + [f"{s}x{k} {w}" for s, k in configs
-                                                     for w in ("slacks", "s")], rows[-1:]),
-              flush=True)  # fmt: skip
-    print(format_table(["n", "seed", "block"] + [f"{s}x{k} {w}" for s, k in configs
-                                                 for w in ("slacks", "s")], rows))  # fmt: skip
+        print(format_table(headers, rows[-1:]), flush=True)
+    print(format_table(headers, rows))
 
 
 def print_cyclic_ladder(
