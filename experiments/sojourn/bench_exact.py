@@ -459,11 +459,15 @@ def print_start_search(
 
 
 def print_cyclic_ladder(
-    ns: tuple[int, ...] = (300, 350, 400, 450, 500), count: int = 2, limit_s: float = 60.0
+    ns: tuple[int, ...] = (300, 350, 400, 450, 500),
+    count: int = 2,
+    limit_s: float = 60.0,
+    threads: int = 1,
 ) -> None:
-    """lpcut's default route on every ladder instance of the cyclic family (seeds as
-    `seeds_for`), none skipped after a failure: status, wall and CPU seconds, packing rounds
-    and the gap left in closing slacks (the largest block's, `lop.block_slacks`)."""
+    """lpcut's default route (with `threads` PDLP threads) on every ladder instance of the
+    cyclic family (seeds as `seeds_for`), none skipped after a failure: status, wall and CPU
+    seconds, packing rounds and the gap left in closing slacks (the largest block's,
+    `lop.block_slacks`)."""
     from schedlab.solvers.sojourn.batch import linear_ordering_weights
     from schedlab.solvers.sojourn.lop import block_slacks, preference_blocks
 
@@ -476,7 +480,8 @@ def print_cyclic_ladder(
             big = max(range(len(blocks)), key=lambda k: len(blocks[k]))
             slack = block_slacks(W, blocks, float(c.sum()))[big]
             t0, c0 = time.perf_counter(), time.process_time()
-            r = solve(SojournProblem(inst, Objective("B")), "lpcut", time_limit=limit_s, seed=0)
+            r = solve(SojournProblem(inst, Objective("B")), "lpcut", time_limit=limit_s, seed=0,
+                      options={"threads": threads})  # fmt: skip
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             gap = None if r.bound is None or r.value is None else (r.value - r.bound) / slack
             rows.append([n, seed, r.status.value, round(wall, 1), round(cpu, 1),

@@ -89,6 +89,10 @@ EXACT_TOL = 1e-9  # the master LP solver's optimality tolerance once the loose r
 # finds no column. A solver setting, not the proof tolerance (result.PROOF_TOL): the packing's
 # bound is made sound by shaving, whatever the solver's accuracy
 MasterLp = Literal["pdlp", "ipm"]  # OR-Tools' PDLP, or HiGHS's interior point (no crossover)
+PDLP_SHARDS = 8  # PDLP cuts its matrix products into this many shards whatever its threads, so
+# that its iterates, and with them the packing's rounds and result, do not depend on `threads`
+# (by default the shards follow the threads, and the sums' order with them). Two threads on
+# this 2-core machine, the cyclic ladder n = 300-500: the same rounds, 1.14-1.61x faster
 SOUND_MARGIN = 1e-12  # relative slack for float rounding in the packing's value
 
 
@@ -158,7 +162,13 @@ def _incidence(cols: Sequence[np.ndarray] | Columns) -> tuple[np.ndarray, Any]:
     import scipy.sparse as sp
 
     c = Columns.of(cols)
-    used, rows = np.unique(c.ids, return_inverse=True)
+    size = int(c.ids.max()) + 1 if len(c.ids) else 0
+    seen = np.zeros(size, dtype=bool)
+    seen[c.ids] = True
+    used = np.flatnonzero(seen)  # as np.unique, without its sort (0.14 s a master at n = 500)
+    row_of = np.zeros(size, dtype=np.int64)
+    row_of[used] = np.arange(len(used))
+    rows = row_of[c.ids]
     A = sp.csc_matrix((np.ones(len(c.ids)), rows, c.ptr), shape=(len(used), len(c)))
     A.sort_indices()
     return used, A
@@ -183,10 +193,16 @@ class CyclePacker:
     """One block's pair costs Wb as a preference tournament with arc capacities."""
 
     def __init__(
-        self, Wb: np.ndarray, *, seed: int | None = None, master: MasterLp = "pdlp"
+        self,
+        Wb: np.ndarray,
+        *,
+        seed: int | None = None,
+        master: MasterLp = "pdlp",
+        threads: int = 1,
     ) -> None:
         self.W = Wb
         self.master = master  # the LP solver of the loose rounds
+        self.threads = threads  # PDLP's threads (its result does not depend on them)
         self.n = n = Wb.shape[0]
         iu = np.triu_indices(n, 1)
         self.pid = np.zeros((n, n), dtype=np.int64)
@@ -286,7 +302,8 @@ class CyclePacker:
     def _master_pdlp(
         self, cols: Columns, deadline: Deadline, tol: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """The master by OR-Tools' PDLP (one thread, from scratch): mu, row arcs, row duals."""
+        """The master by OR-Tools' PDLP (`threads` threads over PDLP_SHARDS shards, from
+        scratch): mu, row arcs, row duals."""
         from ortools.pdlp import solvers_pb2
         from ortools.pdlp.python import pdlp
 
@@ -300,7 +317,8 @@ class CyclePacker:
         qp.variable_lower_bounds = np.zeros(k)
         qp.variable_upper_bounds = np.full(k, np.inf)
         params = solvers_pb2.PrimalDualHybridGradientParams()
-        params.num_threads = 1
+        params.num_threads = self.threads
+        params.num_shards = PDLP_SHARDS
         crit = params.termination_criteria
         crit.simple_optimality_criteria.eps_optimal_relative = tol
         crit.simple_optimality_criteria.eps_optimal_absolute = 1e-2 * tol

@@ -215,6 +215,7 @@ class HighsCutModel:
         packing: bool = False,
         packing_master: MasterLp = "pdlp",
         route: Route | None = None,
+        threads: int = 1,
     ) -> None:
         import highspy
 
@@ -224,6 +225,7 @@ class HighsCutModel:
         self.lp_stalled = False  # the LP rounds stopped on LP_STALL_ROUNDS without progress
         self.lp_solver: LpSolver = "ipm"  # the LP rounds' HiGHS solver (`pick_lp_solver`)
         self.packing_master = packing_master
+        self.threads = threads  # the packing masters' (PDLP's); HiGHS runs on one
         self.seed = seed
 
         self.hs = highspy
@@ -355,7 +357,8 @@ class HighsCutModel:
         if self.order is None:
             return {}
         self._offer(search_start(self.W, self.order, self.seed, deadline))
-        packer = CyclePacker(self.W, seed=self.seed, master=self.packing_master)
+        packer = CyclePacker(self.W, seed=self.seed, master=self.packing_master,
+                             threads=self.threads)  # fmt: skip
         out = packer.certify(self.order, self.close_abs, deadline)
         self.packing_stopped = out.stopped  # no LP ran after it: its MIP would start blind
         self._offer(out.order)
@@ -596,6 +599,13 @@ class LpcutOptions:
             "rounds, MIP), lp (LP rounds, MIP), full (every triangle row, MIP)"
         },
     )
+    threads: int = field(
+        default=1,
+        metadata={
+            "help": "threads of the packing's PDLP masters (the result does not depend on "
+            "them: PDLP_SHARDS fixed shards); HiGHS runs on one"
+        },
+    )
 
 
 def block_close_abs(Wb: np.ndarray) -> float:
@@ -622,6 +632,7 @@ def lpcut_factory(options: LpcutOptions, seed: int | None) -> ModelFactory:
         packing=options.packing,
         packing_master=options.packing_master,
         route=options.route,
+        threads=options.threads,
     )
 
 
@@ -633,6 +644,7 @@ def lpcut_stats(options: LpcutOptions) -> dict[str, Any]:
         "packing": options.packing,
         "packing_master": options.packing_master,
         "route_option": options.route,
+        "threads": options.threads,
     }
 
 

@@ -156,6 +156,21 @@ def test_lpcut_closes_a_60_job_block_by_the_packing():
     assert r.status is Status.OPTIMAL and ref.status is Status.OPTIMAL
     assert r.stats["closed_by_packing"] == 1 and r.stats["largest_block"] >= 48
     assert abs(r.value - ref.value) <= 1e-9 * ref.value
+    two = solve(SojournProblem(inst, B), "lpcut", seed=0, options={"threads": 2})
+    assert (r.stats["threads"], two.stats["threads"]) == (1, 2)
+    assert (two.value, two.bound, two.solution) == (r.value, r.bound, r.solution)
+
+
+def test_pdlp_threads_change_no_round_of_the_packing():
+    # PDLP works over PDLP_SHARDS fixed shards, so its iterates, and every round after them,
+    # are the same on one thread or two (with its default shards, which follow the threads,
+    # the bounds differ here in the last digits): only the time differs
+    _, W = _weights(100, 20_000)
+    start = insertion_descent(W, _orders(W)["worst"])
+    slack = block_close_abs(W)
+    one, two = (CyclePacker(W, seed=0, threads=t).certify(start, slack) for t in (1, 2))
+    assert one.closed and one.stats["packing_rounds"] >= 3
+    assert (one.bound, one.order, one.stats) == (two.bound, two.order, two.stats)
 
 
 def test_a_stopped_packing_leaves_no_mip_to_overrun_the_limit():
