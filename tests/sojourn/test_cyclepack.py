@@ -16,11 +16,15 @@ from schedlab.solvers.sojourn.cyclepack import (
     FINE_TOL,
     GAP_SHARE,
     LOOSE_TOL,
+    STALL_NEED,
+    STALL_ROUNDS,
+    TAIL_GAIN,
     TIGHT_TOL,
     Columns,
     CyclePacker,
     _incidence,
     _next_step,
+    _stalled,
     cycle_columns,
 )
 from schedlab.solvers.sojourn.exact_lpcut import block_close_abs
@@ -225,6 +229,28 @@ def test_a_stall_of_every_cycle_pricing_tightens_the_master_then_goes_exact():
 )
 def test_the_stall_ladder(loose, general, step):
     assert _next_step(loose, general) == step
+
+
+@pytest.mark.parametrize(
+    ("gaps", "general", "stalled"),
+    [
+        ([3.0, 2.5, 2.1], False, True),  # 0.9 slacks gained, 2 to go
+        ([3.0, 2.0, 1.9], False, False),  # 1.1 slacks gained: as before
+        ([1.73, 1.31, 1.02], False, False),  # 0.71 gained, 0.73 to go (a stall before)
+        ([1.5, 1.4, 1.3], False, True),  # 0.2 gained, 0.5 to go
+        ([1.06, 1.05, 1.03], False, True),  # creeping: below TAIL_GAIN of a slack
+        ([1.09, 1.05, 1.03], False, False),  # 0.06 gained, 0.09 to go
+        ([1.5, 1.48, 1.46], True, True),  # every cycle priced: TAIL_GAIN of the slack
+        ([1.5, 1.47, 1.44], True, False),
+        ([2.0, 1.0], False, False),  # too few rounds to tell
+    ],  # fmt: skip
+)
+def test_a_stall_is_judged_against_the_slack_and_what_is_left_to_close(gaps, general, stalled):
+    # gaps in closing slacks below a cost of 100, slack 1e-3 (one slack left is closed)
+    cost, slack = 100.0, 1e-3
+    history = [cost - g * slack for g in gaps]
+    assert STALL_ROUNDS == 2 and STALL_NEED == 0.5 and TAIL_GAIN == 0.05
+    assert _stalled(history, slack, cost - slack, general) is stalled
 
 
 def test_early_masters_are_as_coarse_as_a_tenth_of_the_gap_allows():
