@@ -216,6 +216,7 @@ class HighsCutModel:
         packing_master: MasterLp = "pdlp",
         route: Route | None = None,
         threads: int = 1,
+        packing_fill: bool = True,
     ) -> None:
         import highspy
 
@@ -226,6 +227,7 @@ class HighsCutModel:
         self.lp_solver: LpSolver = "ipm"  # the LP rounds' HiGHS solver (`pick_lp_solver`)
         self.packing_master = packing_master
         self.threads = threads  # the packing masters' (PDLP's); HiGHS runs on one
+        self.packing_fill = packing_fill  # the packing's 3-cycle fill (`CyclePacker`'s fill)
         self.seed = seed
 
         self.hs = highspy
@@ -358,7 +360,7 @@ class HighsCutModel:
             return {}
         self._offer(search_start(self.W, self.order, self.seed, deadline))
         packer = CyclePacker(self.W, seed=self.seed, master=self.packing_master,
-                             threads=self.threads)  # fmt: skip
+                             threads=self.threads, fill=self.packing_fill)  # fmt: skip
         out = packer.certify(self.order, self.close_abs, deadline)
         self.packing_stopped = out.stopped  # no LP ran after it: its MIP would start blind
         self._offer(out.order)
@@ -606,6 +608,13 @@ class LpcutOptions:
             "them: PDLP_SHARDS fixed shards); HiGHS runs on one"
         },
     )
+    packing_fill: bool = field(
+        default=True,
+        metadata={
+            "help": "fill the capacity each packing master leaves with 3-cycles that join the "
+            "next master (off: the pricing's columns alone, as before)"
+        },
+    )
 
 
 def block_close_abs(Wb: np.ndarray) -> float:
@@ -633,6 +642,7 @@ def lpcut_factory(options: LpcutOptions, seed: int | None) -> ModelFactory:
         packing_master=options.packing_master,
         route=options.route,
         threads=options.threads,
+        packing_fill=options.packing_fill,
     )
 
 
@@ -645,6 +655,7 @@ def lpcut_stats(options: LpcutOptions) -> dict[str, Any]:
         "packing_master": options.packing_master,
         "route_option": options.route,
         "threads": options.threads,
+        "packing_fill": options.packing_fill,
     }
 
 

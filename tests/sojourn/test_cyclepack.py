@@ -70,6 +70,31 @@ def test_any_weights_on_any_cycles_bound_the_brute_force_optimum(seed):
     assert cp.bound_of([], np.zeros(0)) == cp.pair_min <= opt
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_the_fill_only_adds_to_a_sound_bound(seed):
+    # a loose master's packing, shaved, then filled by 3-cycles that reverse one arc of an
+    # order: the bound never drops and never exceeds the brute-force optimum, and each fill
+    # column is a directed 3-cycle of T
+    _, W = _weights(7, seed)
+    opt = min(lop_cost(W, p) for p in itertools.permutations(range(7)))
+    cp = CyclePacker(W)
+    order = _orders(W)["preference"]
+    cols = cp._price(order, cp._first_lengths(), 1e-4)
+    rng = np.random.default_rng(seed)
+    for scale in (0.01, 0.3, 3.0):
+        mu = rng.random(len(cols)) * scale
+        shaved, fill, weight = cp._filled(order, cols, mu)
+        filled = cp.bound_of(cols + fill, np.concatenate([shaved, weight]))
+        assert cp.bound_of(cols, mu) - 1e-12 * abs(opt) <= filled <= opt + 1e-12 * abs(opt)
+        for j in range(len(fill)):
+            ids = fill.ids[fill.ptr[j] : fill.ptr[j + 1]]
+            on = np.isin(cp.pid, ids) & cp.pref  # the arcs of T on the cycle's pairs
+            heads = {int(a): int(b) for a, b in zip(*np.nonzero(on), strict=True)}
+            assert len(ids) == 3 and len(heads) == 3  # each node leaves by one arc of T
+            a = next(iter(heads))
+            assert heads[heads[heads[a]]] == a
+
+
 def test_flat_columns_hold_the_same_cycles_as_a_list():
     # the flat form (one id array and offsets) against the list it came from: joined, filtered,
     # and the master's arc-by-column matrix; a node cycle closes from its last node to its first
@@ -105,29 +130,50 @@ def test_certificate_closes_at_the_dp_optimum_from_insertion_descent(n, seed):
     assert abs(out.cost - ref) <= 1e-9 * ref and out.bound <= ref + 1e-12 * ref
 
 
-@pytest.mark.parametrize(("n", "seed", "start"), [(16, 1, "worst"), (16, 5, "worst")])
-def test_stalled_restricted_pricing_gives_way_to_every_cycle_then_exact_masters(n, seed, start):
+@pytest.mark.parametrize(
+    ("n", "seed", "start", "fill"),
+    [(16, 1, "worst", True), (16, 1, "worst", False), (16, 5, "worst", False)],
+)
+def test_stalled_restricted_pricing_gives_way_to_every_cycle_then_exact_masters(
+    n, seed, start, fill
+):
     # from these orders the loose (PDLP) masters stall short of the optimum; pricing over every
     # cycle of T finds nothing at their duals, and the tight (interior point) master, priced
     # without the tie-break, closes the block (searched over seeds 0-29, both starting orders,
-    # after the first pricing took the widest paths: only these two reach both fallbacks)
+    # after the first pricing took the widest paths and before the fill: only these two reached
+    # both fallbacks; with the fill, searched over n = 16, 20, seeds 0-39, only the first)
     inst = generate(n, seed, family="cyclic")
     const, W = _weights(n, seed)
     ref = solve(SojournProblem(inst, B), "dp").value - const
-    out = CyclePacker(W, seed=0).certify(_orders(W)[start], block_close_abs(W))
+    out = CyclePacker(W, seed=0, fill=fill).certify(_orders(W)[start], block_close_abs(W))
     assert "packing_general_from_round" in out.stats and "packing_exact_from_round" in out.stats
     assert out.closed and abs(out.cost - ref) <= 1e-9 * ref
 
 
 def test_a_stall_at_the_loose_tolerance_tightens_the_master_before_pricing_every_cycle():
     # the first masters run at LOOSE_TOL; this start stalls there, goes on at FINE_TOL, and
-    # only then prices every cycle of T; the proof is still the subset DP's optimum
+    # only then prices every cycle of T; the proof is still the subset DP's optimum (without
+    # the fill, with which this start never stalls at LOOSE_TOL: the ladder's order is tested)
     inst = generate(16, 1, family="cyclic")
     const, W = _weights(16, 1)
     ref = solve(SojournProblem(inst, B), "dp").value - const
-    out = CyclePacker(W, seed=0).certify(_orders(W)["worst"], block_close_abs(W))
+    out = CyclePacker(W, seed=0, fill=False).certify(_orders(W)["worst"], block_close_abs(W))
     assert out.stats["packing_fine_from_round"] <= out.stats["packing_general_from_round"]
     assert out.closed and abs(out.cost - ref) <= 1e-9 * ref and out.bound <= ref + 1e-12 * ref
+
+
+def test_with_the_fill_a_stall_at_the_loose_tolerance_still_tightens_the_master():
+    # with the fill on, this start stalls at LOOSE_TOL in round 6 (searched over n = 24, 30,
+    # seeds 0-29: the only stall found) and closes at FINE_TOL; the reference is the LP rounds
+    # and MIP with no packing, an independent method
+    inst = generate(30, 27, family="cyclic")
+    const, W = _weights(30, 27)
+    ref = solve(SojournProblem(inst, B), "lpcut", seed=0, options={"route": "lp"})
+    assert ref.status is Status.OPTIMAL
+    out = CyclePacker(W, seed=0).certify(_orders(W)["preference"], block_close_abs(W))
+    assert out.stats["packing_fine_from_round"] == 6 and out.stats["packing_fill_columns"] > 0
+    assert out.closed and abs(out.cost + const - ref.value) <= 1e-9 * ref.value
+    assert out.bound <= ref.value - const + 1e-9 * ref.value
 
 
 def test_an_expired_deadline_runs_nothing_and_keeps_a_sound_bound():
@@ -205,13 +251,14 @@ def test_a_stall_of_every_cycle_pricing_tightens_the_master_then_goes_exact():
     # both starts: before the TIGHT_TOL and exact steps existed, it ran its 100 rounds open).
     # The reference is the LP-and-MIP route with no packing, an independent method. The slack
     # is the one the search used: half the proof tolerance of the pair cost (the blocks' slacks
-    # are wider now, `lop.block_slacks`, and this start closes before the exact step with them)
+    # are wider now, `lop.block_slacks`, and this start closes before the exact step with them).
+    # Without the fill, as in that search: with it this start never stalls
     inst = generate(20, 10, family="cyclic")
     const, W = _weights(20, 10)
     ref = solve(SojournProblem(inst, B), "lpcut", seed=0, options={"route": "lp"})
     assert ref.status is Status.OPTIMAL
     slack = 0.5 * PROOF_TOL * pairwise_min_bound(W)
-    out = CyclePacker(W, seed=0).certify(_orders(W)["worst"], slack)
+    out = CyclePacker(W, seed=0, fill=False).certify(_orders(W)["worst"], slack)
     steps = [out.stats[f"packing_{k}_from_round"] for k in ("fine", "general", "tight", "exact")]
     assert steps == sorted(steps)
     assert out.closed and abs(out.cost + const - ref.value) <= 1e-9 * ref.value
