@@ -72,18 +72,20 @@ def test_any_weights_on_any_cycles_bound_the_brute_force_optimum(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_the_fill_only_adds_to_a_sound_bound(seed):
-    # a loose master's packing, shaved, then filled by 3-cycles that reverse one arc of an
-    # order: the bound never drops and never exceeds the brute-force optimum, and each fill
-    # column is a directed 3-cycle of T
+    # random weights on the pricing's columns (none, small, or overloaded), shaved, then
+    # filled by 3-cycles that reverse one arc of an order: the bound never drops and never
+    # exceeds the brute-force optimum, and each fill column is a directed 3-cycle of T
     _, W = _weights(7, seed)
     opt = min(lop_cost(W, p) for p in itertools.permutations(range(7)))
     cp = CyclePacker(W)
-    order = _orders(W)["preference"]
+    order = _orders(W)["worst"]  # the order that reverses the most arcs
     cols = cp._price(order, cp._first_lengths(), 1e-4)
     rng = np.random.default_rng(seed)
-    for scale in (0.01, 0.3, 3.0):
+    sizes = []
+    for scale in (0.0, 0.01, 0.3, 3.0):  # 0: the fill alone, a greedy packing of 3-cycles
         mu = rng.random(len(cols)) * scale
         shaved, fill, weight = cp._filled(order, cols, mu)
+        sizes.append(len(fill))
         filled = cp.bound_of(cols + fill, np.concatenate([shaved, weight]))
         assert cp.bound_of(cols, mu) - 1e-12 * abs(opt) <= filled <= opt + 1e-12 * abs(opt)
         for j in range(len(fill)):
@@ -93,6 +95,7 @@ def test_the_fill_only_adds_to_a_sound_bound(seed):
             assert len(ids) == 3 and len(heads) == 3  # each node leaves by one arc of T
             a = next(iter(heads))
             assert heads[heads[heads[a]]] == a
+    assert sizes[0] > 0  # an empty packing leaves room: the checks above ran on real cycles
 
 
 def test_flat_columns_hold_the_same_cycles_as_a_list():
