@@ -1,22 +1,43 @@
-"""The code version that journaled rows are keyed on, so a rerun recomputes after a code change.
+"""The code versions that journaled rows are keyed on, so a rerun recomputes after a code change.
 
-A hash of schedlab's own source and shipped data files (every `.py`, `.csv`, `.json` and `.txt`
-under the installed `schedlab` package, followed through the folder links of a development
-checkout). Unlike a git revision it exists in an sdist or a wheel and it sees uncommitted edits.
-It covers the whole package, not only the modules a computation imports: coarser than needed
-(an edit anywhere recomputes every journal), never stale.
+Two granularities, both digests of schedlab's own source and shipped data files (never a git
+revision: they exist in an sdist or a wheel and they see uncommitted edits):
+
+- `code_version()`: the whole installed package (every `.py`, `.csv`, `.json`, `.txt`, followed
+  through the folder links of a development checkout). Workers are checked against it: a worker
+  that runs other code than the main process fails its cells.
+- `modules_version(modules)`: the static import closure of the given modules (every `import`
+  and `from ... import`, at any depth, function-level ones included, resolved inside schedlab)
+  with the data files beside each module (its folder and the `data/` folder there). This is what
+  a study's journal is keyed on (`scope_version`: every module of one subject's three packages,
+  plus whatever they import), so an edit in one subject, or in code no subject imports (the
+  report, a benchmark), recomputes no other subject's rows.
+
+`pinned(version)` sets the version that journals opened inside the block use
+(`current()`; the whole package's when nothing is pinned): the figure and claim runners pin
+their study's version.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import schedlab
 
 SUFFIXES = (".py", ".csv", ".json", ".txt")
+ROOT_NAME = "schedlab"
+SUBJECT_FOLDERS = ("solvers", "theory", "experiments")
+
+
+def package_root() -> Path:
+    return Path(schedlab.__file__).parent
 
 
 def source_files(root: Path) -> list[Path]:
@@ -28,17 +49,148 @@ def source_files(root: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(root).as_posix())
 
 
-def tree_digest(root: Path) -> str:
-    """sha256 over the relative path and the bytes of each of `source_files(root)`."""
+def _digest(root: Path, paths: Iterable[Path]) -> str:
+    """sha256 over the relative path and the bytes of each file, in the given order."""
     h = hashlib.sha256()
-    for path in source_files(root):
+    for path in paths:
         rel = path.relative_to(root).as_posix().encode()
         data = path.read_bytes()
         h.update(len(rel).to_bytes(8, "little") + rel + len(data).to_bytes(8, "little") + data)
     return h.hexdigest()
 
 
+def tree_digest(root: Path) -> str:
+    """sha256 over the relative path and the bytes of each of `source_files(root)`."""
+    return _digest(root, source_files(root))
+
+
 @functools.cache
 def code_version() -> str:
     """A 16-hex-digit digest of the installed schedlab sources (computed once per process)."""
-    return tree_digest(Path(schedlab.__file__).parent)[:16]
+    return tree_digest(package_root())[:16]
+
+
+# ---- static import closure -----------------------------------------------------------------
+def module_path(name: str, root: Path) -> Path | None:
+    """The file of schedlab module `name` under `root` (a module or a package's __init__)."""
+    parts = name.split(".")
+    if parts[0] != ROOT_NAME:
+        return None
+    base = root.joinpath(*parts[1:])
+    for cand in (base.with_suffix(".py"), base / "__init__.py"):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _parents(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def imported_modules(name: str, root: Path) -> set[str]:
+    """The schedlab modules that module `name` imports anywhere in its body (statically)."""
+    path = module_path(name, root)
+    if path is None:
+        return set()
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+    return {m for m in found if module_path(m, root) is not None}
+
+
+@functools.cache
+def _closure(names: frozenset[str], root: Path) -> frozenset[str]:
+    seen: set[str] = set()
+    todo = [n for n in names if module_path(n, root) is not None]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo += [m for m in imported_modules(name, root) | set(_parents(name)) if m not in seen]
+    return frozenset(seen)
+
+
+def import_closure(modules: Iterable[str], root: Path | None = None) -> set[str]:
+    """Every schedlab module that importing `modules` may execute (their parents included)."""
+    return set(_closure(frozenset(modules), root or package_root()))
+
+
+def _data_files(folder: Path) -> list[Path]:
+    """Non-Python files of the code version in `folder` itself and under its `data/`."""
+    out = [p for p in folder.iterdir() if p.is_file() and p.suffix in SUFFIXES[1:]]
+    data = folder / "data"
+    if data.is_dir():
+        out += [p for p in source_files(data)]
+    return out
+
+
+def closure_files(modules: Iterable[str], root: Path | None = None) -> list[Path]:
+    """The source files of `import_closure(modules)` and the data files beside them, sorted."""
+    root = root or package_root()
+    files: set[Path] = set()
+    for name in import_closure(modules, root):
+        path = module_path(name, root)
+        assert path is not None
+        files.add(path)
+        files.update(_data_files(path.parent))
+    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+
+
+@functools.cache
+def modules_version(modules: tuple[str, ...], root: Path | None = None) -> str:
+    """A 16-hex-digit digest of `closure_files(modules)` (once per process and module set)."""
+    root = root or package_root()
+    return _digest(root, closure_files(modules, root))[:16]
+
+
+def subject_modules(subject: str, root: Path | None = None) -> list[str]:
+    """Every module of `subject`'s packages under solvers/, theory/ and experiments/."""
+    root = root or package_root()
+    out = []
+    for folder in SUBJECT_FOLDERS:
+        pkg = root / folder / subject
+        for path in sorted(pkg.rglob("*.py")) if pkg.is_dir() else []:
+            if "__pycache__" in path.parts:
+                continue
+            rel = path.relative_to(root).with_suffix("").parts
+            rel = rel[:-1] if rel[-1] == "__init__" else rel
+            out.append(".".join((ROOT_NAME, *rel)))
+    return out
+
+
+def scope_version(subject: str, *extra_modules: str) -> str:
+    """The version a study of `subject` is journaled under: the closure of every module of the
+    subject (registries look its methods up by name, so all of them count) and `extra_modules`
+    (a subject-free study's own module)."""
+    return modules_version(tuple(sorted({*subject_modules(subject), *extra_modules})))
+
+
+# ---- the version journals use ------------------------------------------------------------------
+_PINNED: ContextVar[str | None] = ContextVar("schedlab_code_version", default=None)
+
+
+def current() -> str:
+    """The pinned study version inside `pinned(...)`, else the whole package's."""
+    return _PINNED.get() or code_version()
+
+
+@contextmanager
+def pinned(version: str) -> Iterator[str]:
+    """Journals opened in this block (this thread or task) are keyed on `version`."""
+    token = _PINNED.set(version)
+    try:
+        yield version
+    finally:
+        _PINNED.reset(token)

@@ -3,8 +3,9 @@
 `RowStore` appends each finished row to a JSON-lines journal (flushed and fsynced), skips
 rows whose key is already there on rerun, and writes the final CSV/JSON atomically. A torn
 last line from an interrupted run is ignored, so nothing finished is ever lost. A journal is
-keyed by its settings and by the code version (`codeversion.code_version`): rows computed by
-other settings or by other code are dropped and recomputed, never mixed with new ones.
+keyed by its settings and by the code version (`codeversion.current()`: the running study's
+version when one is pinned, else the whole package's): rows computed by other settings or by
+other code are dropped and recomputed, never mixed with new ones.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class RowStore:
         self.path = Path(path)
         self.key_fields = tuple(key_fields)
         self.config = config or {}
-        self.code = codeversion.code_version()
+        self.code = codeversion.current()
         self.rows: list[dict[str, Any]] = []
         self._keys: set[tuple[Any, ...]] = set()
         self._load()

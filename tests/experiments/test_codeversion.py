@@ -59,3 +59,84 @@ def test_code_version_covers_all_three_packages():
     v = code_version()
     assert len(v) == 16 and int(v, 16) >= 0
     assert code_version() == v
+
+
+def _pkg(root, files):
+    """A fake `schedlab` package tree under root/schedlab with the given module texts."""
+    pkg = root / "schedlab"
+    for rel, text in files.items():
+        path = pkg / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return pkg
+
+
+def test_import_closure_follows_static_and_lazy_imports(tmp_path):
+    from schedlab.experiments.codeversion import import_closure
+
+    pkg = _pkg(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "solvers/__init__.py": "",
+            "solvers/base.py": "X = 1\n",
+            "solvers/a/__init__.py": "",
+            "solvers/a/m.py": "from schedlab.solvers import base\n"
+            "def f():\n    from . import lazy\n",
+            "solvers/a/lazy.py": "from ..base import X\n",
+            "solvers/b/__init__.py": "",
+            "solvers/b/m.py": "import numpy\n",
+        },
+    )
+    got = import_closure(["schedlab.solvers.a.m"], pkg)
+    assert got == {
+        "schedlab",
+        "schedlab.solvers",
+        "schedlab.solvers.base",
+        "schedlab.solvers.a",
+        "schedlab.solvers.a.m",
+        "schedlab.solvers.a.lazy",
+    }
+
+
+def test_modules_version_sees_only_the_closure_and_its_data(tmp_path):
+    from schedlab.experiments.codeversion import modules_version
+
+    pkg = _pkg(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "solvers/__init__.py": "",
+            "solvers/a/__init__.py": "",
+            "solvers/a/m.py": "X = 1\n",
+            "solvers/a/data/t.csv": "1\n",
+            "solvers/b/__init__.py": "",
+            "solvers/b/m.py": "Y = 1\n",
+        },
+    )
+    mods = ("schedlab.solvers.a.m",)
+    base = modules_version(mods, pkg)
+    modules_version.cache_clear()
+    (pkg / "solvers/b/m.py").write_text("Y = 2\n")  # another subject: no change
+    assert modules_version(mods, pkg) == base
+    modules_version.cache_clear()
+    (pkg / "solvers/a/data/t.csv").write_text("2\n")  # its data: a change
+    assert modules_version(mods, pkg) != base
+    modules_version.cache_clear()
+
+
+def test_scope_versions_separate_subjects():
+    from schedlab.experiments.codeversion import import_closure, subject_modules
+
+    soj = import_closure(subject_modules("sojourn"))
+    assert "schedlab.solvers.sojourn.heuristics" in soj
+    assert not any(".synergy" in m or ".esg" in m or ".slaq" in m for m in soj)
+
+
+def test_pinned_version_is_what_journals_use():
+    from schedlab.experiments import codeversion
+
+    assert codeversion.current() == codeversion.code_version()
+    with codeversion.pinned("abc"):
+        assert codeversion.current() == "abc"
+    assert codeversion.current() == codeversion.code_version()
