@@ -9,6 +9,10 @@ the subjects alike:
 - every subject has a file for every role of the table "Roles: one file name per role" in
   docs/architecture.md. The table is read from the page, so the page and the check cannot
   drift: a new role there is checked at once, and a subject lacking one fails here.
+
+The subjects are not listed here: they are `schedlab.solvers.subjects.subjects()` (the packages
+of solvers/), and every package of experiments/ and theory/ that is not shared must be one of
+them, so a fifth subject is checked the moment its folders exist.
 """
 
 from __future__ import annotations
@@ -20,9 +24,11 @@ from pathlib import Path
 
 import pytest
 
+from schedlab.solvers.subjects import SHARED_PACKAGES, subjects
+
 ROOT = Path(__file__).resolve().parents[1]
-SUBJECTS = ("sojourn", "synergy", "slaq", "esg")
-SHARED = {"solvers": {"kernels"}, "theory": set(), "experiments": {"traces", "bench"}}
+SUBJECTS = subjects()
+SHARED = {"solvers": set(SHARED_PACKAGES), "theory": set(), "experiments": {"traces", "bench"}}
 CONTRACTS = {
     "solvers": "solver-subjects",
     "theory": "theory-subjects",
@@ -81,6 +87,16 @@ def missing_roles(root: Path, subject: str, roles: dict[str, list[str]]) -> list
     ]
 
 
+def subject_packages(root: Path = ROOT) -> set[str]:
+    """Every package of the three folders that is not shared: each must be a subject."""
+    return {name for folder in CONTRACTS for name in subpackages(folder, root) - SHARED[folder]}
+
+
+def test_the_subjects_are_the_packages_of_every_folder():
+    assert len(SUBJECTS) >= 4, SUBJECTS
+    assert subject_packages() == set(SUBJECTS), "a package outside solvers/ is no subject"
+
+
 def test_every_subject_package_is_in_its_contract():
     for contract in CONTRACTS.values():
         assert set(SUBJECTS) <= contract_layers(contract)[0], contract
@@ -106,7 +122,7 @@ def test_the_role_table_spans_the_three_folders():
     assert folders == {"solvers", "experiments", "theory"}
 
 
-@pytest.mark.parametrize("subject", SUBJECTS)
+@pytest.mark.parametrize("subject", sorted(subject_packages()))
 def test_every_subject_has_every_role(subject):
     missing = missing_roles(ROOT, subject, role_table())
     assert not missing, f"{subject} lacks the role(s) {missing} (docs/architecture.md, Roles)"
@@ -146,6 +162,18 @@ def test_a_policies_package_stands_for_policies_py(tmp_path):
     (folder / "policies").mkdir()
     (folder / "policies" / "policy_fifo.py").touch()
     assert missing_roles(tmp_path, "synergy", roles) == []
+
+
+def test_a_subject_outside_solvers_is_reported(tmp_path):
+    for folder in CONTRACTS:
+        for name in SUBJECTS:
+            (tmp_path / folder / name).mkdir(parents=True)
+            (tmp_path / folder / name / "__init__.py").touch()
+    assert subject_packages(tmp_path) == set(SUBJECTS)
+    (tmp_path / "theory" / "newsubject").mkdir()
+    (tmp_path / "theory" / "newsubject" / "__init__.py").touch()
+    assert subject_packages(tmp_path) == {*SUBJECTS, "newsubject"}
+    assert missing_roles(tmp_path, "newsubject", role_table()) != []
 
 
 def test_a_package_outside_the_contracts_is_reported(tmp_path):
