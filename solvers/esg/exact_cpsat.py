@@ -31,6 +31,7 @@ from schedlab.solvers.backends import cpsat_solver
 from schedlab.solvers.esg.exact_milp import candidates, check_model_size
 from schedlab.solvers.esg.plan import Relaxed, bracket, choice_fits, result
 from schedlab.solvers.esg.problem import APP_KINDS, App, budget_limit
+from schedlab.solvers.options import shared
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
@@ -41,7 +42,7 @@ COST_TOP = float(2**46)
 @dataclass(frozen=True)
 class CpsatOptions:
     pareto: bool = field(default=True, metadata={"help": "drop dominated configurations first"})
-    num_workers: int = field(default=1, metadata={"help": "CP-SAT search workers"})
+    num_workers: int = shared("num_workers")
     time_unit_ms: float = field(default=0.001, metadata={"help": "integer time unit (ms)"})
 
 

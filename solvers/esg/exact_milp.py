@@ -33,6 +33,7 @@ import numpy as np
 from schedlab.solvers.esg.pareto import pareto_indices
 from schedlab.solvers.esg.plan import Relaxed, bracket, choice_fits, result
 from schedlab.solvers.esg.problem import APP_KINDS, App, budget_limit
+from schedlab.solvers.options import shared
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, check_alloc
@@ -41,7 +42,7 @@ from schedlab.solvers.validate import NO_DEADLINE, Deadline, check_alloc
 @dataclass(frozen=True)
 class MilpOptions:
     pareto: bool = field(default=True, metadata={"help": "drop dominated configurations first"})
-    threads: int = field(default=1, metadata={"help": "HiGHS threads"})
+    threads: int = shared("threads")
 
 
 #: Memory the door reserves per model variable (PuLP/CP-SAT objects and the rows naming it).

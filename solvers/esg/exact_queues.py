@@ -47,6 +47,7 @@ from schedlab.solvers.esg.problem_queues import (
     evaluate,
     queues_result,
 )
+from schedlab.solvers.options import shared
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, check_alloc, solver_seed
@@ -242,7 +243,7 @@ def _fits_real(problem: QueuesProblem) -> Any:
 @dataclass(frozen=True)
 class QMilpOptions:
     prune: bool = field(default=True, metadata={"help": "drop dominated / unusable configs"})
-    threads: int = field(default=1, metadata={"help": "HiGHS threads"})
+    threads: int = shared("threads")
 
 
 @register_method(
@@ -356,7 +357,7 @@ def solve_q_milp(
 @dataclass(frozen=True)
 class QCpsatOptions:
     prune: bool = field(default=True, metadata={"help": "drop dominated / unusable configs"})
-    num_workers: int = field(default=1, metadata={"help": "CP-SAT search workers"})
+    num_workers: int = shared("num_workers")
     time_unit_ms: float = field(default=0.001, metadata={"help": "integer time unit (ms)"})
     resource_unit: float = field(
         default=1e-6, metadata={"help": "integer vCPU / share unit", "range": (1e-6, 1.0)}

@@ -22,9 +22,10 @@ and 1e-4 relative, let it stop short of a 1e-9 proof), HiGHS with feasibility to
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
+from schedlab.solvers.options import MilpSolver, shared
 from schedlab.solvers.result import PROOF_TOL, SolveResult, certify
 from schedlab.solvers.slaq.exact_model import Window, WindowSolve, solve_by_windows, table_value
 from schedlab.solvers.slaq.heuristics import allocation_of
@@ -36,8 +37,8 @@ from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 @dataclass(frozen=True)
 class MilpOptions:
-    solver: Literal["highs", "cbc"] = field(default="highs", metadata={"help": "MILP backend"})
-    threads: int = field(default=1, metadata={"help": "solver threads"})
+    solver: MilpSolver = shared("solver")
+    threads: int = shared("threads")
 
 
 #: The MIP gap asked of the back end, relative to max(1, |value|): a tenth of the proof tolerance.

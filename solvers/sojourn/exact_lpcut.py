@@ -54,6 +54,7 @@ import numpy as np
 from schedlab.solvers.backends import interrupt_after
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.order_search import multistart
+from schedlab.solvers.options import shared
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.cyclepack import CyclePacker, MasterLp
 from schedlab.solvers.sojourn.lop import (
@@ -601,13 +602,9 @@ class LpcutOptions:
             "rounds, MIP), lp (LP rounds, MIP), full (every triangle row, MIP)"
         },
     )
-    threads: int = field(
-        default=1,
-        metadata={
-            "help": "threads of the packing's PDLP masters (the result does not depend on "
-            "them: PDLP_SHARDS fixed shards); HiGHS runs on one"
-        },
-    )
+    # the packing's PDLP masters run on `threads` (the result does not depend on them:
+    # PDLP_SHARDS fixed shards); HiGHS runs on one
+    threads: int = shared("threads")
     packing_fill: bool = field(
         default=True,
         metadata={

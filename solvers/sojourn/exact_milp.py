@@ -32,6 +32,7 @@ from pulp.apis.coin_api import pulp_cbc_path
 
 from schedlab.solvers.backends import interrupt_after, run_cbc
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.options import MilpSolver, shared
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.lop import (
     RoundResult,
@@ -240,7 +241,7 @@ def block_gap_abs(Wb: np.ndarray) -> float:
 class MilpOptions:
     """Options of `milp`."""
 
-    solver: Literal["highs", "cbc"] = field(default="highs", metadata={"help": "MILP back end"})
+    solver: MilpSolver = shared("solver")
     triangles: Literal["lazy", "all"] = field(
         default="lazy",
         metadata={"help": "triangle inequalities: added round by round (lazy) or all up front"},

@@ -30,6 +30,7 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from schedlab.solvers.backends import cpsat_solver
+from schedlab.solvers.options import shared
 from schedlab.solvers.result import SolveResult, Status
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, capacity_limit, total_tput
@@ -72,14 +73,9 @@ class CpsatOptions:
     """Options of the exact CP-SAT model."""
 
     run_set: RunSet = field(default="proportional", metadata={"help": RUN_SET_HELP})
-    num_workers: int = field(default=1, metadata={"help": "CP-SAT workers"})
-    max_deterministic_time: float | None = field(
-        default=None, metadata={"help": "CP-SAT deterministic time limit (reproducible)"}
-    )
-    hint: bool = field(
-        default=True,
-        metadata={"help": "start from OPT, or TUNE under a time limit (kept if nothing better)"},
-    )
+    num_workers: int = shared("num_workers")
+    max_deterministic_time: float | None = shared("max_deterministic_time")
+    hint: bool = shared("hint")  # OPT, or TUNE under a time limit (`start_point`)
     relaxation_cut: bool = field(
         default=True, metadata={"help": "cap the objective by the cluster-totals relaxation"}
     )

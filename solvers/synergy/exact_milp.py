@@ -21,12 +21,13 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from schedlab.solvers.backends import run_cbc
 from schedlab.solvers.highs import ColumnModel, empty_model, run_highs, write_mps
+from schedlab.solvers.options import MilpSolver, shared
 from schedlab.solvers.result import PROOF_TOL, SolveResult, Status
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocation import Allocation, capacity_limit, total_tput
@@ -61,18 +62,13 @@ CBC_GAP = PROOF_TOL / 10
 class MilpOptions:
     """Options of the exact MILP."""
 
-    solver: Literal["highs", "cbc"] = field(
-        default="highs", metadata={"help": "MILP back end (HiGHS in process, or the CBC binary)"}
-    )
+    solver: MilpSolver = shared("solver")
     run_set: RunSet = field(default="proportional", metadata={"help": RUN_SET_HELP})
-    threads: int = field(default=1, metadata={"help": "solver threads"})
+    threads: int = shared("threads")
     relaxation_cut: bool = field(
         default=True, metadata={"help": "cap the objective by the cluster-totals relaxation"}
     )
-    hint: bool = field(
-        default=True,
-        metadata={"help": "start from OPT, or TUNE under a time limit (kept if nothing better)"},
-    )
+    hint: bool = shared("hint")  # OPT, or TUNE under a time limit (`start_point`)
 
 
 @dataclass
