@@ -1,13 +1,16 @@
 """One JSON form for the problem files of every subject: the text, the atomic save, and reading
 back with the door's rules (`validate.parse_json`, `validate.load_json_file`), so each subject's
-problem type only says how it maps to and from a dict (`to_dict`, `from_dict`)."""
+problem type only says how it maps to and from a dict (`to_dict`, `from_dict`).
+
+Reading has one meaning per name in every subject: `load(path)` reads a file, `loads(text,
+source=...)` parses a JSON text (errors name `source`: a file name, "<stdin>")."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.util import atomic_write_text
@@ -17,10 +20,28 @@ T = TypeVar("T")
 
 
 class JsonFile:
-    """`to_json` and `save` of a problem type from its `to_dict` (the one JSON form)."""
+    """`load`, `loads`, `to_json` and `save` of a problem type from its `from_dict` and
+    `to_dict` (the one JSON form). `FILE_WHAT` names the file in messages."""
+
+    FILE_WHAT: ClassVar[str] = "the file"
 
     def to_dict(self) -> dict[str, Any]:  # pragma: no cover - every problem type defines it
         raise NotImplementedError
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Self:  # pragma: no cover - every problem type defines it
+        raise NotImplementedError
+
+    @classmethod
+    def load(cls, path: str | Path) -> Self:
+        """Read the file at `path` with the door's rules (UTF-8, size cap, guarded JSON);
+        InvalidInput names the file."""
+        return load_as(cls.from_dict, path, cls.FILE_WHAT)
+
+    @classmethod
+    def loads(cls, text: str, *, source: str | None = None) -> Self:
+        """Parse the JSON `text` with the door's guards; InvalidInput names `source`."""
+        return parse_as(cls.from_dict, text, source)
 
     def to_json(self, indent: int | None = 1) -> str:
         """The JSON text of `to_dict` (indent 1 by default: the form of the files)."""

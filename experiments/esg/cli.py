@@ -245,7 +245,7 @@ def plan_cmd(
     from schedlab.solvers.esg.problem import App
     from schedlab.solvers.solve import solve
 
-    app = App.from_json(app_file).with_budget(budget_ms)
+    app = App.load(app_file).with_budget(budget_ms)
     cmd = ctx.command
     assert isinstance(cmd, OptionsCommand)
     opts = chosen_options(METHODS.get(method, scope="esg"), params, cmd.option_names())

@@ -151,7 +151,7 @@ def allocate(
     from schedlab.solvers.slaq.problem import Snapshot
     from schedlab.solvers.solve import solve
 
-    snap = Snapshot.from_json(snapshot)
+    snap = Snapshot.load(snapshot)
     if objective is not None and objective != snap.objective:
         snap = snap.with_objective(objective)
     entry = METHODS.get(method, scope="slaq")

@@ -68,7 +68,9 @@ def load_instance(path: Path) -> Instance:
     from schedlab.solvers.sojourn.problem import Instance
 
     if str(path) == "-":
-        return Instance.load_stdin(sys.stdin)
+        from schedlab.solvers.validate import read_stdin_text
+
+        return Instance.loads(read_stdin_text(sys.stdin, "instance"), source="<stdin>")
     return Instance.load(path)
 
 

@@ -42,7 +42,7 @@ def load_snapshot(path: Path) -> Snapshot:
     if str(path) == "-":
         from schedlab.solvers.validate import read_stdin_text
 
-        return Snapshot.from_json(read_stdin_text(sys.stdin, "snapshot"), source="<stdin>")
+        return Snapshot.loads(read_stdin_text(sys.stdin, "snapshot"), source="<stdin>")
     return Snapshot.load(path)
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,7 +32,7 @@ from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.esg.dispatch import CAP_TOL
 from schedlab.solvers.esg.problem import App, fits_budget
 from schedlab.solvers.result import Certificate, SolveResult, Status, certify
-from schedlab.solvers.serialize import load_as
+from schedlab.solvers.serialize import JsonFile
 
 #: per queue: None (a miss) or per stage (configuration index, invoker index)
 Choice = tuple[tuple[int, int], ...] | None
@@ -81,10 +80,11 @@ class StageTable:
 
 
 @dataclass(frozen=True)
-class QueuesProblem:
+class QueuesProblem(JsonFile):
     """Queues and invokers; `kind` "queues" (methods `q_*`)."""
 
     subject: ClassVar[str] = "esg"
+    FILE_WHAT: ClassVar[str] = "the queues file"
 
     queues: tuple[Queue, ...]
     invokers: tuple[InvokerCap, ...]
@@ -119,11 +119,6 @@ class QueuesProblem:
     @classmethod
     def from_dict(cls, data: Any, *, source: str | None = None) -> QueuesProblem:
         return _parse(data, source)
-
-    @classmethod
-    def from_json(cls, path: str | Path) -> QueuesProblem:
-        """Read a queues file with the door's rules (UTF-8, size cap, guarded JSON)."""
-        return load_as(lambda data: _parse(data, str(path)), path, "the queues file")
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -17,14 +17,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.serialize import JsonFile, load_as, parse_as
-from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, read_stdin_text
+from schedlab.solvers.serialize import JsonFile
+from schedlab.solvers.validate import MAX_MAGNITUDE, check_id
 
 if TYPE_CHECKING:  # objectives imports this module
     from schedlab.solvers.sojourn.objectives import Objective
@@ -166,6 +165,8 @@ def _check_job(raw: Any, index: int, problems: Problems) -> Job | None:
 class Instance(JsonFile):
     """A single-server instance: all jobs present at time 0. Immutable and validated."""
 
+    FILE_WHAT: ClassVar[str] = "instance file"
+
     jobs: tuple[Job, ...]
     name: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
@@ -225,19 +226,6 @@ class Instance(JsonFile):
             problems.add(f"job {dup!r}: field 'id' is duplicated; ids must be unique")
         problems.raise_if_any()
         return cls(tuple(j for j in jobs if j is not None), name=name, meta=dict(meta))
-
-    @classmethod
-    def from_json(cls, text: str, *, source: str | None = None) -> Instance:
-        return parse_as(cls.from_dict, text, source)
-
-    @classmethod
-    def load(cls, path: str | Path) -> Instance:
-        return load_as(cls.from_dict, path, "instance file")
-
-    @classmethod
-    def load_stdin(cls, stream: Any) -> Instance:
-        """Read an instance from a text stream (standard input) with the file rules."""
-        return cls.from_json(read_stdin_text(stream, "instance"), source="<stdin>")
 
     @classmethod
     def from_arrays(

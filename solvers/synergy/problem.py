@@ -21,11 +21,10 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.serialize import JsonFile, load_as, parse_as
+from schedlab.solvers.serialize import JsonFile
 from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
 from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, short
 
@@ -230,6 +229,7 @@ class Snapshot(JsonFile):
     method maximizes the total throughput of the round)."""
 
     subject: ClassVar[str] = "synergy"
+    FILE_WHAT: ClassVar[str] = "snapshot file"
 
     cluster: Cluster
     jobs: tuple[Job, ...]
@@ -305,14 +305,6 @@ class Snapshot(JsonFile):
         return cls(
             cluster, tuple(j for j in jobs if j is not None), profiles, name=name, meta=dict(meta)
         )
-
-    @classmethod
-    def from_json(cls, text: str, *, source: str | None = None) -> Snapshot:
-        return parse_as(cls.from_dict, text, source)
-
-    @classmethod
-    def load(cls, path: str | Path) -> Snapshot:
-        return load_as(cls.from_dict, path, "snapshot file")
 
     # ---- serialization ------------------------------------------------------------------
     def to_dict(self, *, include_profiles: bool = False) -> dict[str, Any]:

@@ -215,7 +215,7 @@ def test_json_guards_in_the_api():
         with pytest.raises(InvalidInput):
             parse_json(text, "x.json")
     with pytest.raises(InvalidInput, match="x.json"):
-        Instance.from_json('{"jobs": [' + "1" * 5000 + "]}", source="x.json")
+        Instance.loads('{"jobs": [' + "1" * 5000 + "]}", source="x.json")
 
 
 @pytest.mark.parametrize("bad", ["a,b", " a", "a ", "a\tb"])

@@ -35,7 +35,7 @@ def test_generate_is_seeded_and_valid():
     a = run("sojourn", "generate", "--n", "5", "--seed", "7", "--max-checkpoints", "2")
     b = run("sojourn", "generate", "--n", "5", "--seed", "7", "--max-checkpoints", "2")
     assert a.exit_code == 0 and a.stdout == b.stdout
-    inst = Instance.from_json(a.stdout)
+    inst = Instance.loads(a.stdout)
     assert inst.n == 5 and all(len(j.sizes) <= 3 for j in inst.jobs)
     assert inst.to_dict() == generate(5, 7, max_checkpoints=2).to_dict()
 
