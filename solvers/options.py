@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kit.enum import MAX_WORK
 
 O = TypeVar("O")
 
@@ -74,6 +75,14 @@ SHARED_OPTIONS: dict[str, SharedOption] = {
         "start the solver from a heuristic solution (MIP start or CP-SAT hint), kept when the "
         "solver finds nothing better",
     ),
+    "max_work": SharedOption(
+        int,
+        MAX_WORK,
+        "work cap of the enumeration oracle, in steps (about 0.5 us each): a larger search "
+        "known in advance is refused, a search that reaches it stops with its best solution "
+        "and a sound bound",
+        (1, 10**12),
+    ),
 }
 
 
@@ -105,13 +114,11 @@ def unshared_fields(cls: type) -> list[str]:
 
 
 #: Ranges of other option names used by several methods (a field's `metadata={"range": ...}`
-#: overrides): search budgets and rounds take at least one step, at most what a run can do in
-#: a week; CP-SAT scaling and integer time units.
+#: overrides): search rounds take at least one step, at most what a run can do in a week;
+#: CP-SAT scaling and integer time units.
 NAMED_RANGES: dict[str, tuple[float, float]] = {
     "restarts": (1, 1_000_000),
     "rounds": (1, 1_000_000),
-    "max_nodes": (1, 10**12),
-    "max_paths": (1, 10**12),
     "scale_bits": (8, 62),
     "time_unit_ms": (1e-6, 1e6),
 }

@@ -17,6 +17,7 @@ them, so a fifth subject is checked the moment its folders exist.
 
 from __future__ import annotations
 
+import ast
 import configparser
 import re
 import shutil
@@ -108,7 +109,7 @@ def test_every_subject_package_is_in_its_contract():
 
 
 def test_shared_packages_sit_below_the_subjects():
-    assert contract_layers("solver-subjects")[1:] == [{"kernels"}]
+    assert contract_layers("solver-subjects")[1:] == [{"kernels", "kit"}]
     assert contract_layers("experiment-subjects")[1:] == [{"traces"}]
     assert contract_layers("theory-subjects")[1:] == [{"claims"}, {"verdict"}]
     top = contract_layers("layers")
@@ -187,3 +188,78 @@ def test_a_package_outside_the_contracts_is_reported(tmp_path):
         (tmp_path / folder / "newsubject").mkdir()
         (tmp_path / folder / "newsubject" / "__init__.py").touch()
     assert unlisted_packages(tmp_path) == {"solvers": {"newsubject"}, "theory": {"newsubject"}}
+
+
+# ---- code shape: back ends apart, functions that fit on a screen --------------------------
+#: The longest function allowed outside the kernels (docs/architecture.md, conventions).
+MAX_FUNCTION_LINES = 100
+CODE_FOLDERS = ("solvers", "experiments", "theory", "tests")
+
+
+def long_functions(root: Path = ROOT, limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """`path:line name (n lines)` of every function longer than `limit` lines (decorators
+    excluded), in the code folders under `root`, the kernels apart."""
+    out = []
+    for folder in CODE_FOLDERS:
+        for path in sorted((root / folder).rglob("*.py")):
+            rel = path.relative_to(root)
+            if rel.parts[:2] == ("solvers", "kernels"):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    n = (node.end_lineno or node.lineno) - node.lineno + 1
+                    if n > limit:
+                        out.append(f"{rel}:{node.lineno} {node.name} ({n} lines)")
+    return out
+
+
+def sibling_back_end_imports(root: Path = ROOT) -> list[str]:
+    """`module -> module` for every exact back end (`solvers/<s>/exact_*.py`, not the shared
+    `exact_model`) that imports another back end of its subject: the model the back ends share
+    lives in the subject's model module, the MILP/CP-SAT glue in `solvers/kit`."""
+    out = []
+    for path in sorted((root / "solvers").glob("*/exact_*.py")):
+        subject, name = path.parent.name, path.stem
+        if name == "exact_model":
+            continue
+        prefix = f"schedlab.solvers.{subject}."
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                mods = [node.module]
+                if node.module == prefix[:-1]:
+                    mods = [prefix + a.name for a in node.names]
+                for mod in mods:
+                    other = mod.removeprefix(prefix)
+                    if mod.startswith(prefix) and other.startswith("exact_"):
+                        if other not in ("exact_model", name):
+                            out.append(f"{subject}.{name} -> {subject}.{other}")
+    return out
+
+
+def test_no_function_outside_the_kernels_is_over_100_lines():
+    assert long_functions() == []
+
+
+def test_no_exact_back_end_imports_another():
+    assert sibling_back_end_imports() == []
+
+
+def test_the_shape_checks_can_fail(tmp_path):
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    (tmp_path / "solvers" / "demo").mkdir(parents=True)
+    (tmp_path / "solvers" / "kernels").mkdir()
+    (tmp_path / "solvers" / "demo" / "long.py").write_text(f"def fits():\n{body[:-12]}\n")
+    (tmp_path / "solvers" / "kernels" / "k.py").write_text(f"def kernel():\n{body}\n")
+    assert long_functions(tmp_path) == []
+    (tmp_path / "solvers" / "demo" / "long.py").write_text(f"def too_long():\n{body}\n")
+    assert long_functions(tmp_path) == ["solvers/demo/long.py:1 too_long (101 lines)"]
+    demo = tmp_path / "solvers" / "demo"
+    (demo / "exact_milp.py").write_text("from schedlab.solvers.demo.exact_model import m\n")
+    (demo / "exact_cpsat.py").write_text("from schedlab.solvers.demo import exact_model\n")
+    assert sibling_back_end_imports(tmp_path) == []
+    (demo / "exact_cpsat.py").write_text("from schedlab.solvers.demo.exact_milp import f\n")
+    (demo / "exact_enum.py").write_text("from schedlab.solvers.demo import exact_cpsat, x\n")
+    assert sibling_back_end_imports(tmp_path) == [
+        "demo.exact_cpsat -> demo.exact_milp",
+        "demo.exact_enum -> demo.exact_cpsat",
+    ]

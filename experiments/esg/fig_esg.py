@@ -273,7 +273,7 @@ def _same_value(x: float | None, y: float | None) -> bool:
 
 
 def exact_row(key: dict[str, Any], cfg: dict[str, Any], seed: int) -> dict[str, Any]:
-    from schedlab.solvers.esg.exact_enum import BruteOptions
+    from schedlab.solvers.esg.exact_enum import BruteOptions, brute_work
     from schedlab.solvers.esg.generate import generate
     from schedlab.solvers.solve import solve
 
@@ -283,7 +283,7 @@ def exact_row(key: dict[str, Any], cfg: dict[str, Any], seed: int) -> dict[str, 
         a, c = solve(app, "astar"), solve(app, "cpsat")
         # brute force only within its default cap (full size has chains of 1e12 paths);
         # the larger chains are checked against CP-SAT only
-        fits = a.stats["raw_space"] <= BruteOptions().max_paths
+        fits = brute_work(app, BruteOptions()) <= BruteOptions().max_work
         b = solve(app, "brute") if fits else None
         return {
             "status": a.status.value,

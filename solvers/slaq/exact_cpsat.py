@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.solvers.backends import cpsat_solver
+from schedlab.solvers.kit.cpsat import cpsat_solver
 from schedlab.solvers.options import shared
-from schedlab.solvers.result import SolveResult, certify
+from schedlab.solvers.result import SolveResult, solution_result
 from schedlab.solvers.slaq.exact_model import Window, WindowSolve, solve_by_windows, table_value
 from schedlab.solvers.slaq.heuristics import allocation_of
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
@@ -98,8 +98,8 @@ def solve_cpsat(
         stats["rounding_slack"] = slack * stats["window_span"]  # in real units
     alloc = allocation_of(snap, qm, extra)
     value = qm.objective(alloc.cores, snap.objective)
-    cert = certify(value, bound, "max")
-    return SolveResult.certified(cert, alloc, "cpsat", time.perf_counter() - t0, stats)
+    return solution_result(alloc, value, "cpsat", time.perf_counter() - t0, exact=True,
+                           sense="max", bound=bound, stats=stats)  # fmt: skip
 
 
 def _solve_window(

@@ -24,8 +24,8 @@ from typing import Literal
 import numpy as np
 from ortools.sat.python import cp_model
 
-from schedlab.solvers.backends import cpsat_solver
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kit.cpsat import cpsat_solver
 from schedlab.solvers.options import shared
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.lop import (

@@ -51,9 +51,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from schedlab.solvers.backends import interrupt_after
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.order_search import multistart
+from schedlab.solvers.kit.mip import interrupt_after
 from schedlab.solvers.options import shared
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.cyclepack import CyclePacker, MasterLp
@@ -624,7 +624,7 @@ def block_close_abs(Wb: np.ndarray) -> float:
 def lpcut_factory(options: LpcutOptions, seed: int | None) -> ModelFactory:
     """lpcut's block model builder for `lop.solve_lop` / `lop.solve_lop_matrix`; refuses a
     route that its options rule out."""
-    from schedlab.solvers.sojourn.exact_milp import block_gap_abs
+    from schedlab.solvers.sojourn.lop import block_gap_abs
 
     if options.route not in ROUTES:
         raise InvalidInput(f"route: lpcut takes one of {', '.join(ROUTES)} (got {options.route!r})")
