@@ -108,17 +108,22 @@ class OptionsCommand(click.Command):
         self._options_of = options_of
         self._option_names: list[str] | None = None
 
-    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+    def _ensure_options(self) -> list[str]:
+        """Add the option flags once (a copy of the command, an alias, shares its params)."""
         if self._option_names is None:
             merged = _merged_fields(self._options_of())
             self._option_names = list(merged)
             taken = {p.name for p in self.params}
             new = [_click_option(f, u) for name, (f, u) in merged.items() if name not in taken]
             self.params.extend(new)
+        return self._option_names
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        self._ensure_options()
         return super().get_params(ctx)
 
     def option_names(self) -> list[str]:
-        return list(self._option_names or [])
+        return list(self._ensure_options())
 
 
 def chosen_options(entry: Entry[Any], params: Mapping[str, Any], names: Sequence[str]) -> dict:

@@ -17,7 +17,7 @@ from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 from schedlab.solvers.sojourn.problem import Instance
 
-SOLVE_KEYS = {"status", "objective", "value", "bound", "order", "method", "runtime_s"}
+SOLVE_KEYS = {"status", "value", "bound", "gap", "solution", "method", "runtime_s", "problem"}
 
 
 def run(*args: str):
@@ -61,10 +61,10 @@ def test_solve_json_is_one_object_with_the_contract_keys(inst_file, method, extr
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)  # exactly one JSON document, nothing else on stdout
     assert SOLVE_KEYS <= set(out)
-    assert out["method"] == method and out["objective"] == "B"
+    assert out["method"] == method and out["problem"]["objective"] == "B"
     inst = Instance.load(inst_file)
-    assert sorted(out["order"]) == sorted(inst.ids)
-    value = evaluate(inst, inst.order_from_ids(out["order"]), Objective("B"))
+    assert sorted(out["solution"]) == sorted(inst.ids)
+    value = evaluate(inst, inst.order_from_ids(out["solution"]), Objective("B"))
     assert math.isclose(out["value"], value, rel_tol=1e-12)
     if method in ("dp", "brute", "milp", "cpsat"):
         assert out["status"] == "optimal" and out["bound"] <= out["value"]
