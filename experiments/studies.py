@@ -109,8 +109,15 @@ class Progress:
         from tqdm import tqdm
 
         self._lock = threading.Lock()
-        self._bar = tqdm(total=0, desc=desc, unit="cell", file=sys.stderr, disable=None,
-                         dynamic_ncols=True, smoothing=0.05)  # fmt: skip
+        self._bar = tqdm(
+            total=0,
+            desc=desc,
+            unit="cell",
+            file=sys.stderr,
+            disable=None,
+            dynamic_ncols=True,
+            smoothing=0.05,
+        )
 
     def add(self, total: int, done: int = 0) -> None:
         with self._lock:
