@@ -123,6 +123,7 @@ class Claim:
     paper_number: Number | None = None
     authors_number: Number | None = None
     tolerance: Tolerance = field(default_factory=Tolerance)
+    sizes: tuple[str, ...] = ("small", "full")  # the sizes whose run computes our number
 
     @property
     def key(self) -> str:
@@ -301,6 +302,7 @@ CLAIM_KEYS = {
     "ours",
     "tolerance",
     "like_for_like",
+    "sizes",
 }
 CLAIM_REQUIRED = {
     "id",
@@ -354,7 +356,17 @@ def _claim(p: _Problems, subject: str, i: int, t: Any) -> Claim | None:
         else None,
         ours=_ours(p, f"{where}.ours", t.get("ours", {})),
         tolerance=_tolerance(p, f"{where}.tolerance", t.get("tolerance", {})),
+        sizes=_sizes(p, f"{where}.sizes", t.get("sizes", ["small", "full"])),
     )
+
+
+def _sizes(p: _Problems, where: str, value: Any) -> tuple[str, ...]:
+    sizes = _texts(p, where, value)
+    for s in sizes:
+        p.choice(where, s, ("small", "full"))
+    if not sizes:
+        p.add(where, "name at least one size (small, full)")
+    return sizes
 
 
 def _paper(p: _Problems, t: Any) -> Paper:

@@ -211,6 +211,8 @@ def claim_row(
     elif claim.ours.file:
         points, why = read_points(results, claim)
     d: Decision = decide(claim, points, check)
+    if size not in claim.sizes and d.verdict == "missing":
+        why = f"computed at size {' and '.join(claim.sizes)} only"
     study = _study_of(claim)
     m = manifests.get(study)
     cur = current.get(study, "")
@@ -242,7 +244,9 @@ def claim_row(
         reason=d.reason if d.verdict != "missing" or not why else why,
         evidence=evidence,
         study=study,
-        command=(m or {}).get("command", "") or _default_command(claim, size),
+        command=_default_command(claim, claim.sizes[-1])
+        if size not in claim.sizes
+        else (m or {}).get("command", "") or _default_command(claim, size),
         freshness=fresh,
         code_version=(m or {}).get("code_version", ""),
         current_version=cur,
