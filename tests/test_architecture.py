@@ -29,7 +29,11 @@ from schedlab.solvers.subjects import SHARED_PACKAGES, subjects
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBJECTS = subjects()
-SHARED = {"solvers": set(SHARED_PACKAGES), "theory": set(), "experiments": {"traces", "bench"}}
+SHARED = {
+    "solvers": set(SHARED_PACKAGES),
+    "theory": set(),
+    "experiments": {"traces", "bench", "report"},
+}
 CONTRACTS = {
     "solvers": "solver-subjects",
     "theory": "theory-subjects",
@@ -111,7 +115,10 @@ def test_every_subject_package_is_in_its_contract():
 def test_shared_packages_sit_below_the_subjects():
     assert contract_layers("solver-subjects")[1:] == [{"kernels", "kit"}]
     assert contract_layers("experiment-subjects")[1:] == [{"traces"}]
-    assert contract_layers("theory-subjects")[1:] == [{"claims"}, {"verdict"}]
+    assert contract_layers("theory-subjects")[1:] == [
+        {"claims", "reproduction"},
+        {"verdict", "catalogue"},
+    ]
     top = contract_layers("layers")
     assert top == [{"schedlab.experiments"}, {"schedlab.theory"}, {"schedlab.solvers"}]
 
