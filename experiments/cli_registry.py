@@ -16,6 +16,7 @@ use; none is written out in a command:
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -44,6 +45,17 @@ class LazyChoice(click.Choice):
     @choices.setter
     def choices(self, value: Sequence[str]) -> None:  # click's __init__ assigns ()
         pass
+
+
+def constant(module: str, name: str) -> Callable[[], tuple[str, ...]]:
+    """A `LazyChoice` source: the names in the constant `module.name` (a tuple, a list, or a
+    dict's keys), its module imported on first use (often heavy)."""
+
+    def source() -> tuple[str, ...]:
+        return tuple(getattr(importlib.import_module(module), name))
+
+    source.__doc__ = f"`{module}.{name}`, read on first use."
+    return source
 
 
 class RegistryChoice(LazyChoice):

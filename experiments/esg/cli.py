@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from schedlab.experiments.cli_registry import LazyChoice, RegistryChoice
+from schedlab.experiments.cli_registry import LazyChoice, RegistryChoice, constant
 from schedlab.experiments.cli_solve import SolveVerb, add_solve
 from schedlab.experiments.cliflags import (
     SEED,
@@ -57,32 +57,10 @@ def esg() -> None:
     """
 
 
-def _dispatch_rules() -> tuple[str, ...]:
-    """The dispatch rules of `solvers.esg.dispatch.DISPATCH_RULES`, read on first use."""
-    from schedlab.solvers.esg.dispatch import DISPATCH_RULES
-
-    return tuple(DISPATCH_RULES)
-
-
-def _splits() -> tuple[str, ...]:
-    """The esg policy's SLO splits (`experiments/esg/policies.py` SPLITS), read on first use."""
-    from schedlab.experiments.esg.policies import SPLITS
-
-    return SPLITS
-
-
-def _share_grids() -> tuple[str, ...]:
-    """The generator's GPU-share grids (`generate.SHARE_GRIDS`), read on first use."""
-    from schedlab.solvers.esg.generate import SHARE_GRIDS
-
-    return SHARE_GRIDS
-
-
-def _app_kinds() -> tuple[str, ...]:
-    """The application shapes chain and dag (`problem.APP_KINDS`), read on first use."""
-    from schedlab.solvers.esg.problem import APP_KINDS
-
-    return APP_KINDS
+_dispatch_rules = constant("schedlab.solvers.esg.dispatch", "DISPATCH_RULES")
+_splits = constant("schedlab.experiments.esg.policies", "SPLITS")
+_share_grids = constant("schedlab.solvers.esg.generate", "SHARE_GRIDS")
+_app_kinds = constant("schedlab.solvers.esg.problem", "APP_KINDS")
 
 
 @esg.command("generate", epilog=APP_FORMAT)

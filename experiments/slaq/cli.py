@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from schedlab.experiments.cli_registry import LazyChoice, RegistryChoice
+from schedlab.experiments.cli_registry import LazyChoice, RegistryChoice, constant
 from schedlab.experiments.cli_solve import SolveVerb, add_solve
 from schedlab.experiments.cliflags import (
     WORK_CAP,
@@ -33,33 +33,10 @@ from schedlab.solvers.slaq.limits import (
     SIM_MAX_JOBS,
 )
 
-
-def _objectives() -> tuple[str, ...]:
-    """The snapshot objectives sum and maxmin (`problem.OBJECTIVES`), read on first use."""
-    from schedlab.solvers.slaq.problem import OBJECTIVES
-
-    return OBJECTIVES
-
-
-def _models() -> tuple[str, ...]:
-    """The loss predictors (`predict.MODELS`)."""
-    from schedlab.solvers.slaq.predict import MODELS
-
-    return MODELS
-
-
-def _scalings() -> tuple[str, ...]:
-    """The iteration-time curves of the simulator (`simulator.SCALINGS`)."""
-    from schedlab.experiments.slaq.simulator import SCALINGS
-
-    return SCALINGS
-
-
-def _predictors() -> tuple[str, ...]:
-    """The authors' workload's predictors (`workload_authors.PREDICTOR_WORKLOADS`)."""
-    from schedlab.experiments.slaq.workload_authors import PREDICTOR_WORKLOADS
-
-    return tuple(PREDICTOR_WORKLOADS)
+_objectives = constant("schedlab.solvers.slaq.problem", "OBJECTIVES")
+_models = constant("schedlab.solvers.slaq.predict", "MODELS")
+_scalings = constant("schedlab.experiments.slaq.simulator", "SCALINGS")
+_predictors = constant("schedlab.experiments.slaq.workload_authors", "PREDICTOR_WORKLOADS")
 
 
 OBJECTIVE_CHOICE = LazyChoice(_objectives)
@@ -161,11 +138,7 @@ add_solve(slaq, SOLVE, "allocate")
 MAX_AUTHORS_FITS = 10_000  # default work cap of `slaq predict --scoring authors` (scipy fits)
 
 
-def _scorings() -> tuple[str, ...]:
-    """The prediction study's conventions (`predict.SCORINGS`)."""
-    from schedlab.solvers.slaq.predict import SCORINGS
-
-    return SCORINGS
+_scorings = constant("schedlab.solvers.slaq.predict", "SCORINGS")
 
 
 @slaq.command("predict")

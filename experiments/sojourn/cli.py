@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from schedlab.experiments.cli_registry import LazyChoice
+from schedlab.experiments.cli_registry import LazyChoice, constant
 from schedlab.experiments.cli_solve import SolveVerb, add_solve, read_problem
 from schedlab.experiments.cliflags import SEED, bounded_int
 from schedlab.experiments.output import emit_json, format_table
@@ -29,25 +29,9 @@ if TYPE_CHECKING:
 SUBJECT = "sojourn"
 
 
-def _objectives() -> tuple[str, ...]:
-    """The objectives A, B, TK, DK (`objectives.OBJECTIVES`), read when a command needs them."""
-    from schedlab.solvers.sojourn.objectives import OBJECTIVES
-
-    return OBJECTIVES
-
-
-def _families() -> tuple[str, ...]:
-    """The instance families (`generate.FAMILIES`)."""
-    from schedlab.solvers.sojourn.generate import FAMILIES
-
-    return FAMILIES
-
-
-def _evaluations() -> tuple[str, ...]:
-    """How an order can be valued (`outcomes.EVALUATIONS`)."""
-    from schedlab.solvers.sojourn.outcomes import EVALUATIONS
-
-    return EVALUATIONS
+_objectives = constant("schedlab.solvers.sojourn.objectives", "OBJECTIVES")
+_families = constant("schedlab.solvers.sojourn.generate", "FAMILIES")
+_evaluations = constant("schedlab.solvers.sojourn.outcomes", "EVALUATIONS")
 
 
 OBJECTIVE_CHOICE = LazyChoice(_objectives, case_sensitive=False)

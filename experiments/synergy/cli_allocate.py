@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from schedlab.experiments.cli_registry import LazyChoice
+from schedlab.experiments.cli_registry import LazyChoice, constant
 from schedlab.experiments.cli_solve import SolveVerb, read_problem
 from schedlab.experiments.cliflags import SEED, bounded_int
 from schedlab.solvers.errors import InvalidInput
@@ -98,11 +98,7 @@ SOLVE = SolveVerb(
 )
 
 
-def _gpu_mixes() -> list[str]:
-    """The GPU mixes of the snapshot generator (`generate.GPU_MIXES`), read on first use."""
-    from schedlab.solvers.synergy.generate import GPU_MIXES
-
-    return list(GPU_MIXES)
+_gpu_mixes = constant("schedlab.solvers.synergy.generate", "GPU_MIXES")
 
 
 @click.command("snapshot")

@@ -31,12 +31,15 @@ from typing import Any
 import numpy as np
 
 from schedlab.solvers.kit.linear import LinearModel
-from schedlab.solvers.result import Status, certify
+from schedlab.solvers.result import PROOF_TOL, Status, certify
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 #: The absolute MIP gap asked of HiGHS by default (a solver setting, with a zero relative gap;
 #: the status is decided by `certify`).
 MIP_ABS_GAP = 1e-9
+#: CBC's default absolute gap: a tenth of the proof tolerance, so that its proof (the value
+#: within the gap) still certifies optimality.
+CBC_GAP_ABS = PROOF_TOL / 10
 #: CBC overruns `-sec` inside its root LP; it is killed this long after the limit.
 CBC_KILL_GRACE_S = 1.0
 #: HiGHS's model statuses that mean the time limit (or the interrupt callbacks) stopped it.
@@ -234,7 +237,7 @@ def solve_cbc(
     *,
     deadline: Deadline = NO_DEADLINE,
     threads: int = 1,
-    gap_abs: float = MIP_ABS_GAP,
+    gap_abs: float = CBC_GAP_ABS,
     gap_rel: float = 0.0,
     seed: int | None = None,
 ) -> MipOutcome:
