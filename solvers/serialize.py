@@ -8,13 +8,14 @@ source=...)` parses a JSON text (errors name `source`: a file name, "<stdin>")."
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Self, TypeVar
 
-from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.util import atomic_write_text
-from schedlab.solvers.validate import load_json_file, parse_json
+from schedlab.solvers.validate import check_id, load_json_file, parse_json
 
 T = TypeVar("T")
 
@@ -79,3 +80,45 @@ def load_as(build: Callable[[Any], T], path: str | Path, what: str) -> T:
         return build(data)
     except InvalidInput as exc:
         raise exc.with_source(str(path)) from None
+
+
+# ---- the parts every job-list file checks alike ---------------------------------------------
+def unknown_fields(data: Mapping[str, Any], allowed: Collection[str], problems: Problems) -> None:
+    """One problem naming the top-level fields of `data` outside `allowed`."""
+    unknown = set(data) - set(allowed)
+    if unknown:
+        problems.add(
+            f"unknown top-level field(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}"
+        )
+
+
+def name_and_meta(data: Mapping[str, Any], problems: Problems) -> tuple[str | None, dict[str, Any]]:
+    """The optional `name` (a string) and `meta` (an object) of a problem file."""
+    name = data.get("name")
+    if name is not None and not isinstance(name, str):
+        problems.add(f"field 'name' must be a string (got {name!r})")
+        name = None
+    meta = data.get("meta", {})
+    if not isinstance(meta, Mapping):
+        problems.add(f"field 'meta' must be an object (got {meta!r})")
+        meta = {}
+    return name, dict(meta)
+
+
+def id_problems(ids: Iterable[Any], problems: Problems) -> None:
+    """Each job id a valid id (`validate.check_id`) and unique: a problem per bad id and per
+    repetition (the check of a problem built in Python)."""
+    seen: set[Any] = set()
+    for jid in ids:
+        bad = check_id(jid, "job: field 'id'")
+        if bad:
+            problems.add(bad)
+        if jid in seen:
+            problems.add(f"job {jid!r}: field 'id' is duplicated; ids must be unique")
+        seen.add(jid)
+
+
+def duplicate_ids(ids: Iterable[Any], problems: Problems) -> None:
+    """A problem per id that a file repeats, in sorted order (the check of a file)."""
+    for dup in sorted(i for i, k in Counter(ids).items() if k > 1):
+        problems.add(f"job {dup!r}: field 'id' is duplicated; ids must be unique")
