@@ -270,9 +270,12 @@ def test_every_exact_method_holds_a_tiny_limit_at_a_size_building_exceeds():
     longer: a clear refusal (InvalidInput) or a result that is not a false proof, back within
     the limit plus a generous 5 s (the machine is shared; measured overruns are below 1 s)."""
     from schedlab.solvers.errors import InvalidInput
+    from schedlab.solvers.subjects import subjects
 
     limit, slack = 0.2, 5.0
-    for subject, problems in _sweep_problems().items():
+    sweep = _sweep_problems()
+    assert set(sweep) == set(subjects()), "every subject has its sweep problems"
+    for subject, problems in sweep.items():
         for p in problems:
             for e in METHODS.entries(scope=subject, exact=True):
                 kinds = e.meta.get("kinds")
