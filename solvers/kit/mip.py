@@ -262,9 +262,9 @@ def solve_cbc(
         assert value is not None
         gap = _proof_gap(value, gap_abs, gap_rel)
         bound = value + gap if model.maximize else value - gap
-    else:
+    else:  # CBC's log counts the objective's constant (the MPS file holds it)
         low = cbc_log_bound(log)
-        bound = None if low is None else (-low if model.maximize else low) + model.offset
+        bound = None if low is None else (-low if model.maximize else low)
     return outcome(
         x, value, bound, model.maximize, proven=proven,
         infeasible=head.startswith("Infeasible"), stats=stats,

@@ -93,3 +93,17 @@ def test_the_work_cap():
     meter = WorkMeter(3)
     assert [meter.spend() for _ in range(5)] == [False, False, False, True, True]
     assert meter.stopped and meter.done == 5
+
+
+@pytest.mark.parametrize("maximize", [False, True])
+def test_a_stopped_cbc_takes_the_bound_its_log_prints(monkeypatch, maximize):
+    """Killed with no solution: the log's bound, lowered past its printed digits, in the
+    model's sense and units (the constant is in the MPS file, so in CBC's log)."""
+    from schedlab.solvers.kit import mip
+
+    monkeypatch.setattr(mip, "run_cbc", lambda mps, opts, dl: ("Lower bound: 5.5\n", True))
+    model = LinearModel(maximize=maximize, offset=3.0)
+    model.add_row([model.add_col(1.0, 0.0, 9.0)], [1.0], hi=4.0)
+    out = solve_cbc(model)
+    assert out.x is None and out.status is Status.TIMEOUT and out.stats["cbc_killed"] == 1
+    assert out.bound == pytest.approx(-5.4 if maximize else 5.4)
