@@ -181,5 +181,6 @@ def add_solve(group: click.Group, verb: SolveVerb, *aliases: str) -> click.Comma
         alias = copy.copy(cmd)
         alias.name = name
         alias.short_help = "The same as solve (its former name, kept)."
+        alias.alias_of = "solve"  # type: ignore[attr-defined]  # tests walk each verb once
         group.add_command(alias, name)
     return cmd
