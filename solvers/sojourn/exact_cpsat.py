@@ -175,10 +175,7 @@ class CpsatOptions:
         default=None,
         metadata={"help": f"largest objective coefficient 2^bits, 8..{MAX_SCALE_BITS}"},
     )
-    warm_start: bool = field(
-        default=False,
-        metadata={"help": "hint each block with an insertion-descent order"},
-    )
+    hint: bool = shared("hint", default=False)  # each block: an insertion-descent order
 
 
 @register_method(
@@ -227,7 +224,7 @@ def solve_cpsat(
         deadline=deadline,
         triangles=o.triangles,
         decompose=o.decompose,
-        warm_start=o.warm_start,
+        warm_start=o.hint,
         extra_stats={
             "num_workers": o.num_workers,
             "triangles_mode": o.triangles,

@@ -583,10 +583,7 @@ class LpcutOptions:
     decompose: bool = field(
         default=True, metadata={"help": "solve the preference blocks separately"}
     )
-    warm_start: bool = field(
-        default=True,
-        metadata={"help": "start each block from an insertion-descent order (MIP start)"},
-    )
+    hint: bool = shared("hint")  # each block starts from an insertion-descent order
     packing: bool = field(
         default=True,
         metadata={"help": "certify by a cycle packing (column generation) before the triangle LP"},
@@ -647,7 +644,7 @@ def lpcut_stats(options: LpcutOptions) -> dict[str, Any]:
     """The options a result's stats record."""
     return {
         "decompose": options.decompose,
-        "warm_start": options.warm_start,
+        "warm_start": options.hint,
         "packing": options.packing,
         "packing_master": options.packing_master,
         "route_option": options.route,
@@ -684,7 +681,7 @@ def solve_lpcut(
         deadline=deadline,
         triangles="separate",
         decompose=options.decompose,
-        warm_start=options.warm_start,
+        warm_start=options.hint,
         extra_stats=lpcut_stats(options),
     )
     return replace(res, runtime_s=time.perf_counter() - t0)
