@@ -53,6 +53,20 @@ class JsonFile:
         save_json(path, self.to_dict())
 
 
+class JobListFile(JsonFile):
+    """A problem file whose `jobs` each have an `id`: their number and ids, once."""
+
+    jobs: tuple[Any, ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.jobs)
+
+    @property
+    def ids(self) -> list[str]:
+        return [j.id for j in self.jobs]
+
+
 def json_text(data: Any, indent: int | None = 1) -> str:
     """A problem's dict as JSON text (indent 1 by default: the form of the files)."""
     return json.dumps(data, indent=indent)

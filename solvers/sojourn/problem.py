@@ -23,7 +23,7 @@ import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.serialize import (
-    JsonFile,
+    JobListFile,
     duplicate_ids,
     id_problems,
     name_and_meta,
@@ -168,7 +168,7 @@ def _check_job(raw: Any, index: int, problems: Problems) -> Job | None:
 
 
 @dataclass(frozen=True)
-class Instance(JsonFile):
+class Instance(JobListFile):
     """A single-server instance: all jobs present at time 0. Immutable and validated."""
 
     FILE_WHAT: ClassVar[str] = "instance file"
@@ -242,14 +242,6 @@ class Instance(JsonFile):
         return d
 
     # ---- derived arrays (cached) --------------------------------------------------------
-    @property
-    def n(self) -> int:
-        return len(self.jobs)
-
-    @property
-    def ids(self) -> list[str]:
-        return [j.id for j in self.jobs]
-
     @cached_property
     def _arrays(self) -> dict[str, np.ndarray]:
         pi = np.array([j.success_prob for j in self.jobs], dtype=float)

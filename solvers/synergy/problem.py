@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.serialize import (
-    JsonFile,
+    JobListFile,
     duplicate_ids,
     id_problems,
     name_and_meta,
@@ -227,7 +227,7 @@ def _check_job(
 
 
 @dataclass(frozen=True)
-class Snapshot(JsonFile):
+class Snapshot(JobListFile):
     """One scheduling round: cluster, runnable jobs in policy order, and the profiles.
 
     A problem of `schedlab.solvers.solve.solve`: subject "synergy", kind "throughput" (every
@@ -306,14 +306,6 @@ class Snapshot(JsonFile):
     def kind(self) -> str:
         """The objective every Synergy method maximizes: total throughput."""
         return "throughput"
-
-    @property
-    def n(self) -> int:
-        return len(self.jobs)
-
-    @property
-    def ids(self) -> list[str]:
-        return [j.id for j in self.jobs]
 
     def model_indices(self) -> list[int]:
         return [self.profiles.index(j.model) for j in self.jobs]
