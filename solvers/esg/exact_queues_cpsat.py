@@ -13,14 +13,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from schedlab.solvers.esg.plan import Relaxed, bracket
-from schedlab.solvers.esg.problem_queues import Choice, QueuesProblem, queues_result
+from schedlab.solvers.esg.plan import Relaxed
+from schedlab.solvers.esg.problem_queues import Choice, QueuesProblem
 from schedlab.solvers.esg.queues_model import (
     cpsat_data,
     decode,
-    fits_real,
     model_index,
     queues_model,
+    solve_queues,
 )
 from schedlab.solvers.kit.cpsat import solve_cp
 from schedlab.solvers.options import shared
@@ -82,12 +82,4 @@ def solve_q_cpsat(
         bound = lb_miss + max(lb_cost - items / 2, 0.0) / COST_UNIT
         return Relaxed(decode(problem, idx, out.x), bound, proven=out.proven)
 
-    def restrict() -> list[Choice] | None:
-        stats["restricted"] = True
-        return run(False, []).choice
-
-    out = bracket(lambda cuts: run(True, cuts), restrict, fits_real(problem), deadline.passed)
-    stats["cuts"] = out.cuts
-    bound = out.bound if math.isfinite(out.bound) else -math.inf
-    return queues_result(problem, out.choice, "q_cpsat", time.perf_counter() - t0, exact=True,
-                         bound=bound, stats=stats)  # fmt: skip
+    return solve_queues(problem, "q_cpsat", t0, deadline, run, stats)

@@ -14,16 +14,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from schedlab.solvers.esg.plan import Relaxed, bracket
-from schedlab.solvers.esg.problem_queues import Choice, QueuesProblem, queues_result
+from schedlab.solvers.esg.plan import Relaxed
+from schedlab.solvers.esg.problem_queues import Choice, QueuesProblem
 from schedlab.solvers.esg.queues_model import (
     Key,
     QueuesData,
     decode,
-    fits_real,
     milp_data,
     model_index,
     queues_model,
+    solve_queues,
 )
 from schedlab.solvers.kit.mip import solve_mip
 from schedlab.solvers.options import shared
@@ -102,12 +102,4 @@ def solve_q_milp(
         data = milp_data(problem, idx, relaxed)
         return _lexicographic(problem, idx, data, cuts, deadline, options.threads, stats)
 
-    def restrict() -> list[Choice] | None:
-        stats["restricted"] = True
-        return run(False, []).choice
-
-    out = bracket(lambda cuts: run(True, cuts), restrict, fits_real(problem), deadline.passed)
-    stats["cuts"] = out.cuts
-    bound = out.bound if math.isfinite(out.bound) else -math.inf
-    return queues_result(problem, out.choice, "q_milp", time.perf_counter() - t0, exact=True,
-                         bound=bound, stats=stats)  # fmt: skip
+    return solve_queues(problem, "q_milp", t0, deadline, run, stats)

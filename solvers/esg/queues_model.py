@@ -25,8 +25,11 @@ when the cuts run out (then `feasible`).
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -37,6 +40,7 @@ from schedlab.solvers.esg.exact_model import (
     floor_ticks,
     limit_ticks,
 )
+from schedlab.solvers.esg.plan import Relaxed, bracket
 from schedlab.solvers.esg.problem import budget_limit, prune_limit
 from schedlab.solvers.esg.problem_queues import (
     Choice,
@@ -44,8 +48,10 @@ from schedlab.solvers.esg.problem_queues import (
     StageTable,
     cap_limit,
     evaluate,
+    queues_result,
 )
 from schedlab.solvers.kit.linear import LinearModel
+from schedlab.solvers.result import SolveResult
 from schedlab.solvers.validate import Deadline
 
 Key = tuple[int, int, int, int]  # (queue, stage, configuration, invoker)
@@ -240,3 +246,25 @@ def queues_model(
 def decode(problem: QueuesProblem, idx: Sequence[Key], x: np.ndarray) -> list[Choice]:
     """The choices of a solution (w columns above 1/2)."""
     return choices_of(problem, [key for n, key in enumerate(idx) if x[n] > 0.5])
+
+
+def solve_queues(
+    problem: QueuesProblem,
+    method: str,
+    t0: float,
+    deadline: Deadline,
+    run: Callable[[bool, list[list[Choice]]], Relaxed[list[Choice]]],
+    stats: dict[str, Any],
+) -> SolveResult:
+    """The plan by `plan.bracket` over the relaxation (`run(True, cuts)`) and the restriction
+    (`run(False, [])`), re-checked on the real data; its result (`queues_result`)."""
+
+    def restrict() -> list[Choice] | None:
+        stats["restricted"] = True
+        return run(False, []).choice
+
+    out = bracket(lambda cuts: run(True, cuts), restrict, fits_real(problem), deadline.passed)
+    stats["cuts"] = out.cuts
+    bound = out.bound if math.isfinite(out.bound) else -math.inf
+    return queues_result(problem, out.choice, method, time.perf_counter() - t0, exact=True,
+                         bound=bound, stats=stats)  # fmt: skip

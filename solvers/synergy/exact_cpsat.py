@@ -41,6 +41,7 @@ from schedlab.solvers.synergy.exact_model import (
     MultiChoice,
     RunSet,
     Scales,
+    bound_and_start,
     build_model,
     build_structure,
     decode,
@@ -48,7 +49,6 @@ from schedlab.solvers.synergy.exact_model import (
     nothing_runs,
     relaxation_bound,
     scales_of,
-    start_point,
     start_vector,
     valid,
 )
@@ -153,12 +153,8 @@ def solve_cpsat(
         return certified_result(
             snap, decode(st, {}, {}), "cpsat", time.perf_counter() - t0, 0.0, stats=stats
         )
-    rel = relaxation_bound(st) if o.relaxation_cut else None
-    stats["relaxation_bound"] = rel
-    start = start_point(st, deadline) if o.hint else None
+    rel, start = bound_and_start(st, o.relaxation_cut, o.hint, deadline, stats)
     hint = None if start is None else decode(st, *start)
-    if hint is not None:
-        stats["hint_value"] = total_tput(snap, hint)
     try:
         mc = build_cpsat(st, sc, rel, deadline)
     except DeadlineExceeded:  # the limit passed while building: the hint, unproven

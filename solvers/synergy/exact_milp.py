@@ -30,6 +30,7 @@ from schedlab.solvers.synergy.exact_model import (
     ModelColumns,
     MultiChoice,
     RunSet,
+    bound_and_start,
     build_model,
     build_structure,
     decode,
@@ -37,7 +38,6 @@ from schedlab.solvers.synergy.exact_model import (
     float_scales,
     nothing_runs,
     relaxation_bound,
-    start_point,
     start_vector,
     valid,
 )
@@ -98,11 +98,7 @@ def solve_milp(
         return certified_result(
             snap, decode(st, {}, {}), "milp", time.perf_counter() - t0, 0.0, stats=stats
         )
-    rel = relaxation_bound(st) if o.relaxation_cut else None
-    stats["relaxation_bound"] = rel
-    start = start_point(st, deadline) if o.hint else None
-    if start is not None:
-        stats["hint_value"] = total_tput(snap, decode(st, *start))
+    rel, start = bound_and_start(st, o.relaxation_cut, o.hint, deadline, stats)
     try:
         mc = build_milp(st, cut=rel, deadline=deadline)
         found, bound = _run(st, mc, o, deadline, start, stats)

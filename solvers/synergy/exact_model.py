@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from schedlab.solvers.synergy.allocation import (
     JobAllocation,
     capacity_limit,
     check_allocation,
+    total_tput,
 )
 from schedlab.solvers.synergy.configs import Config, candidate_configs
 from schedlab.solvers.synergy.problem import Snapshot
@@ -201,6 +202,20 @@ def start_point(st: ExactStructure, deadline: Deadline) -> tuple[Counts, MultiCh
         return None
     res = solve(st.snap, "opt" if deadline.at is None else "tune")
     return None if res.solution is None else model_point(st, res.solution)
+
+
+def bound_and_start(
+    st: ExactStructure, relaxation_cut: bool, hint: bool, deadline: Deadline,
+    stats: dict[str, Any],
+) -> tuple[float | None, tuple[Counts, MultiChoice] | None]:  # fmt: skip
+    """What both back ends start from: the cluster-totals bound (`relaxation_bound`, when
+    `relaxation_cut`) and the heuristic start (`start_point`, when `hint`), noted in `stats`."""
+    rel = relaxation_bound(st) if relaxation_cut else None
+    stats["relaxation_bound"] = rel
+    start = start_point(st, deadline) if hint else None
+    if start is not None:
+        stats["hint_value"] = total_tput(st.snap, decode(st, *start))
+    return rel, start
 
 
 def relaxation_bound(st: ExactStructure, deadline: Deadline = NO_DEADLINE) -> float | None:
