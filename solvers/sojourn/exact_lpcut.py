@@ -57,6 +57,7 @@ from schedlab.solvers.kernels.order_search import multistart
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.cyclepack import CyclePacker, MasterLp
 from schedlab.solvers.sojourn.lop import (
+    INTEGER_SLACK,
     ModelFactory,
     RoundResult,
     Triple,
@@ -159,11 +160,15 @@ def lagrangian_value(
     coef: np.ndarray,
     rhs: np.ndarray,
     y: np.ndarray,
+    fixed: np.ndarray | None = None,
 ) -> float:
     """const + s (sum_j min(0, (d + A^T y)_j) - y r) for 3-term rows A (cols, coef = +-1, rhs)
     and y >= 0, minus a rigorous bound on its floating-point error: a lower bound on every
     order's pair cost C + sum_j D_j x_j whenever d = D / s up to rounding and const = C
     correctly rounded (weak duality holds for any y >= 0; only the arithmetic can err).
+    `fixed` (per column: -1 free in [0, 1], 0 or 1 fixed there): column j's term is then
+    red_j x_j, a lower bound over the orders that respect the fixed pairs only (the forced
+    pairs of a crossing problem, which every optimal order respects: `lop_graph`).
 
     Error analysis (u = 2^-53, standard model): d_j carries at most 3u|d_j| relative to D_j / s;
     column j's reduced cost sums 1 + k_j terms in order (np.add.at), error at most
@@ -175,7 +180,10 @@ def lagrangian_value(
     the optimum could not close."""
     red = d.copy()
     np.add.at(red, cols.ravel(), (coef * y[:, None]).ravel())
-    s1 = math.fsum(np.minimum(red, 0.0).tolist())
+    term = np.minimum(red, 0.0)
+    if fixed is not None:
+        term = np.where(fixed == 1, red, np.where(fixed == 0, 0.0, term))
+    s1 = math.fsum(term.tolist())
     s2 = math.fsum((y * rhs).tolist())
     lb = s1 - s2
     value = const + s * lb
@@ -217,6 +225,7 @@ class HighsCutModel:
         route: Route | None = None,
         threads: int = 1,
         packing_fill: bool = True,
+        forced: np.ndarray | None = None,
     ) -> None:
         import highspy
 
@@ -269,6 +278,21 @@ class HighsCutModel:
         P = len(self.d)
         h.addVars(P, np.zeros(P), np.ones(P))
         h.changeColsCost(P, np.arange(P, dtype=np.int32), self.d)
+        self.fixed: np.ndarray | None = None  # per column -1 (free), 0 or 1 (`fix_forced`)
+        if forced is not None:
+            self.fix_forced(forced)
+
+    def fix_forced(self, forced: np.ndarray) -> None:
+        """Fix x_ab (a < b) to 1 where forced[a, b] (a precedes b in every optimal order) and
+        to 0 where forced[b, a]: the LP and MIP range over those orders only, and the
+        Lagrangian bound counts fixed columns at their values (`lagrangian_value`)."""
+        a, b = self.iu
+        fixed = np.where(forced[a, b], 1, np.where(forced[b, a], 0, -1)).astype(np.int8)
+        idx = np.nonzero(fixed >= 0)[0]
+        if len(idx):
+            v = fixed[idx].astype(float)
+            self.h.changeColsBounds(len(idx), idx.astype(np.int32), v, v)
+        self.fixed = fixed
 
     def add_triangles(self, triples: Sequence[Triple]) -> None:
         """Both inequalities of each triple, or after a MIP solve only the one its tournament
@@ -338,7 +362,7 @@ class HighsCutModel:
             return None
         cols, coef = np.concatenate(self.rows_cols), np.concatenate(self.rows_coef)
         return lagrangian_value(self.d, self.s, self.const, cols, coef,
-                                np.concatenate(self.rows_rhs), y)  # fmt: skip
+                                np.concatenate(self.rows_rhs), y, self.fixed)  # fmt: skip
 
     def _offer(self, order: Sequence[int]) -> None:
         cost = lop_cost(self.W, order)
@@ -624,9 +648,12 @@ def block_close_abs(Wb: np.ndarray) -> float:
     return block_slacks(Wb, [np.arange(Wb.shape[0])])[0]
 
 
-def lpcut_factory(options: LpcutOptions, seed: int | None) -> ModelFactory:
+def lpcut_factory(
+    options: LpcutOptions, seed: int | None, *, integral: bool = False
+) -> ModelFactory:
     """lpcut's block model builder for `lop.solve_lop` / `lop.solve_lop_matrix`; refuses a
-    route that its options rule out."""
+    route that its options rule out. `integral`: integer costs, whose MIP may stop within
+    `lop.INTEGER_SLACK` (the bound rounds up)."""
     from schedlab.solvers.sojourn.exact_milp import block_gap_abs
 
     if options.route not in ROUTES:
@@ -635,7 +662,7 @@ def lpcut_factory(options: LpcutOptions, seed: int | None) -> ModelFactory:
         raise InvalidInput("route: 'packing' needs the packing on (drop --no-packing)")
     return lambda Wb, _deadline, slack: HighsCutModel(
         Wb,
-        gap_abs=block_gap_abs(Wb),
+        gap_abs=INTEGER_SLACK if integral else block_gap_abs(Wb),
         close_abs=slack,
         seed=seed,
         packing=options.packing,
