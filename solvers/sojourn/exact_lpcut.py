@@ -266,6 +266,8 @@ class HighsCutModel:
         self.packing_stopped = False  # the cycle packing ran out of time without closing
         self.best_lb: float | None = None  # best Lagrangian bound over the LP rounds
         self.W = Wb
+        self.lp_s = 0.0  # seconds in HiGHS's LP rounds (`lp_rounds`)
+        self.search_s = 0.0  # seconds in the local searches (start search, LP rounding)
         self.pair_min = pairwise_min_bound(Wb)
         h = self.h = highspy.Highs()
         for k, v in (("output_flag", False), ("primal_feasibility_tolerance", 1e-9),
@@ -382,7 +384,9 @@ class HighsCutModel:
         closes the block when it meets the best order within the closing slack."""
         if self.order is None:
             return {}
+        t = time.perf_counter()
         self._offer(search_start(self.W, self.order, self.seed, deadline))
+        self.search_s += time.perf_counter() - t
         packer = CyclePacker(self.W, seed=self.seed, master=self.packing_master,
                              threads=self.threads, fill=self.packing_fill)  # fmt: skip
         out = packer.certify(self.order, self.close_abs, deadline)
@@ -409,6 +413,7 @@ class HighsCutModel:
             self._time_limit(deadline)
             t_run = time.perf_counter()
             self.h.run()
+            self.lp_s += time.perf_counter() - t_run
             # the slowest round, even one stopped by time, sizes the MIP's root (dense n = 300:
             # a simplex round cut off at the limit, or a quick warm-started one just before it,
             # let the MIP start in the 5% left, and its presolve overran the limit by 15 s)
@@ -423,7 +428,9 @@ class HighsCutModel:
                 self._raise_bound(lb)
             own.append(max(own[-1] if own else -math.inf, -math.inf if lb is None else lb))
             Y = self._tournament(x)
+            t = time.perf_counter()
             self._offer(rounded_order(self.W, Y))
+            self.search_s += time.perf_counter() - t
             if self._closed():
                 self.closed_by_lp = True
                 break
@@ -555,6 +562,7 @@ class HighsCutModel:
                 stats.update(self.packing_certificate(lp_deadline))
             if route != "full" and not self.closed_by_lp:
                 stats.update(self.lp_rounds(lp_deadline))
+            stats["lp_s"], stats["search_s"] = self.lp_s, self.search_s
             if self.order is not None and hint is not None and list(hint) != self.order:
                 stats["lp_incumbent"] = 1
             if self.closed_by_lp and self.order is not None:
@@ -580,7 +588,9 @@ class HighsCutModel:
             stats["mip_skipped_for_time"] = 1
             return RoundResult(self._start_before(start_x), False, lp_bound, stats)
         self._time_limit(deadline)
+        t = time.perf_counter()
         self.h.run()
+        stats["mip_s"] = time.perf_counter() - t
         info = self.h.getInfo()
         status = self.h.getModelStatus()
         proven = status == self.hs.HighsModelStatus.kOptimal

@@ -282,7 +282,9 @@ def solve_block(
     if nb <= 1 or (shortcut and not three_cycles(pref, limit=1)):
         return BlockOutcome(best_order, best_cost, bound, True, stats)
     if warm_start:  # a good incumbent and MIP start / hint for the back end
+        t = time.perf_counter()
         best_order = insertion_descent(Wb, best_order)
+        stats["search_s"] = time.perf_counter() - t
         best_cost = lop_cost(Wb, best_order)
     proven = False
     if deadline.passed():

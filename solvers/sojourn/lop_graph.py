@@ -140,6 +140,36 @@ def read_ocr_file(path: str | Path) -> OcrGraph:
     return parse_ocr_text(read_text_file(p, "a PACE .gr graph"), str(p))
 
 
+def write_ocr_text(g: OcrGraph) -> str:
+    """The `.gr` text of `g` (edges by free vertex, then fixed vertex)."""
+    deg = np.diff(g.ptr)
+    free = np.repeat(np.arange(g.n1), deg) + g.n0 + 1
+    lines = [f"p ocr {g.n0} {g.n1} {g.m}"] + [f"{a} {b}" for a, b in zip(g.nbr, free, strict=True)]
+    return "\n".join(lines) + "\n"
+
+
+def random_ocr_graph(n0: int, n1: int, seed: int, *, mean_degree: float = 2.0,
+                     span: int = 6, isolated_share: float = 0.05) -> OcrGraph:  # fmt: skip
+    """A random two-layer graph shaped like the PACE instances: free vertex v gets
+    1 + Poisson(mean_degree - 1) distinct neighbours drawn within `span` positions of a
+    centre that drifts along the fixed layer (so most pairs are forced and blocks form), a
+    share of free vertices none. Same seed, same graph."""
+    if n0 < 1 or n1 < 1:
+        raise InvalidInput(f"n0, n1: need at least one vertex per layer (got {n0}, {n1})")
+    rng = np.random.default_rng(seed)
+    centre = np.sort(rng.uniform(0, n0, n1))[rng.permutation(n1)]
+    ptr, nbr = [0], []
+    for v in range(n1):
+        k = 0 if rng.random() < isolated_share else 1 + int(rng.poisson(max(mean_degree - 1, 0)))
+        lo = int(np.clip(centre[v] - span, 0, n0 - 1))
+        hi = int(np.clip(centre[v] + span, lo + 1, n0))
+        pick = rng.choice(np.arange(lo, hi), size=min(k, hi - lo), replace=False) + 1
+        nbr.extend(sorted(int(a) for a in pick))
+        ptr.append(len(nbr))
+    return OcrGraph(f"random-{n0}-{n1}-{seed}", n0, n1, np.array(ptr, dtype=np.int64),
+                    np.array(nbr, dtype=np.int64))  # fmt: skip
+
+
 def is_ocr_text(text: str) -> bool:
     """Whether the first line that is not a comment is a problem line ('p ...')."""
     for line in text.splitlines():
