@@ -38,6 +38,7 @@ from schedlab.solvers.result import SolveResult, certify
 from schedlab.solvers.sojourn.exact_lpcut import (
     HighsCutModel,
     LpcutOptions,
+    block_close_abs,
     lpcut_factory,
     lpcut_stats,
 )
@@ -325,6 +326,7 @@ def solve_graph(
     seed: int | None = 0,
     options: LpcutOptions | None = None,
     fix_forced: bool = True,
+    integral: bool = True,
 ) -> SolveResult[list[int]]:
     """The fewest crossings of `g` by lpcut, block by block: blocks without a free pair take
     `forced_order` (every pair at its zero count), the others their dense block matrix. The
@@ -337,7 +339,7 @@ def solve_graph(
     deadline = Deadline.after(time_limit)
     sc = SparseCrossings.of(g)
     bl = blocks(sc)
-    factory = lpcut_factory(opts, seed, integral=True)
+    factory = lpcut_factory(opts, seed, integral=integral)
     loc = np.full(g.n1, -1, dtype=np.int64)
     for bi, blk in enumerate(bl):
         loc[blk] = bi
@@ -357,9 +359,10 @@ def solve_graph(
             continue
         Wb, forced = block_matrix(sc, blk)
         fac = block_factory(factory, forced if fix_forced else None)
-        out = solve_block(Wb, fac, "separate", deadline, True, opts.warm_start, INTEGER_SLACK)
+        slack = INTEGER_SLACK if integral else block_close_abs(Wb)
+        out = solve_block(Wb, fac, "separate", deadline, True, opts.warm_start, slack)
         order.extend(int(blk[i]) for i in out.order)
-        bound += integer_bound(out.bound)
+        bound += integer_bound(out.bound) if integral else out.bound
         proven &= out.proven
         stats["solver_blocks"] += 1
         stats["largest_solver_block"] = max(stats["largest_solver_block"], len(blk))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -179,3 +181,22 @@ def test_lop_solve_cli_refuses_a_bad_file_with_exit_2(tmp_path):
     res = CliRunner().invoke(cli, ["lop", "solve", str(bad)])
     assert res.exit_code == 2
     assert "line 2" in res.output and "Traceback" not in res.output
+
+
+def test_bench_exact_pace_table_on_generated_graphs(tmp_path):
+    graphs = {f"{k}.gr": random_ocr_graph(12, 10, 40 + k, mean_degree=2.6, span=6) for k in (2, 10)}
+    for name, g in graphs.items():
+        (tmp_path / name).write_text(write_ocr_text(g))
+    cmd = [sys.executable, "-m", "schedlab.experiments.bench", "bench_exact", "--lop-dir",
+           str(tmp_path), "--quick", "--json"]  # fmt: skip
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    lines = [json.loads(line) for line in out.strip().splitlines()]
+    assert [d["name"] for d in lines] == ["2.gr", "10.gr"]  # natural order, one JSON per line
+    for d in lines:
+        g = graphs[d["name"]]
+        sc = SparseCrossings.of(g)
+        assert d["status"] == "optimal" and d["n"] == g.n1
+        assert d["optimum"] == d["value"] == d["bound"] == subset_dp(block_matrix(sc, sc.active)[0])
+        assert 0 <= d["lp_share"] <= 1 and 0 <= d["search_share"] <= 1
+    table = subprocess.run(cmd[:-1], capture_output=True, text=True, check=True).stdout
+    assert "LP share" in table and "search share" in table and "10.gr" in table
