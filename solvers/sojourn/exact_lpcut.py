@@ -234,6 +234,9 @@ class HighsCutModel:
         self.route: Route = route or ("packing" if packing else "lp")
         self.lp_stalled = False  # the LP rounds stopped on LP_STALL_ROUNDS without progress
         self.lp_solver: LpSolver = "ipm"  # the LP rounds' HiGHS solver (`pick_lp_solver`)
+        self.lp_solver_pref: LpSolver | None = None  # set: the LP rounds' solver, whatever
+        # the deficit (crossing blocks: `lop_graph.tune_for_graphs`)
+        self.per_pair = PER_PAIR  # incumbent cycles per reversed pair and round
         self.packing_master = packing_master
         self.threads = threads  # the packing masters' (PDLP's); HiGHS runs on one
         self.packing_fill = packing_fill  # the packing's 3-cycle fill (`CyclePacker`'s fill)
@@ -403,7 +406,7 @@ class HighsCutModel:
         best order (proof without MIP), no triangle is violated, or the deadline. Each LP
         solution, rounded and improved by insertion descent, is offered as an incumbent; rows
         slack at the LP optimum are deleted."""
-        rounds = cuts = purged = general = 0
+        rounds = cuts = purged = general = fallback = 0
         own: list[float] = []  # the best of this phase's own Lagrangian bounds, per round
         self.h.setOptionValue("solver", self.lp_solver)
         self.h.setOptionValue("run_crossover", "off")  # interior point only: no basis to keep
@@ -419,6 +422,18 @@ class HighsCutModel:
             # let the MIP start in the 5% left, and its presolve overran the limit by 15 s)
             self.last_lp_s = max(self.last_lp_s, time.perf_counter() - t_run)
             if self.h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
+                if (
+                    self.lp_solver_pref == "ipm"
+                    and self.lp_solver == "ipm"
+                    and not deadline.passed()
+                ):
+                    # the interior point without crossover can end imprecise (kUnknown: PACE
+                    # #50's second round); the dual simplex solves the same LP again (only
+                    # where the interior point was preferred: crossing blocks)
+                    self.lp_solver = "simplex"
+                    self.h.setOptionValue("solver", "simplex")
+                    fallback += 1
+                    continue
                 break  # stopped by time: keep the last optimal LP's bound
             x = np.asarray(self.h.getSolution().col_value, dtype=float)
             if len(x) != len(self.d):
@@ -438,7 +453,7 @@ class HighsCutModel:
                 self.lp_stalled = True
                 break
             assert self.order is not None
-            new = incumbent_cycles(Y, self.order, self.D)
+            new = incumbent_cycles(Y, self.order, self.D, self.per_pair)
             if not len(new):  # the restricted family holds: separate every triangle
                 cyc = violated_cycles(Y, cuts_per_round(self.n))
                 new = np.asarray([t if k == 1 else (t[0], t[2], t[1]) for t, k in cyc])
@@ -451,7 +466,8 @@ class HighsCutModel:
         self.h.setOptionValue("solver", "choose")
         self.h.setOptionValue("run_crossover", "on")
         return {"lp_rounds": rounds, "lp_cuts": cuts, "lp_general_cuts": general,
-                "lp_rows_purged": purged, "lp_stalled": int(self.lp_stalled)}  # fmt: skip
+                "lp_rows_purged": purged, "lp_stalled": int(self.lp_stalled),
+                "lp_ipm_fallbacks": fallback}  # fmt: skip
 
     def deficit_share(self) -> float:
         """(best order's cost - pairwise minimum) / pairwise minimum: what a dual certificate
@@ -478,6 +494,8 @@ class HighsCutModel:
         the interior point at n = 60-100, and an exact vertex's duals for the bound); else the
         interior point from scratch (cyclic family: degenerate LPs where one simplex round took
         41 s against about 2 s at n = 150)."""
+        if self.lp_solver_pref is not None:
+            return self.lp_solver_pref
         return "simplex" if self.deficit_share() > SIMPLEX_MIN_DEFICIT else "ipm"
 
     def add_all_triangles(self, deadline: Deadline) -> bool:

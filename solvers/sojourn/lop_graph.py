@@ -38,6 +38,7 @@ from schedlab.solvers.result import SolveResult, certify
 from schedlab.solvers.sojourn.exact_lpcut import (
     HighsCutModel,
     LpcutOptions,
+    LpSolver,
     block_close_abs,
     lpcut_factory,
     lpcut_stats,
@@ -307,13 +308,27 @@ def forced_order(sc: SparseCrossings, blk: np.ndarray) -> np.ndarray:
     return blk[np.lexsort((blk, right[blk], left[blk]))]
 
 
-def block_factory(factory: ModelFactory, forced: np.ndarray | None) -> ModelFactory:
-    """`factory`'s block models with the block's forced pairs fixed (`fix_forced`)."""
+GRAPH_PER_PAIR = 2  # incumbent cycles per reversed pair and round on crossing blocks (lpcut's
+# PER_PAIR is 12): PACE #50 CPU 4.3 s -> 2.8 s by simplex (4: 3.4 s; 1 stalled into the MIP)
+GRAPH_LP_SOLVER: LpSolver = (
+    "ipm"  # the LP rounds' solver on crossing blocks: with GRAPH_PER_PAIR, PACE
+)
+# #63 CPU 57.3 s (simplex, 12 per pair) -> 15.9 s, #64 33.9 s -> 16.9 s
+
+
+def block_factory(
+    factory: ModelFactory, forced: np.ndarray | None, tuned: bool = True
+) -> ModelFactory:
+    """`factory`'s block models with the block's forced pairs fixed (`fix_forced`) and, with
+    `tuned`, the LP rounds of crossing blocks (GRAPH_PER_PAIR, GRAPH_LP_SOLVER)."""
 
     def make(Wb: np.ndarray, deadline: Deadline, slack: float) -> BlockModel:
         model = factory(Wb, deadline, slack)
-        if forced is not None and isinstance(model, HighsCutModel):
-            model.fix_forced(forced)
+        if isinstance(model, HighsCutModel):
+            if forced is not None:
+                model.fix_forced(forced)
+            if tuned:
+                model.per_pair, model.lp_solver_pref = GRAPH_PER_PAIR, GRAPH_LP_SOLVER
         return model
 
     return make
@@ -327,6 +342,7 @@ def solve_graph(
     options: LpcutOptions | None = None,
     fix_forced: bool = True,
     integral: bool = True,
+    tuned: bool = True,
 ) -> SolveResult[list[int]]:
     """The fewest crossings of `g` by lpcut, block by block: blocks without a free pair take
     `forced_order` (every pair at its zero count), the others their dense block matrix. The
@@ -358,7 +374,7 @@ def solve_graph(
             order.extend(int(v) for v in forced_order(sc, blk))
             continue
         Wb, forced = block_matrix(sc, blk)
-        fac = block_factory(factory, forced if fix_forced else None)
+        fac = block_factory(factory, forced if fix_forced else None, tuned)
         slack = INTEGER_SLACK if integral else block_close_abs(Wb)
         out = solve_block(Wb, fac, "separate", deadline, True, opts.warm_start, slack)
         order.extend(int(blk[i]) for i in out.order)
