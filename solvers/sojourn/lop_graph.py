@@ -308,12 +308,12 @@ def forced_order(sc: SparseCrossings, blk: np.ndarray) -> np.ndarray:
     return blk[np.lexsort((blk, right[blk], left[blk]))]
 
 
-GRAPH_PER_PAIR = 2  # incumbent cycles per reversed pair and round on crossing blocks (lpcut's
-# PER_PAIR is 12): PACE #50 CPU 4.3 s -> 2.8 s by simplex (4: 3.4 s; 1 stalled into the MIP)
-GRAPH_LP_SOLVER: LpSolver = (
-    "ipm"  # the LP rounds' solver on crossing blocks: with GRAPH_PER_PAIR, PACE
-)
-# #63 CPU 57.3 s (simplex, 12 per pair) -> 15.9 s, #64 33.9 s -> 16.9 s
+GRAPH_PER_PAIR = 3  # incumbent cycles per reversed pair and round on crossing blocks (lpcut's
+# PER_PAIR is 12). CPU s by the interior point, 2 / 3 / 5 per pair: PACE #50 3.5 / 2.5 / 27.0
+# (5: the rounds stalled into the MIP), #63 15.9 / 9.2 / -, #64 17.9 / 11.0 / 10.8
+GRAPH_LP_SOLVER: LpSolver = "ipm"  # the LP rounds' solver on crossing blocks: 2 per pair by
+# dual simplex / by the interior point, CPU s: #63 48.6 / 15.9, lpcut's default (simplex, 12 per
+# pair) 57.3; #58 22.6 (default) / 11.5 (interior point, 2 per pair)
 
 
 def block_factory(
