@@ -200,3 +200,31 @@ def test_bench_exact_pace_table_on_generated_graphs(tmp_path):
         assert 0 <= d["lp_share"] <= 1 and 0 <= d["search_share"] <= 1
     table = subprocess.run(cmd[:-1], capture_output=True, text=True, check=True).stdout
     assert "LP share" in table and "search share" in table and "10.gr" in table
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fixed_columns_bound_the_orders_that_respect_them(seed):
+    # the LP rounds with forced pairs fixed (`HighsCutModel.fix_forced`): the bound is at most
+    # the least cost over the orders respecting the fixed pairs (brute force), and on a crossing
+    # matrix, where every optimal order respects them, it closes on the true optimum
+    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
+
+    g = random_ocr_graph(10, 7, 300 + seed, mean_degree=3.0, span=5, isolated_share=0.0)
+    sc = SparseCrossings.of(g)
+    W, forced = block_matrix(sc, sc.active)
+    n = W.shape[0]
+    rng = np.random.default_rng(seed)
+    keep = forced & (rng.random(forced.shape) < 0.7)  # any subset of a transitive relation
+    fi, fj = np.nonzero(keep)
+    ok = []
+    for p in itertools.permutations(range(n)):
+        pos = np.empty(n, dtype=np.int64)
+        pos[list(p)] = np.arange(n)
+        if np.all(pos[fi] < pos[fj]):
+            ok.append(lop_cost(W, p))
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=keep)
+    model._offer(list(range(n)))
+    model.lp_rounds()
+    assert model.best_lb is None or model.best_lb <= min(ok) + 1e-9
+    assert model.best_lb is None or model.best_lb >= min(ok) - n * n  # not vacuous
+    assert min(ok) == subset_dp(W)  # the lemma: fixing forced pairs keeps the optimum
