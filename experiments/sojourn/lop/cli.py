@@ -17,11 +17,17 @@ from typing import Any
 
 import click
 
+from schedlab.experiments.cli_registry import LazyChoice
 from schedlab.experiments.cliflags import SEED, TIME_LIMIT
 from schedlab.experiments.output import emit_json, format_table
 from schedlab.experiments.registry import register_command
 
-ROUTES = ("auto", "packing", "lp", "full")  # lpcut's routes (`exact_lpcut.ROUTES`)
+
+def _routes() -> tuple[str, ...]:
+    """lpcut's routes (`exact_lpcut.ROUTES`), read when the command needs them."""
+    from schedlab.solvers.sojourn.exact_lpcut import ROUTES
+
+    return ROUTES
 
 
 @register_command("lop")
@@ -72,7 +78,7 @@ def solve_file(
 @click.option("--time-limit", type=TIME_LIMIT, default=None,
               help="Seconds, reading and preparation included; a stopped run says so.")  # fmt: skip
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the searches.")
-@click.option("--route", type=click.Choice(ROUTES), default="auto", show_default=True,
+@click.option("--route", type=LazyChoice(_routes), default="auto", show_default=True,
               help="lpcut's route per block (auto: chosen from the block).")  # fmt: skip
 @click.option("--fix-forced/--no-fix-forced", default=True, show_default=True,
               help="Graphs: fix the pairs every optimal order decides first.")  # fmt: skip
