@@ -2,7 +2,7 @@
 
 Both are journals (`store.RowStore`) under `OUT/<subject>/gap-cache/` (`optima.jsonl`,
 `methods.jsonl`), shared by every family, size and figure of the subject. A row's key is the
-instance (generator, parameters, seed, generator version) and the method (name, options, time
+instances (generator, parameters, seeds, generator version) and the method (name, options, time
 limit, method version; `versions`), so
 
 - adding a heuristic computes its own cells only: the optima and the other methods' rows are
@@ -27,14 +27,14 @@ from schedlab.solvers.util import atomic_write_text
 KEY_FIELDS = (
     "generator",
     "params",
-    "seed",
+    "seeds",
     "gen_version",
     "method",
     "options",
     "time_limit",
     "version",
 )
-FORMAT = "gap-cache-1"  # bump when a cached row's fields change
+FORMAT = "gap-cache-2"  # bump when a cached row's fields change
 ROLES = ("optima", "methods")
 
 

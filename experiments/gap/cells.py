@@ -4,9 +4,9 @@ Module-level and pure (it runs in worker processes and its rows are cached), and
 its module is part of every cached cell's version (`versions.CELLS_MODULE`), so editing the
 study's tables or plots recomputes nothing.
 
-A cell names its instance by the generator's dotted path, its parameters (canonical JSON) and
-its seed, and its method by name, options (canonical JSON) and time limit; the versions of the
-generator and of the method complete its key (`cache.KEY_FIELDS`).
+A cell names its instances by the generator's dotted path, its parameters (canonical JSON) and
+their seeds (a JSON list), and its method by name, options (canonical JSON) and time limit; the
+versions of the generator and of the method complete its key (`cache.KEY_FIELDS`).
 """
 
 from __future__ import annotations
@@ -46,18 +46,18 @@ def scalar_stats(stats: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def build_problem(cell: dict[str, Any]) -> Any:
-    """The cell's instance: `generator(**params, seed=seed)`."""
+def build_problem(cell: dict[str, Any], seed: int) -> Any:
+    """Instance `seed` of the cell: `generator(**params, seed=seed)`."""
     generator = load_object(cell["generator"])
-    return generator(**json.loads(cell["params"]), seed=cell["seed"])
+    return generator(**json.loads(cell["params"]), seed=seed)
 
 
-def solve_cell(cell: dict[str, Any]) -> dict[str, Any]:
-    """One (instance, method) cell -> status, value, bound, runtime and scalar stats.
+def solve_one(cell: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The cell's method on instance `seed` -> status, value, bound, runtime and scalar stats.
 
     A method that refuses the instance (`InvalidInput`, e.g. an enumeration over its cap) gives
     status "error" with the reason: a recorded outcome, not a failed cell."""
-    problem = build_problem(cell)
+    problem = build_problem(cell, seed)
     try:
         res = solve(
             problem,
@@ -67,14 +67,8 @@ def solve_cell(cell: dict[str, Any]) -> dict[str, Any]:
             options=json.loads(cell["options"]),
         )
     except InvalidInput as exc:
-        return {
-            "status": "error",
-            "value": None,
-            "bound": None,
-            "runtime_s": None,
-            "problem_kind": problem.kind,
-            "stats": {"error": str(exc)},
-        }
+        return {"status": "error", "value": None, "bound": None, "runtime_s": None,
+                "problem_kind": problem.kind, "stats": {"error": str(exc)}}  # fmt: skip
     value = res.value if res.value is not None and math.isfinite(res.value) else None
     bound = res.bound if res.bound is not None and math.isfinite(res.bound) else None
     return {
@@ -85,3 +79,10 @@ def solve_cell(cell: dict[str, Any]) -> dict[str, Any]:
         "problem_kind": problem.kind,
         "stats": scalar_stats(res.stats),
     }
+
+
+def solve_cell(cell: dict[str, Any]) -> dict[str, Any]:
+    """One cell: its method on each instance of `cell["seeds"]` (a JSON list: one instance for
+    an exact method, a chunk of a rung's instances for a heuristic, whose solves take
+    microseconds to milliseconds and would otherwise cost more in cell overhead)."""
+    return {"results": [solve_one(cell, s) for s in json.loads(cell["seeds"])]}

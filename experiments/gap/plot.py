@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.gap.study import ZERO_TOL, Study
-from schedlab.experiments.plotting import new_figure, save_figure
+from schedlab.experiments.plotting import DRAW_LOCK, new_figure, save_figure
 
 FLOOR_PCT = 100 * ZERO_TOL  # where zero gaps are drawn on a log axis (in %)
 
@@ -88,6 +88,19 @@ def _panel(ax: Any, summary: list[dict[str, Any]], methods: list[str], colours: 
 
 
 def plot(
+    study: Study,
+    summary: list[dict[str, Any]],
+    stem: Path,
+    caption: str,
+    xlabel: str = "instance size",
+) -> list[Path]:
+    """Write STEM.png/.pdf (`draw`), one figure at a time (`plotting.DRAW_LOCK`: studies run in
+    threads and matplotlib's text layout is not thread-safe)."""
+    with DRAW_LOCK:
+        return draw(study, summary, stem, caption, xlabel)
+
+
+def draw(
     study: Study,
     summary: list[dict[str, Any]],
     stem: Path,

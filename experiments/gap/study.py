@@ -11,6 +11,7 @@ never counted as solved to optimality; tables and plots (`summary`, `plot`) read
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -118,9 +119,15 @@ def with_exact(subject: str, rungs: list[Rung], exact: str | None) -> list[Rung]
     return kept
 
 
+#: a heuristic's cell solves up to this many instances of a rung (its solves are fast; one cell
+#: per instance would cost more in the sweep's per-cell overhead than in solving)
+CHUNK = 25
+
+
 @dataclass(frozen=True)
 class _Planned:
-    """One cell of the study: where it sits (rung, instance, method) and its cache key."""
+    """One (instance, method) of the study: where it sits, the cell that computes it (its
+    cache key) and its position among that cell's instances."""
 
     rung: int
     i: int
@@ -128,27 +135,15 @@ class _Planned:
     method: MethodSpec
     role: str  # "exact" or "method"
     key: dict[str, Any]
+    pos: int = 0
 
 
 def _key(
-    gen_path: str,
-    gen_version: str,
-    rung: Rung,
-    seed: int,
-    spec: MethodSpec,
-    limit: float | None,
+    gen: tuple[str, str], rung: Rung, seeds: list[int], spec: MethodSpec, limit: float | None,
     version: str,
-) -> dict[str, Any]:
-    values = (
-        gen_path,
-        rung.params_key,
-        seed,
-        gen_version,
-        spec.name,
-        spec.options_key,
-        limit,
-        version,
-    )
+) -> dict[str, Any]:  # fmt: skip
+    values = (gen[0], rung.params_key, json.dumps(seeds), gen[1], spec.name, spec.options_key,
+              limit, version)  # fmt: skip
     return dict(zip(KEY_FIELDS, values, strict=True))
 
 
@@ -160,10 +155,10 @@ def plan_cells(
     seed: int,
     count: int | None,
 ) -> list[_Planned]:
-    """Every exact and compared cell of the study, in (rung, instance, method) order."""
-    gen = meta["generator"]
-    gen_path = f"{defining_module(gen)}:{gen.__qualname__}"
-    gen_v = generator_version(gen)
+    """Every (instance, method) of the study, in (rung, instance, method) order: exact methods
+    one instance per cell, heuristics `CHUNK` instances of a rung per cell."""
+    g = meta["generator"]
+    gen = (f"{defining_module(g)}:{g.__qualname__}", generator_version(g))
     versions: dict[str, str] = {}
 
     def version(name: str) -> str:
@@ -175,24 +170,29 @@ def plan_cells(
     for r, rung in enumerate(rungs):
         exact = [MethodSpec(m, meta["exact_options"].get(m, {})) for m in rung.exact]
         others = [m for m in methods if accepts(subject, m.name, rung.kind) and m not in exact]
-        for i in range(rung.count if count is None else count):
-            s = meta["seed_rule"](seed, rung, i)
-            for role, specs in (("exact", exact), ("method", others)):
-                for spec in specs:
-                    is_exact = METHODS.get(spec.name, scope=subject).meta.get("exact")
-                    limit = rung.time_limit_s if is_exact else None
-                    key = _key(gen_path, gen_v, rung, s, spec, limit, version(spec.name))
-                    out.append(_Planned(r, i, s, spec, role, key))
+        n = rung.count if count is None else count
+        seeds = [meta["seed_rule"](seed, rung, i) for i in range(n)]
+        here = []
+        for k, spec in enumerate(exact + others):
+            is_exact = bool(METHODS.get(spec.name, scope=subject).meta.get("exact"))
+            limit = rung.time_limit_s if is_exact else None
+            size, role = (1 if is_exact else CHUNK), ("exact" if k < len(exact) else "method")
+            for c0 in range(0, n, size):
+                chunk = seeds[c0 : c0 + size]
+                key = _key(gen, rung, chunk, spec, limit, version(spec.name))
+                here += [_Planned(r, c0 + j, s, spec, role, key, j) for j, s in enumerate(chunk)]
+        out += sorted(here, key=lambda p: p.i)  # stable: per instance, exact methods first
     return out
 
 
 def _run(store: RowStore, planned: list[_Planned], desc: str) -> tuple[list[dict[str, Any]], int]:
-    """The cached rows of `planned` (computing the missing ones); how many were computed."""
+    """The cached result of each of `planned` (computing the missing cells); how many cells
+    were computed."""
     unique = list({tuple(p.key.values()): p.key for p in planned}.values())
     todo = sum(not store.done(**k) for k in unique)
     rows = store.run(unique, solve_cell, desc=desc)
     index = {tuple(r[f] for f in KEY_FIELDS): r for r in rows}
-    return [index[tuple(p.key.values())] for p in planned], todo
+    return [index[tuple(p.key.values())]["results"][p.pos] for p in planned], todo
 
 
 def gap_of(value: float | None, bound: float | None, sense: str, kind: str) -> float | None:
@@ -318,16 +318,38 @@ def run_study(
         stats = row.pop("_stats")
         if extras is not None:
             row.update(extras({**row, "stats": stats}))
+    m_cells = len({tuple(p.key.values()) for p in other})
     counts = {
         "exact_cells": len(ex),
         "exact_solved": ex_new,
-        "method_cells": len(other),
+        "method_pairs": len(other),
+        "method_cells": m_cells,
         "method_solved": m_new,
     }
     _say(
-        f"{name} {size}: {len(ex)} exact cells ({ex_new} solved now, {len(ex) - ex_new} cached), "
-        f"{len(other)} method cells ({m_new} solved now)"
+        f"{name} {size}: {len(ex)} exact solves ({ex_new} solved now, {len(ex) - ex_new} from the "
+        f"cache); {len(other)} (instance, method) pairs of the other methods in {m_cells} cells "
+        f"({m_new} computed now)"
     )
     return Study(
         subject, family_name, size, seed, meta["sense"], ladder, specs, rows, counts, entry.summary
     )
+
+
+def merged(studies: Sequence[Study], family_name: str, summary: str = "") -> Study:
+    """Several families' studies of one subject as one (a figure with several families: their
+    groups become panels and table blocks of one file)."""
+    first = studies[0]
+    if any(st.subject != first.subject or st.sense != first.sense for st in studies):
+        raise ValueError("merged: studies of one subject and sense only")
+    counts: dict[str, int] = {}
+    for st in studies:
+        for k, v in st.counts.items():
+            counts[k] = counts.get(k, 0) + v
+    return Study(
+        first.subject, family_name, first.size, first.seed, first.sense,
+        [r for st in studies for r in st.rungs],
+        list(dict.fromkeys(m for st in studies for m in st.methods)),
+        [r for st in studies for r in st.rows], counts,
+        summary or "; ".join(st.summary for st in studies),
+    )  # fmt: skip

@@ -12,9 +12,12 @@ or negative, where a relative gap says nothing).
 
 from __future__ import annotations
 
+import numpy as np
+
 from schedlab.experiments.gap.spec import Rung, register_gap
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.slaq.generate import generate_snapshot
+from schedlab.solvers.slaq.problem import Job, Snapshot
 
 CORES_PER_JOB = 4
 CROSSCHECK_MAX_JOBS = 16  # the MILP is checked against the DP up to this many jobs
@@ -58,3 +61,42 @@ def ladder(size: str) -> list[Rung]:
         for objective in ("sum", "maxmin")
         for n in jobs
     ]
+
+
+def flat_start_snapshot(jobs: int, cores: int, seed: int) -> Snapshot:
+    """`jobs` jobs on `cores` cores (min_cores 1), even ones flat-start inverse-poly with W set
+    so that one epoch's free cores run them past their inflection point, odd ones steady
+    exponential (as claim 10's search draws them, with the job and core counts fixed)."""
+    from schedlab.theory.slaq.claim_greedy import W_RANGE, flat_start_curve
+
+    rng = np.random.default_rng(seed)
+    free = cores - jobs
+    out = []
+    for j in range(jobs):
+        if j % 2 == 0:
+            losses, p = flat_start_curve(rng)
+            k_star = float(np.sqrt(p["c"] / (3 * p["a"])))
+            span = max(k_star - len(losses), 2.0) * float(rng.uniform(0.5, 3.0))
+            w = float(np.clip(3.0 * free / span, *W_RANGE))
+        else:
+            k = np.arange(1, int(rng.integers(5, 30)), dtype=float)
+            losses = tuple((rng.uniform(0.8, 0.99) ** k + rng.uniform(0, 1)).tolist())
+            w = float(np.exp(rng.uniform(np.log(0.5), np.log(20.0))))
+        out.append(Job(f"j{j}", tuple(losses), w))
+    return Snapshot(tuple(out), cores, model="inverse-poly", min_cores=1)
+
+
+@register_gap(
+    "slaq", "flat-start", generator=flat_start_snapshot, sense="max", seed_rule=snapshot_seed,
+    summary="heuristics vs the exact allocation where the greedy can lose (flat-start fits)",
+)  # fmt: skip
+def flat_start_ladder(size: str) -> list[Rung]:
+    if size not in SIZES:
+        raise InvalidInput(f"size: choose one of {', '.join(SIZES)} (got {size!r})")
+    jobs, count, limit = SIZES[size]
+    return [
+        Rung("flat-start, objective sum", n, f"{n} jobs", "sum",
+             {"jobs": n, "cores": CORES_PER_JOB * n}, count,
+             ("dp", "milp") if n <= CROSSCHECK_MAX_JOBS else ("dp",), limit)
+        for n in jobs
+    ]  # fmt: skip
