@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from schedlab.experiments.gap.study import ZERO_TOL, Study
 from schedlab.experiments.plotting import DRAW_LOCK, new_figure, save_figure
@@ -78,13 +79,17 @@ def _panel(ax: Any, summary: list[dict[str, Any]], methods: list[str], colours: 
     sizes = [s["size"] for s in summary]
     if _scale(sizes, 10.0) == "log":
         ax.set_xscale("log")
+        ax.set_xticks(sorted(set(sizes)))
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
     unit = "%" if pct else "absolute"
     scale = ", log scale" if ylog else ""
     ax.set_ylabel(f"gap to the proven optimum ({unit}{scale})")
     ax.grid(True, which="both", alpha=0.3)
     ax.plot([], [], "v", color="0.4", alpha=0.5, label="worst gap (triangles)")
     if ylog:
-        ax.plot([], [], ":", color="0.6", label=f"gap ≤ {floor:g} drawn at the dotted line")
+        unit_ = " %" if pct else ""
+        ax.plot([], [], ":", color="0.6", label=f"gap ≤ {floor:g}{unit_} drawn at the dotted line")
 
 
 def plot(
@@ -115,12 +120,12 @@ def draw(
     colours = {m: f"C{k % 10}" for k, m in enumerate(methods)}
     cols = min(len(groups), 2)
     nrows = -(-len(groups) // cols)
-    ncol = min(4, len(methods) + 2)
+    ncol = min(4 if cols > 1 else 3, len(methods) + 2)
     legend_h = 0.25 * (-(-(len(methods) + 2) // ncol)) + 0.2
     fig, axes = new_figure(
         nrows + 1,
         cols,
-        figsize=(6.2 * cols, 3.9 * nrows + legend_h + 0.5),
+        figsize=(max(8.0, 6.2 * cols), 3.9 * nrows + legend_h + 0.5),
         squeeze=False,
         gridspec_kw={"height_ratios": [3.9] * nrows + [legend_h]},
     )

@@ -118,9 +118,13 @@ def summarize(study: Study) -> list[dict[str, Any]]:
 
 
 def _pct(x: float | None, kind: str, digits: int = 2) -> str:
+    """A relative gap in % (two decimals; two significant digits below 0.01 %), an absolute
+    one with three significant digits."""
     if x is None:
         return "–"
-    return f"{100 * x:.{digits}f}" if kind == "relative" else f"{x:.3g}"
+    if kind != "relative":
+        return f"{x:.3g}"
+    return f"{100 * x:.2g}" if 0 < abs(100 * x) < 10**-digits else f"{100 * x:.{digits}f}"
 
 
 def _cell(s: dict[str, Any]) -> list[str]:

@@ -20,7 +20,7 @@ from schedlab.experiments.gap.spec import Rung, register_gap
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.sojourn.generate import generate_problem
 
-DP_MAX_N = 14  # "default": the subset DP up to here, CP-SAT above
+DP_MAX_N = 14  # "default": the subset DP up to here for A and B, CP-SAT above
 B_DP_MAX_N = 20  # "b-large" and "cyclic": the DP up to here
 CROSSCHECK_MIN_N = 10  # from here to B_DP_MAX_N the solver is checked against the DP
 
@@ -78,7 +78,7 @@ def default_ladder(size: str) -> list[Rung]:
     for kind in ("A", "B", "TK", "DK"):
         for n in ab if kind in ("A", "B") else tkdk:
             k = max(1, n // 2) if kind in ("TK", "DK") else None
-            exact = ("dp",) if n <= DP_MAX_N else ("cpsat",)
+            exact = ("dp",) if n <= DP_MAX_N or k is not None else ("cpsat",)  # CP-SAT: A, B
             params = {"n": n, "objective": kind, "k": k, "max_checkpoints": 3}
             group = kind if k is None else f"{kind} (K = n/2)"
             out.append(Rung(group, n, f"n={n}", kind, params, count, exact, limit))

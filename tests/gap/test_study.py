@@ -91,6 +91,29 @@ def _study(rows):
     return study_mod.Study("sojourn", "default", "tiny", 0, "min", [RUNG], [], rows)
 
 
+@pytest.mark.parametrize("size", ["tiny", "small", "full"])
+def test_every_registered_ladder_is_well_formed(size):
+    """Every rung of every family: its exact methods exist, are exact and solve its kind; its
+    parameters are JSON; its instance seeds are distinct. (A TK rung given CP-SAT, which solves
+    only A and B, was caught here.)"""
+    from schedlab.experiments.gap.spec import GAP_FAMILIES
+    from schedlab.solvers.solve import METHODS
+
+    for entry in GAP_FAMILIES.entries():
+        seeds = set()
+        for rung in entry.obj(size):
+            assert rung.count >= 1 and rung.exact, (entry.key, rung)
+            json.dumps(dict(rung.params))
+            for m in rung.exact:
+                spec = METHODS.get(m, scope=entry.scope)
+                kinds = spec.meta.get("kinds")
+                assert spec.meta["exact"] and (kinds is None or rung.kind in kinds), (entry.key, m)
+            group = {(rung.params_key, entry.meta["seed_rule"](0, rung, i))
+                     for i in range(rung.count)}  # fmt: skip
+            assert len(group) == rung.count and not group & seeds, (entry.key, rung.label)
+            seeds |= group
+
+
 # ---- the cache -----------------------------------------------------------------------------
 def _run(tmp_path, methods, **kw):
     return run_study("sojourn", "default", "tiny", 0, tmp_path, methods=methods, count=1, **kw)
