@@ -138,5 +138,48 @@ def reproduce(
         ]
         studies += claim_studies(resolve([]), size, seed, outdir)
         stats = run_and_report(studies, outdir, engine)
-    click.echo(f"[reproduce] {len(stats)} studies in {time.perf_counter() - t0:.1f} s", err=True)
+        record_run(outdir, size, seed, engine, stats, time.perf_counter() - t0)
+        stats += run_and_report([report_study(outdir, size, seed)], outdir, engine)
+    wall = time.perf_counter() - t0
+    click.echo(f"[reproduce] {len(stats)} studies in {wall:.1f} s", err=True)
     raise_failures(stats)
+
+
+def report_study(outdir: Path, size: str, seed: int) -> Study:
+    """The report of `outdir` as the reproduction's last study (it reads the others' files)."""
+    from schedlab.experiments.report.cli import make_report
+
+    return Study(
+        name="report",
+        kind="report",
+        subject="",
+        size=size,
+        seed=seed,
+        command=f"schedlab report --results {outdir}",
+        run=partial(make_report, outdir, None, size),
+        extra_modules=("schedlab.experiments.report.cli",),
+    )
+
+
+def record_run(
+    outdir: Path, size: str, seed: int, engine: Engine, stats: list[StudyStats], wall_s: float
+) -> Path:
+    """results/manifests/run.json: what this reproduction ran, on what, in how long."""
+    from schedlab.experiments.store import write_json
+    from schedlab.experiments.studies import MANIFEST_DIR
+    from schedlab.solvers.util import ensure_output_dir
+
+    workers = getattr(engine, "workers", 1 if isinstance(engine, SerialEngine) else None)
+    record = {
+        "command": f"schedlab reproduce --size {size} --seed {seed}",
+        "size": size,
+        "seed": seed,
+        "engine": engine.name,
+        "workers": workers,
+        "studies": len(stats),
+        "failed": sum(s.status != "ok" for s in stats),
+        "wall_s": round(wall_s, 2),
+        "cpu_s": round(sum(s.cpu_s for s in stats), 2),
+        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    return write_json(ensure_output_dir(Path(outdir) / MANIFEST_DIR) / "run.json", record)

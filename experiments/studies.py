@@ -36,6 +36,7 @@ from schedlab.solvers.util import atomic_write_text, ensure_output_dir
 
 MANIFEST_DIR = "manifests"
 MANIFEST_FORMAT = 1
+LOG_EVERY_S = 30.0  # a progress line this often where no bar is drawn
 
 
 @dataclass
@@ -105,22 +106,50 @@ def current_study() -> StudyStats | None:
 class Progress:
     """One bar over the cells of every study of a run (it grows as studies hand in cells)."""
 
-    def __init__(self, desc: str = "cells") -> None:
+    def __init__(self, desc: str = "cells", every_s: float = LOG_EVERY_S) -> None:
         from tqdm import tqdm
 
         self._lock = threading.Lock()
-        self._bar = tqdm(total=0, desc=desc, unit="cell", file=sys.stderr, disable=None,
-                         dynamic_ncols=True, smoothing=0.05)  # fmt: skip
+        self._bar = tqdm(
+            total=0,
+            desc=desc,
+            unit="cell",
+            file=sys.stderr,
+            disable=None,
+            dynamic_ncols=True,
+            smoothing=0.05,
+        )
+        self._total = self._done = 0
+        self._t0 = self._last = time.perf_counter()
+        self._every = every_s
 
     def add(self, total: int, done: int = 0) -> None:
         with self._lock:
+            self._total += total
+            self._done += done
             self._bar.total += total
             self._bar.update(done)
             self._bar.refresh()
 
     def advance(self, n: int = 1) -> None:
         with self._lock:
+            self._done += n
             self._bar.update(n)
+            now = time.perf_counter()
+            if self._bar.disable and now - self._last >= self._every:
+                self._last = now
+                print(self.status(now), file=sys.stderr, flush=True)
+
+    def status(self, now: float) -> str:
+        """`[progress] done/total cells, elapsed, time left` (printed where no bar is drawn:
+        stderr is not a terminal, as in CI logs). The estimate assumes the cells left cost what
+        the cells so far did on average."""
+        elapsed = now - self._t0
+        left = elapsed / self._done * (self._total - self._done) if self._done else float("nan")
+        return (
+            f"[progress] {self._done}/{self._total} cells, {elapsed:.0f} s elapsed, "
+            f"about {left:.0f} s left"
+        )
 
     def line(self, text: str) -> None:
         """A line on stderr above the bar (printed even when the bar is off: not a terminal)."""
@@ -252,6 +281,11 @@ def run_studies(studies: Sequence[Study], outdir: Path, *, parallel: bool) -> li
     """Run the studies (at once, in threads, when `parallel`; else one after another), each
     printing its line as it finishes; returns their stats in the given order. A failing study
     does not stop the others."""
+    from schedlab.experiments.sweep import current_engine
+
+    start = getattr(current_engine(), "start", None)
+    if start is not None:
+        start()  # fork the workers before any study thread exists
     with progress() as bar:
         if not parallel or len(studies) <= 1:
             out = []
