@@ -13,8 +13,13 @@ from schedlab.experiments.registry import register_command
 from schedlab.experiments.studies import Study
 from schedlab.experiments.sweep import engine_options, using
 
-GAP_SIZES = ("tiny", "small", "full")
 MAX_SEEDS = 10_000
+
+
+def _sizes() -> tuple[str, ...]:
+    from schedlab.experiments.gap.spec import LADDER_SIZES
+
+    return LADDER_SIZES
 
 
 def _subjects() -> list[str]:
@@ -48,7 +53,7 @@ def _subjects() -> list[str]:
 )
 @click.option(
     "--size",
-    type=click.Choice(GAP_SIZES),
+    type=LazyChoice(_sizes),
     default="small",
     show_default=True,
     help="Size ladder (tiny: a few instances, for tests).",

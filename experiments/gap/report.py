@@ -16,6 +16,9 @@ from schedlab.experiments.gap.summary import markdown, summarize
 from schedlab.experiments.store import results_dir, write_csv
 from schedlab.solvers.util import atomic_write_text
 
+#: The tag of the figures that are gap studies (their .md is the heuristic-vs-optimum table).
+GAP_TAG = "gap"
+
 
 def stem(study: Study) -> str:
     return f"gap-{study.subject}" + ("" if study.family == "default" else f"-{study.family}")

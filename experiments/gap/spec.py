@@ -44,6 +44,9 @@ GapKind = Literal["relative", "absolute"]
 LadderFn = Callable[[str], list["Rung"]]
 L = TypeVar("L", bound=LadderFn)
 
+#: The ladder sizes a family defines: the reproduction's two and "tiny" (a few instances, tests).
+LADDER_SIZES = ("tiny", "small", "full")
+
 #: The instance families of every subject, scope = subject; the object is the ladder function.
 GAP_FAMILIES: Registry[LadderFn] = Registry(
     "gap family", packages=("schedlab.experiments",), modules=("gapspec",)

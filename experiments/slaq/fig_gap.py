@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schedlab.experiments.gap.report import write_study
+from schedlab.experiments.gap.report import GAP_TAG, write_study
 from schedlab.experiments.gap.study import merged, run_study
 from schedlab.experiments.registry import register_figure
 
@@ -25,6 +25,7 @@ NAME = "slaq-gap"
     NAME,
     summary="SLAQ heuristics vs the exact allocation, by jobs (both objectives)",
     in_reproduce=True,
+    tags=(GAP_TAG,),
 )
 def make(size: str, seed: int, outdir: Path) -> list[Path]:
     """Small: 4..32 jobs, 10 snapshots each; full: 4..128 jobs, 30 each."""

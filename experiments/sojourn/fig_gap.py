@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from schedlab.experiments.gap.report import write_study
+from schedlab.experiments.gap.report import GAP_TAG, write_study
 from schedlab.experiments.gap.study import Study, run_study
 from schedlab.experiments.gap.summary import summarize
 from schedlab.experiments.registry import register_figure
@@ -65,6 +65,7 @@ def proofs(study: Study) -> dict[str, int]:
     NAME,
     summary="gap of the index heuristics to the exact B optimum vs n (log-log, CSV, table)",
     in_reproduce=True,
+    tags=(GAP_TAG,),
 )
 def figure(size: str, seed: int, outdir: Path, family: str = "default") -> list[Path]:
     """Small: n = 5..20, 20 instances each; full: n up to 200, 100 each. `family="cyclic"`

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schedlab.experiments.gap.report import write_study
+from schedlab.experiments.gap.report import GAP_TAG, write_study
 from schedlab.experiments.gap.study import run_study
 from schedlab.experiments.registry import register_figure
 
@@ -31,6 +31,7 @@ WORKLOAD = (
     NAME,
     summary="gap of every heuristic to the proven optimum for A, B, TK, DK, per n (CSV, table)",
     in_reproduce=True,
+    tags=(GAP_TAG,),
 )
 def figure(size: str, seed: int, outdir: Path) -> list[Path]:
     """Small: n = 5, 8, 12 with 30 instances each; full: n up to 100 (A, B) and 16 (TK, DK)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from schedlab.experiments.gap.report import write_study
+from schedlab.experiments.gap.report import GAP_TAG, write_study
 from schedlab.experiments.gap.study import run_study
 from schedlab.experiments.gap.summary import summarize
 from schedlab.experiments.registry import register_figure
@@ -27,7 +27,10 @@ NOTE = (
 
 
 @register_figure(
-    NAME, summary="Synergy heuristics' gap to the exact per-round optimum", in_reproduce=True
+    NAME,
+    summary="Synergy heuristics' gap to the exact per-round optimum",
+    in_reproduce=True,
+    tags=(GAP_TAG,),
 )
 def make(size: str, seed: int, outdir: Path) -> list[Path]:
     study = run_study("synergy", "default", size, seed, outdir)
