@@ -221,9 +221,7 @@ def plot(table: list[dict[str, Any]], cfg: dict[str, Any], size: str, seed: int,
     return save_figure(fig, stem, caption)
 
 
-def make(
-    size: str, seed: int, outdir: Path, only: dict[str, Any] | None = None
-) -> list[Path]:
+def make(size: str, seed: int, outdir: Path, only: dict[str, Any] | None = None) -> list[Path]:
     cfg = CONFIGS[size]
     if only:
         names = {"policy": "policies", "alloc": "allocs"}
