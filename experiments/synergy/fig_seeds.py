@@ -12,8 +12,9 @@ and 95% interval over seeds), which is what "up to 3.4x" becomes: a statement pe
 Sizes: "full" is the issue's grid (16 servers, loads 0.5-9 jobs/h, 10 seeds, 3 policies x 4
 allocators = 1,200 simulations; tens of CPU-minutes, OPT the most: outside `make reproduce`;
 `compute(..., only=...)` runs a subset into the same journal, which a later full run resumes);
-"small" 4 servers with loads scaled by 4/16, 3 seeds, jobs 150-299 (for tests). Writes results/synergy/synergy-seeds.csv (per point),
-synergy-seeds_windows.csv (per point and window) and synergy-seeds.{png,pdf}.
+"small" 4 servers with loads scaled by 4/16, 3 seeds, jobs 150-299 (for tests). Writes
+results/synergy/synergy-seeds.csv (per point), synergy-seeds_windows.csv (per point and window)
+and synergy-seeds.{png,pdf}.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ import numpy as np
 from schedlab.experiments.plotting import new_figure, save_figure
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
-from schedlab.experiments.synergy.cells import sim_cell
+from schedlab.experiments.synergy.cells import config_of, workload_of
+from schedlab.experiments.synergy.simulator import simulate
 
 NAME = "synergy-seeds"
 ALLOCS = ("proportional", "greedy", "tune", "opt")
@@ -66,9 +68,6 @@ def seeds_cell(key: dict[str, Any]) -> dict[str, Any]:
     wins = [tuple(w) for w in key["windows"]]
     cell = {k: v for k, v in key.items() if k != "windows"}
     cell.update(window=[wins[0][0], wins[-1][1]], jcts=False)
-    from schedlab.experiments.synergy.cells import config_of, workload_of
-    from schedlab.experiments.synergy.simulator import simulate
-
     res = simulate(workload_of(cell), config_of(cell))
     d = res.to_dict()
     jct_h = res.jct_s / 3600.0
