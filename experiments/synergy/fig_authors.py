@@ -146,6 +146,29 @@ def switch_table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def ratio_table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per case and metric: proportional / TUNE and TUNE / OPT, for the authors' simulator,
+    schedlab and schedlab --as-authors (the [summary] facts are such ratios)."""
+    refs = references()
+    out = []
+    for case in CASES:
+        every = "+".join(SWITCHES if _synthetic(case) else CHOICES)
+        by = {(r["alloc"], r["variant"]): r for r in rows if r["case"] == case}
+        for metric in ("mean_jct_h", "makespan_h", "cpu_alloc"):
+            for num, den in (("proportional", "tune"), ("tune", "opt"), ("tune", "proportional")):
+                ref_n, ref_d = refs.get((case, num), {}), refs.get((case, den), {})
+                row: dict[str, Any] = {"case": case, "metric": metric, "ratio": f"{num}/{den}"}
+                if metric in ref_n and metric in ref_d:
+                    row["authors_simulator"] = ref_n[metric] / ref_d[metric]
+                for col, variant in (("schedlab", "schedlab"), ("as_authors", every)):
+                    a, b = by.get((num, variant)), by.get((den, variant))
+                    if a and b and a.get(metric) and b.get(metric):
+                        row[col] = a[metric] / b[metric]
+                if len(row) > 3:
+                    out.append(row)
+    return out
+
+
 def _fields(rows: list[dict[str, Any]]) -> list[str]:
     fields: list[str] = []
     for r in rows:
@@ -156,7 +179,12 @@ def _fields(rows: list[dict[str, Any]]) -> list[str]:
 def make(size: str, seed: int, outdir: Path) -> list[Path]:
     """The side-by-side table (the reference points fix their own seed, 42)."""
     rows = compute(size, outdir, detail=False)
-    return [write_csv(results_dir(outdir, "synergy") / f"{NAME}.csv", side_by_side(rows))]
+    d = results_dir(outdir, "synergy")
+    ratios = ratio_table(rows)
+    return [
+        write_csv(d / f"{NAME}.csv", side_by_side(rows)),
+        write_csv(d / f"{NAME}_ratios.csv", ratios, _fields(ratios)),
+    ]
 
 
 def make_switches(size: str, seed: int, outdir: Path) -> list[Path]:
@@ -183,3 +211,44 @@ def figure(size: str, seed: int, outdir: Path) -> list[Path]:
 )
 def figure_switches(size: str, seed: int, outdir: Path) -> list[Path]:
     return make_switches(size, seed, outdir)
+
+
+MOTIVATION = "synergy-motivation"
+
+
+def motivation_cell(key: dict[str, Any]) -> dict[str, Any]:
+    """One model's speedup over its proportional-share throughput at each CPUs-per-GPU value:
+    at 62.5 GB per GPU and at the best memory on the grid (the shipped profiles)."""
+    from schedlab.solvers.synergy.profiles import named_profiles
+
+    pr = named_profiles(key.get("profile_set", "default"))
+    k = pr.index(key["model"])
+    base = pr.tput(k, 3.0, 62.5)
+    out: dict[str, Any] = {}
+    for c in pr.cpu_values:
+        out[f"x_at_{c:g}cpu_62.5gb"] = pr.tput(k, c, 62.5) / base
+        out[f"x_at_{c:g}cpu_best_mem"] = max(pr.tput(k, c, m) for m in pr.mem_values) / base
+    return out
+
+
+def make_motivation(size: str, seed: int, outdir: Path) -> list[Path]:
+    """Speedup vs CPUs per GPU of every shipped model (the motivation numbers)."""
+    from schedlab.solvers.synergy.profiles import default_profiles
+
+    keys = [{"model": n} for n in default_profiles().names]
+    store = RowStore(
+        results_dir(outdir, "synergy") / f"{MOTIVATION}.jsonl",
+        ["model"],
+        config={"row_format": 1},
+    )
+    rows = store.run(keys, motivation_cell, desc=MOTIVATION)
+    return [write_csv(results_dir(outdir, "synergy") / f"{MOTIVATION}.csv", rows)]
+
+
+@register_figure(
+    MOTIVATION,
+    summary="speedup of each profiled model vs CPUs per GPU (the motivation numbers)",
+    in_reproduce=True,
+)
+def figure_motivation(size: str, seed: int, outdir: Path) -> list[Path]:
+    return make_motivation(size, seed, outdir)

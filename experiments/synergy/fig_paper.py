@@ -210,11 +210,28 @@ def plot(spec: Spec, rows: list[dict[str, Any]], size: str, seed: int, stem: Pat
     return save_figure(fig, stem, caption)
 
 
+def with_ratios(spec: Spec, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each row with `ratio_base_over`: mean JCT of the figure's first allocator (its baseline:
+    proportional, or GREEDY in Fig 12) at the same point over this row's."""
+    base = {
+        (r["group"], r["load16"], r["policy"]): r["mean_jct_h"]
+        for r in rows
+        if r["alloc"] == spec.allocs[0]
+    }
+    out = []
+    for r in rows:
+        b = base.get((r["group"], r["load16"], r["policy"]))
+        ratio = b / r["mean_jct_h"] if b is not None and r["mean_jct_h"] else None
+        out.append({**r, "baseline": spec.allocs[0], "ratio_base_over": ratio})
+    return out
+
+
 def make(name: str, size: str, seed: int, outdir: Path) -> list[Path]:
     spec = SPECS[name]
-    rows = compute(spec, size, seed, outdir)
+    rows = with_ratios(spec, compute(spec, size, seed, outdir))
     d = results_dir(outdir, "synergy")
-    return [write_csv(d / f"{name}.csv", rows, list(FIELDS))] + plot(
+    fields = [*FIELDS, "baseline", "ratio_base_over"]
+    return [write_csv(d / f"{name}.csv", rows, fields)] + plot(
         spec, rows, size, seed, d / name
     )
 

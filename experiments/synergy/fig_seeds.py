@@ -160,6 +160,10 @@ def summary(rows: list[dict[str, Any]], w: int = MAIN) -> list[dict[str, Any]]:
             ratio = [prop[r["seed"]] / r[f"w{w}_mean_jct_h"] for r in lst if r["seed"] in prop]
             m, lo, hi = ci95(ratio)
             row["ratio_prop_over"], row["ratio_ci_low"], row["ratio_ci_high"] = m, lo, hi
+            pcpu = {r["seed"]: r["cpu_util"] for r in by.get("proportional", [])}
+            cpu = [r["cpu_util"] / pcpu[r["seed"]] for r in lst if pcpu.get(r["seed"])]
+            m, lo, hi = ci95(cpu)
+            row["cpu_util_over_prop"], row["cpu_ratio_ci_low"], row["cpu_ratio_ci_high"] = m, lo, hi
             out.append(row)
     return out
 
