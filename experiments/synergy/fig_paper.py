@@ -231,9 +231,7 @@ def make(name: str, size: str, seed: int, outdir: Path) -> list[Path]:
     rows = with_ratios(spec, compute(spec, size, seed, outdir))
     d = results_dir(outdir, "synergy")
     fields = [*FIELDS, "baseline", "ratio_base_over"]
-    return [write_csv(d / f"{name}.csv", rows, fields)] + plot(
-        spec, rows, size, seed, d / name
-    )
+    return [write_csv(d / f"{name}.csv", rows, fields)] + plot(spec, rows, size, seed, d / name)
 
 
 def _register(name: str) -> None:

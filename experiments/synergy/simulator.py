@@ -73,7 +73,9 @@ class SimConfig:
     never changes results). `via_registry`: call a fast allocator (tag "fast") through `solve`
     on a validated `Snapshot`, like every other method (slow; for cross-checks). `check`:
     validate every round's allocation (capacities, exact GPU counts) and raise on a violation.
-    `fidelity`: which of the authors' simulator rules apply; `profile_set`: the model profiles
+    `fast_forward`: under FIFO, run the rounds between two events (an arrival, a completion) as
+    one bulk step of the same per-round arithmetic (bit-identical results, far fewer Python
+    steps at low load); `fidelity`: which of the authors' simulator rules apply; `profile_set`: the model profiles
     (the CPU:GPU-ratio sets come with the matching `cpus_per_server`).
     """
 
@@ -94,6 +96,7 @@ class SimConfig:
     max_sim_h: float = 1.0e6
     max_rounds: int = 1_000_000  # work cap: simulated rounds (CLI --max-rounds)
     fidelity: Fidelity = Fidelity()  # schedlab's rules, or the authors' (fidelity.py)
+    fast_forward: bool = True  # FIFO: repeat quiet rounds in bulk (identical results)
     profile_set: str = "default"  # model profiles (profiles.named_profiles), e.g. cpu-ratio-4
 
     def cluster(self, workload: Workload) -> Cluster:
@@ -457,6 +460,13 @@ class _UtilLog:
     run: list[int] = field(default_factory=list)
     q: list[int] = field(default_factory=list)
 
+    def repeat(self, starts: list[float]) -> None:
+        """The last round's shares again for rounds starting at `starts`."""
+        n = len(starts)
+        self.t.extend(starts)
+        for lst in (self.g, self.c, self.m, self.run, self.q):
+            lst.extend([lst[-1]] * n)  # type: ignore[attr-defined]
+
     def utilization(self, skipped_rounds: int) -> Utilization:
         return Utilization(
             np.asarray(self.t),
@@ -550,6 +560,9 @@ class _Run:
         self.authors_rules = fid.policy == "authors"
         self.prefix_admission = self.authors_rules and cfg.policy in PREFIX_POLICIES
         self.demotion = self.authors_rules and cfg.alloc not in ("proportional", "opt")
+        # FIFO's order never changes between events, so quiet rounds repeat (fast_forward)
+        self.static_order = cfg.policy == "fifo" and cfg.reuse and cfg.fast_forward
+        self.quiet = False
         self.total_gpus = cluster.total_gpus
         self.total_cpus = cluster.cpus_per_server * cluster.servers
         self.total_mem = cluster.mem_gb_per_server * cluster.servers
@@ -619,6 +632,8 @@ class _Run:
             self.advance(t, ordered, rd)
             self.rounds += 1
             self.k += 1
+            if self.quiet:
+                self.fast_forward(ordered, rd)
         if self.bar is not None:
             self.bar.close()
         return self.result()
@@ -646,6 +661,7 @@ class _Run:
             self.nxt = next(self.source, None)
         if new:
             self.active = np.concatenate([self.active, np.asarray(new, dtype=np.int64)])
+        self.quiet = self.static_order and not new  # stays so if no job finishes this round
 
     def order(self, t: float) -> np.ndarray:
         """The runnable jobs (indices into the job arrays) in the policy's order."""
@@ -747,7 +763,9 @@ class _Run:
             jobs.speedup[self.active] = self.s_ideal[jobs.model[self.active]]
             jobs.speedup[run_idx[~at_ideal]] = 1.0
         fin_idx = run_idx[fin]
+        self.last_rate = rate
         if fin_idx.size:
+            self.quiet = False
             jobs.completion[fin_idx] = t + (R if self.round_end else need[fin])
             ids = jobs.id[fin_idx]
             in_win = int(((ids >= self.window[0]) & (ids < self.window[1])).sum())
@@ -756,6 +774,50 @@ class _Run:
                 self.bar.update(in_win if self.stop == "window" else int(fin_idx.size))
             self.active = self.active[np.isnan(jobs.completion[self.active])]  # keeps order
         self.record(t, ordered, rd, pos, g, dt / R)
+
+    def fast_forward(self, ordered: np.ndarray, rd: _Round) -> None:
+        """After a quiet round (no arrival admitted, no completion) under FIFO, the next rounds
+        see the same jobs in the same order and get the same allocation until the next arrival
+        or the first completion: run as many of them as surely change nothing else, repeating
+        the per-round arithmetic (so the floats are those of round-by-round steps)."""
+        jobs, R = self.jobs, self.R
+        pos = np.flatnonzero(rd.run)
+        run_idx = ordered[pos]
+        if run_idx.size == 0:
+            return
+        rate = self.last_rate
+        if self.integer:
+            per_round = np.floor(R / (jobs.iter_time[run_idx] / rate))
+            left = jobs.iters_total[run_idx] - jobs.iters_done[run_idx]
+            safe = np.floor(left / np.maximum(per_round, 1.0)) - 2
+        else:
+            safe = np.floor(jobs.remaining[run_idx] / (rate * R)) - 2
+        m = int(min(safe.min(), self.cfg.max_rounds - self.rounds - 1))
+        m = min(m, int(self.max_t // R) - self.k)
+        if self.nxt is not None:
+            m = min(m, math.ceil(self.nxt.arrival_s / R) - self.k)
+        if m < 2:
+            return
+        step, g = rate * R, jobs.gpus[run_idx]
+        if self.integer:
+            done = jobs.iters_done[run_idx] + m * per_round  # whole numbers: exact in bulk
+            jobs.iters_done[run_idx] = done
+            jobs.done[run_idx] = done * jobs.iter_time[run_idx]
+            jobs.remaining[run_idx] = (jobs.iters_total[run_idx] - done) * jobs.iter_time[run_idx]
+        else:
+            rem, done = jobs.remaining[run_idx], jobs.done[run_idx]
+            for _ in range(m):
+                rem = rem - step
+                done = done + step
+            jobs.remaining[run_idx], jobs.done[run_idx] = rem, done
+        att, gR = jobs.attained[run_idx], g * np.full(g.shape, R)
+        for _ in range(m):
+            att = att + gR
+        jobs.attained[run_idx] = att
+        jobs.last_run[run_idx] = (self.k + m - 1) * R + R
+        self.log.repeat([(self.k + i) * R for i in range(m)])
+        self.rounds += m
+        self.k += m
 
     def _speed(
         self, run_idx: np.ndarray, rd: _Round, pos: np.ndarray
