@@ -75,8 +75,9 @@ class SimConfig:
     validate every round's allocation (capacities, exact GPU counts) and raise on a violation.
     `fast_forward`: under FIFO, run the rounds between two events (an arrival, a completion) as
     one bulk step of the same per-round arithmetic (bit-identical results, far fewer Python
-    steps at low load); `fidelity`: which of the authors' simulator rules apply; `profile_set`: the model profiles
-    (the CPU:GPU-ratio sets come with the matching `cpus_per_server`).
+    steps at low load); `fidelity`: which of the authors' simulator rules apply;
+    `profile_set`: the model profiles (the CPU:GPU-ratio sets come with the matching
+    `cpus_per_server`).
     """
 
     policy: str = "fifo"
