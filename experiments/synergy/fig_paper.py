@@ -40,8 +40,8 @@ from schedlab.experiments.store import RowStore, results_dir, write_csv
 from schedlab.experiments.synergy.cells import sim_cell
 from schedlab.experiments.synergy.metrics import cdf
 
-SMALL = {"servers": 4, "window": [150, 300], "scale": 4 / 16}
-FULL = {"servers": 16, "window": [4000, 5000], "scale": 1.0}
+SMALL: dict[str, Any] = {"servers": 4, "window": [150, 300]}
+FULL: dict[str, Any] = {"servers": 16, "window": [4000, 5000]}
 
 
 @dataclass(frozen=True)

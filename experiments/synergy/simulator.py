@@ -465,8 +465,10 @@ class _UtilLog:
         """The last round's shares again for rounds starting at `starts`."""
         n = len(starts)
         self.t.extend(starts)
-        for lst in (self.g, self.c, self.m, self.run, self.q):
-            lst.extend([lst[-1]] * n)  # type: ignore[attr-defined]
+        for shares in (self.g, self.c, self.m):
+            shares.extend([shares[-1]] * n)
+        for counts in (self.run, self.q):
+            counts.extend([counts[-1]] * n)
 
     def utilization(self, skipped_rounds: int) -> Utilization:
         return Utilization(

@@ -45,7 +45,8 @@ def test_stream_matches_the_authors_generator():
 
 
 def test_as_authors_reproduces_the_readme_point_to_every_digit():
-    # ae-readme.md: Mean = 21.876600555555555, 99th = 156.93307777777775, 99.9th = 170.61199750000023
+    # ae-readme.md prints: Mean = 21.876600555555555, 99th = 156.93307777777775,
+    # 99.9th = 170.61199750000023
     res = simulate(
         philly_derived(9.0, 42, stream="authors"),
         SimConfig(policy="fifo", alloc="tune", fidelity=AUTHORS),
@@ -181,8 +182,8 @@ def test_cli_as_authors_and_bad_flags():
 
     r = CliRunner().invoke(
         cli,
-        ["synergy", "simulate", "--as-authors", "--seed", "42", "--policy", "fifo", "--alloc", "tune",
-         "--window", "400:600", "--json"],
+        ["synergy", "simulate", "--as-authors", "--seed", "42", "--policy", "fifo",
+         "--alloc", "tune", "--window", "400:600", "--json"],
     )  # fmt: skip
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
@@ -194,7 +195,7 @@ def test_cli_as_authors_and_bad_flags():
     assert r.exit_code == 2 and "--class-split" in r.output
     r = CliRunner().invoke(
         cli,
-        ["synergy", "simulate", "--workload", "multi-gpu", "--stream", "authors", "--policy", "fifo",
-         "--alloc", "tune"],
+        ["synergy", "simulate", "--workload", "multi-gpu", "--stream", "authors",
+         "--policy", "fifo", "--alloc", "tune"],
     )  # fmt: skip
     assert r.exit_code == 2 and "--stream" in r.output
