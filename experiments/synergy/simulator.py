@@ -564,8 +564,11 @@ class _Run:
         self.prefix_admission = self.authors_rules and cfg.policy in PREFIX_POLICIES
         self.demotion = self.authors_rules and cfg.alloc not in ("proportional", "opt")
         # FIFO's order never changes between events, so quiet rounds repeat (fast_forward)
-        self.static_order = cfg.policy == "fifo" and cfg.reuse and cfg.fast_forward
+        self.static_key = cfg.policy == "fifo"  # FIFO's key (arrival) and no bumps
+        self.static_order = self.static_key and cfg.reuse and cfg.fast_forward
         self.quiet = False
+        self.in_order = True  # jobs admitted in (arrival, id) order so far
+        self.last_admitted = (-math.inf, -1)
         self.total_gpus = cluster.total_gpus
         self.total_cpus = cluster.cpus_per_server * cluster.servers
         self.total_mem = cluster.mem_gb_per_server * cluster.servers
@@ -657,6 +660,9 @@ class _Run:
                     self.excluded_in_window += 1
             else:
                 c, m = self.ideal[mi]
+                if (nxt.arrival_s, nxt.job_id) < self.last_admitted:
+                    self.in_order = False
+                self.last_admitted = (nxt.arrival_s, nxt.job_id)
                 i = self.jobs.add(nxt, mi, c, m, self.speedups[mi], self.iter_s[mi])
                 if self.integer:  # remaining work counts whole iterations
                     self.jobs.remaining[i] = self.jobs.iters_total[i] * self.iter_s[mi]
@@ -670,6 +676,8 @@ class _Run:
         """The runnable jobs (indices into the job arrays) in the policy's order."""
         jobs, active = self.jobs, self.active
         self.n_runnable = int(active.size)
+        if self.static_key and self.in_order:  # FIFO: the runnable jobs are in arrival order
+            return active
         since = t - np.where(
             np.isnan(jobs.last_run[active]), jobs.arrival[active], jobs.last_run[active]
         )
@@ -826,6 +834,8 @@ class _Run:
         self, run_idx: np.ndarray, rd: _Round, pos: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Per-GPU speed of the running jobs, and whether each got its ideal configuration."""
+        if not (self.binary or self.demotion):
+            return rd.tput[pos], np.ones(run_idx.size, dtype=bool)  # at_ideal unused
         model = self.jobs.model[run_idx]
         at_ideal = (np.abs(rd.cpus_per_gpu[pos] - self.ideal_c[model]) <= _CFG_TOL) & (
             np.abs(rd.mem_gb_per_gpu[pos] - self.ideal_m[model]) <= _CFG_TOL
