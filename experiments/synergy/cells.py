@@ -97,6 +97,7 @@ def sim_cell(key: dict[str, Any]) -> dict[str, Any]:
             "runtime_s",
         )
     }
+    out["cpu_used"], out["mem_used"] = d.get("cpu_used"), d.get("mem_used")
     if key.get("util_h"):
         out.update(util_between(res, *key["util_h"]))
     if key.get("jcts"):

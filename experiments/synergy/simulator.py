@@ -460,12 +460,14 @@ class _UtilLog:
     m: list[float] = field(default_factory=list)
     run: list[int] = field(default_factory=list)
     q: list[int] = field(default_factory=list)
+    cu: list[float] = field(default_factory=list)  # CPUs used (allocated, at most the ideal)
+    mu: list[float] = field(default_factory=list)
 
     def repeat(self, starts: list[float]) -> None:
         """The last round's shares again for rounds starting at `starts`."""
         n = len(starts)
         self.t.extend(starts)
-        for shares in (self.g, self.c, self.m):
+        for shares in (self.g, self.c, self.m, self.cu, self.mu):
             shares.extend([shares[-1]] * n)
         for counts in (self.run, self.q):
             counts.extend([counts[-1]] * n)
@@ -479,6 +481,8 @@ class _UtilLog:
             np.asarray(self.run),
             np.asarray(self.q),
             skipped_rounds=skipped_rounds,
+            cpu_used=np.asarray(self.cu),
+            mem_used=np.asarray(self.mu),
         )
 
 
@@ -878,6 +882,11 @@ class _Run:
         log.g.append(float((g * frac).sum()) / self.total_gpus)
         log.c.append(float((g * rd.cpus_per_gpu[pos] * frac).sum()) / self.total_cpus)
         log.m.append(float((g * rd.mem_gb_per_gpu[pos] * frac).sum()) / self.total_mem)
+        model = self.jobs.model[ordered[pos]]  # used: what the profile can use, at most its ideal
+        used_c = np.minimum(rd.cpus_per_gpu[pos], self.ideal_c[model])
+        used_m = np.minimum(rd.mem_gb_per_gpu[pos], self.ideal_m[model])
+        log.cu.append(float((g * used_c * frac).sum()) / self.total_cpus)
+        log.mu.append(float((g * used_m * frac).sum()) / self.total_mem)
         log.run.append(int(pos.size))
         log.q.append(int(self.n_runnable - pos.size))
 
