@@ -153,9 +153,7 @@ def run_budget(quick: bool = False) -> None:
             with tempfile.TemporaryDirectory() as tmp:
                 r = in_fresh_interpreter(__name__, "_study_cpu", name, size, tmp)
             total += float(r["cpu_s"])
-            rows.append(
-                [size, name, round(float(r["cpu_s"]), 1), round(float(r["wall_s"]), 1), ""]
-            )
+            rows.append([size, name, round(float(r["cpu_s"]), 1), round(float(r["wall_s"]), 1), ""])
         ok = "yes" if total <= BUDGET_CPU_S[size] else "NO"
         rows.append([size, "all (without claim 13)", round(total, 1), "", ok])
         print(format_table(["size", "study", "cpu_s", "wall_s", "within budget"], rows))
