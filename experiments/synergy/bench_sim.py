@@ -93,6 +93,20 @@ BUDGET_CPU_S = {"small": 20.0, "full": 360.0}  # Synergy's studies and claim 13 
 IN_REPRODUCE = ("synergy-gap", "synergy-jct", "synergy-authors", "synergy-motivation")
 
 
+def in_fresh_interpreter(func: str, *args: object) -> dict:
+    """`func(*args)` of this module in a new Python process; its JSON result (nothing of this
+    process, its caches or allocations, carries over)."""
+    import json
+    import subprocess
+    import sys
+
+    call = f"{func}({', '.join(map(repr, args))})"
+    code = f"import json; from {__name__} import {func}; print(json.dumps({call}))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result: dict = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
 def replay_run(n: int = 1_000_000) -> dict[str, object]:
     """`synergy simulate --jobs N --window 0:N --servers 1250 --load 500 --policy fifo
     --alloc tune` (bench_scale's largest point): wall and CPU seconds of the simulation call."""
@@ -117,10 +131,8 @@ def replay_run(n: int = 1_000_000) -> dict[str, object]:
 def run_replay(quick: bool = False) -> None:
     """Wall and CPU time of the 1M-job replay (--quick: 100k jobs) in a fresh interpreter.
     CPU seconds are what a quiet 2-core machine's wall time would be (one process)."""
-    from schedlab.experiments.sojourn.bench_kernels import in_fresh_interpreter
-
     n = 100_000 if quick else 1_000_000
-    r = in_fresh_interpreter(__name__, "replay_run", n)
+    r = in_fresh_interpreter("replay_run", n)
     ok = "yes" if r["wall_s"] <= REPLAY_TARGET_S else "NO (wall; see cpu_s on a shared machine)"
     headers = ["jobs", "rounds", "wall_s", "cpu_s", "mean_jct_h", f"<= {REPLAY_TARGET_S:g} s"]
     row = [r["jobs"], r["rounds"], round(r["wall_s"], 1), round(r["cpu_s"], 1)]
@@ -145,13 +157,11 @@ def run_budget(quick: bool = False) -> None:
     from empty results folders, against Synergy's budget (claim 13: `schedlab verify 13`)."""
     import tempfile
 
-    from schedlab.experiments.sojourn.bench_kernels import in_fresh_interpreter
-
     for size in ("small",) if quick else ("small", "full"):
         rows, total = [], 0.0
         for name in IN_REPRODUCE:
             with tempfile.TemporaryDirectory() as tmp:
-                r = in_fresh_interpreter(__name__, "_study_cpu", name, size, tmp)
+                r = in_fresh_interpreter("_study_cpu", name, size, tmp)
             total += float(r["cpu_s"])
             rows.append([size, name, round(float(r["cpu_s"]), 1), round(float(r["wall_s"]), 1), ""])
         ok = "yes" if total <= BUDGET_CPU_S[size] else "NO"
