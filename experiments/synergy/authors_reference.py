@@ -68,6 +68,12 @@ ADDED: dict[tuple[str, str], dict[str, Any]] = {
         "p999_jct_h": 321.0765727777814,
         "median_jct_h": 3.8981944444444445,
     },
+    ("default-6jph-las", "proportional"): {  # LAS+fair, 6 jobs/h, jobs 1000-1999
+        "mean_jct_h": 16.749165555555557,
+        "p99_jct_h": 156.74128888888887,
+        "p999_jct_h": 164.87177111111114,
+        "median_jct_h": 4.770694444444445,
+    },
     ("default-6jph-las", "tune"): {  # LAS+tune, 6 jobs/h, jobs 1000-1999, 330 s
         "mean_jct_h": 14.65099888888889,
         "p99_jct_h": 148.49305277777773,
