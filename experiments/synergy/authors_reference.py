@@ -74,6 +74,12 @@ ADDED: dict[tuple[str, str], dict[str, Any]] = {
         "p999_jct_h": 164.87177111111114,
         "median_jct_h": 4.770694444444445,
     },
+    ("default-6jph-las", "greedy"): {  # LAS (GREEDY), 6 jobs/h, jobs 1000-1999
+        "mean_jct_h": 14.65099888888889,
+        "p99_jct_h": 148.49305277777773,
+        "p999_jct_h": 162.27992111111138,
+        "median_jct_h": 3.9023611111111114,
+    },
     ("default-6jph-las", "tune"): {  # LAS+tune, 6 jobs/h, jobs 1000-1999, 330 s
         "mean_jct_h": 14.65099888888889,
         "p99_jct_h": 148.49305277777773,
