@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from schedlab.experiments.cli_registry import RegistryChoice
+from schedlab.experiments.cli_registry import LazyChoice, RegistryChoice
 from schedlab.experiments.cliflags import (
     SEED,
     TIME_LIMIT,
@@ -30,6 +30,29 @@ if TYPE_CHECKING:
 
 SUBJECT = "synergy"
 DEFAULT_WORKLOAD = "philly-derived"
+
+
+def _rule(name: str) -> LazyChoice:
+    """The choices of one rule switch, from `fidelity.CHOICES` (read on first use)."""
+
+    def source() -> tuple[str, ...]:
+        from schedlab.experiments.synergy.fidelity import CHOICES
+
+        return CHOICES[name]
+
+    return LazyChoice(source)
+
+
+def _streams() -> tuple[str, ...]:
+    from schedlab.experiments.synergy.workloads import STREAMS
+
+    return STREAMS
+
+
+def _ratios() -> list[str]:
+    from schedlab.solvers.synergy.profiles import CPU_RATIOS
+
+    return list(CPU_RATIOS)
 TRACE_WORKLOAD = "trace"  # what --trace alone means: a Synergy-format trace file
 
 
@@ -286,7 +309,7 @@ def _check_numbers(servers: int | None, time_limit: float | None) -> None:
 )
 @click.option(
     "--stream",
-    type=click.Choice(["numpy", "authors"]),
+    type=LazyChoice(_streams),
     default=None,
     help="Random stream of the synthetic workloads: ours (numpy PCG64) or the Synergy authors' "
     "draws (Python random; single-GPU philly-derived) [default: numpy; authors with "
@@ -299,7 +322,7 @@ def _check_numbers(servers: int | None, time_limit: float | None) -> None:
 )
 @click.option(
     "--cpu-ratio",
-    type=click.Choice(["3", "4", "5", "6"]),
+    type=LazyChoice(_ratios),
     default="3",
     show_default=True,
     help="CPUs per GPU: servers of 8 GPUs and 8x this many CPUs, with the authors' profiles "
@@ -313,32 +336,32 @@ def _check_numbers(servers: int | None, time_limit: float | None) -> None:
 )
 @click.option(
     "--completion",
-    type=click.Choice(["exact", "round-end"]),
+    type=_rule("completion"),
     default=None,
     help="When a job completes: the moment its work ends, or at the round's end (authors).",
 )
 @click.option(
     "--speed",
-    type=click.Choice(["table", "binary"]),
+    type=_rule("speed"),
     default=None,
     help="Speed: profiled throughput of the configuration, or the ideal speedup / 1 (authors).",
 )
 @click.option(
     "--iterations",
-    type=click.Choice(["continuous", "integer"]),
+    type=_rule("iterations"),
     default=None,
     help="Work as continuous seconds, or whole iterations floored per round (authors).",
 )
 @click.option(
     "--policy-rules",
-    type=click.Choice(["schedlab", "authors"]),
+    type=_rule("policy"),
     default=None,
     help="Policy details: ours, or the authors' (SRTF speedup after TUNE, LAS/DRF/TETRIS "
     "admission, FTF order, bump timing).",
 )
 @click.option(
     "--opt-mode",
-    type=click.Choice(["schedlab", "authors"]),
+    type=_rule("opt"),
     default=None,
     help="OPT: phase 1 + server packing (ours), or phase 1 only with the unweighted objective "
     "(authors).",
@@ -390,6 +413,7 @@ def simulate(
     from schedlab.experiments.synergy.simulator import SimConfig
     from schedlab.experiments.synergy.simulator import simulate as run_simulation
     from schedlab.experiments.synergy.workloads import DEFAULT_SERVERS
+    from schedlab.solvers.synergy.profiles import CPU_RATIOS
 
     _check_numbers(servers, time_limit)
     from schedlab.solvers.util import check_output_path
@@ -419,7 +443,7 @@ def simulate(
         alloc_time_limit_s=time_limit,
         max_rounds=max_rounds,
         fidelity=fid,
-        profile_set="default" if ratio == 3 else f"cpu-ratio-{ratio}",
+        profile_set=CPU_RATIOS[cpu_ratio],
     )
     try:
         res = run_simulation(wl, cfg, progress=True)

@@ -49,6 +49,8 @@ SHORT_EXP = (1.5, 3.0)
 LONG_EXP = (3.0, 4.0)
 
 _CHUNK = 1024  # jobs drawn per batch; the stream does not depend on it
+# Random streams of the synthetic workloads: ours, and the authors' draws (authors_stream.py).
+STREAMS: tuple[str, ...] = ("numpy", "authors")
 
 
 @dataclass(frozen=True)
@@ -254,12 +256,12 @@ def philly_derived(
         from schedlab.experiments.synergy.authors_stream import AuthorsStream
 
         jobs = AuthorsStream(load_jobs_per_h, seed, split, max_jobs=max_jobs, catalog=catalog)
-    elif stream == "numpy":
+    elif stream == STREAMS[0]:
         jobs = SyntheticStream(
             load_jobs_per_h, seed, False, split, max_jobs=max_jobs, catalog=catalog
         )
     else:
-        raise InvalidInput(f"--stream: must be numpy or authors (got {stream!r})")
+        raise InvalidInput(f"--stream: must be one of {', '.join(STREAMS)} (got {stream!r})")
     return Workload(
         name="philly-derived",
         jobs=jobs,

@@ -318,6 +318,15 @@ PROFILE_SETS: dict[str, tuple[str, float]] = {
 }
 
 
+# CPUs per GPU of each shipped set (servers of 8 GPUs): the --cpu-ratio choices.
+CPU_RATIOS: dict[str, str] = {
+    "3": "default",
+    "4": "cpu-ratio-4",
+    "5": "cpu-ratio-5",
+    "6": "cpu-ratio-6",
+}
+
+
 @cache
 def named_profiles(name: str = "default") -> ProfileSet:
     """A shipped profile set by name (`PROFILE_SETS`); InvalidInput naming the known sets."""
