@@ -53,6 +53,8 @@ def _ratios() -> list[str]:
     from schedlab.solvers.synergy.profiles import CPU_RATIOS
 
     return list(CPU_RATIOS)
+
+
 TRACE_WORKLOAD = "trace"  # what --trace alone means: a Synergy-format trace file
 
 
