@@ -92,7 +92,7 @@ SPECS: dict[str, Spec] = {
             "multi-gpu",
             ("fifo", "srtf"),
             ("proportional", "greedy", "tune"),
-            (2.0, 4.0, 6.0, 7.0, 8.0, 9.0),
+            (1.0, 2.0, 3.0, 3.5, 4.0, 4.5, 5.0),  # saturation near 4 jobs/h, as in Fig 1
         ),
         Spec(
             "synergy-fig9",
