@@ -85,3 +85,85 @@ def run(quick: bool = False) -> None:
             what = "makespan" if key == 6 else "mean JCT"
             ratio = sel["proportional"][key] / sel["tune"][key]  # type: ignore[operator]
             print(f"{name} {policy}: {what} proportional / TUNE = {ratio:.2f}x")
+
+
+# ---- the 1M-job replay and the studies' budget (issues 36 and 39) -------------------------------
+REPLAY_TARGET_S = 60.0  # issue 36: the 1M-job replay on this 2-core machine
+BUDGET_CPU_S = {"small": 20.0, "full": 360.0}  # Synergy's studies and claim 13 together
+IN_REPRODUCE = ("synergy-gap", "synergy-jct", "synergy-authors", "synergy-motivation")
+
+
+def in_fresh_interpreter(func: str, *args: object) -> dict:
+    """`func(*args)` of this module in a new Python process; its JSON result (nothing of this
+    process, its caches or allocations, carries over)."""
+    import json
+    import subprocess
+    import sys
+
+    call = f"{func}({', '.join(map(repr, args))})"
+    code = f"import json; from {__name__} import {func}; print(json.dumps({call}))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result: dict = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def replay_run(n: int = 1_000_000) -> dict[str, object]:
+    """`synergy simulate --jobs N --window 0:N --servers 1250 --load 500 --policy fifo
+    --alloc tune` (bench_scale's largest point): wall and CPU seconds of the simulation call."""
+    import time
+
+    from schedlab.experiments.synergy.workloads import philly_derived as stream
+
+    cfg = SimConfig(policy="fifo", alloc="tune", servers=1250, window=(0, n))
+    simulate(stream(500.0, 0, max_jobs=20), cfg)  # numba's cached compilation, once
+    t0, c0 = time.perf_counter(), time.process_time()
+    d = simulate(stream(500.0, 0, max_jobs=n), cfg).to_dict()
+    return {
+        "jobs": n,
+        "rounds": d["rounds"],
+        "wall_s": time.perf_counter() - t0,
+        "cpu_s": time.process_time() - c0,
+        "mean_jct_h": d["mean_jct_h"],
+    }
+
+
+@register_benchmark("bench_synergy_replay", summary="the 1M-job Synergy replay (target 60 s)")
+def run_replay(quick: bool = False) -> None:
+    """Wall and CPU time of the 1M-job replay (--quick: 100k jobs) in a fresh interpreter.
+    CPU seconds are what a quiet 2-core machine's wall time would be (one process)."""
+    n = 100_000 if quick else 1_000_000
+    r = in_fresh_interpreter("replay_run", n)
+    ok = "yes" if r["wall_s"] <= REPLAY_TARGET_S else "NO (wall; see cpu_s on a shared machine)"
+    headers = ["jobs", "rounds", "wall_s", "cpu_s", "mean_jct_h", f"<= {REPLAY_TARGET_S:g} s"]
+    row = [r["jobs"], r["rounds"], round(r["wall_s"], 1), round(r["cpu_s"], 1)]
+    print(format_table(headers, [[*row, round(r["mean_jct_h"], 4), ok]]), flush=True)
+
+
+def _study_cpu(name: str, size: str, outdir: str) -> dict[str, object]:
+    """One study from an empty results folder, in-process (workers=1): its CPU seconds."""
+    import time
+    from pathlib import Path
+
+    from schedlab.experiments.registry import figures
+
+    c0, t0 = time.process_time(), time.perf_counter()
+    figures()[name].obj(size, 0, Path(outdir))
+    return {"study": name, "cpu_s": time.process_time() - c0, "wall_s": time.perf_counter() - t0}
+
+
+@register_benchmark("bench_synergy_budget", summary="CPU seconds of Synergy's studies vs budget")
+def run_budget(quick: bool = False) -> None:
+    """CPU seconds of each Synergy study in `reproduce` at size small (--quick) or both sizes,
+    from empty results folders, against Synergy's budget (claim 13: `schedlab verify 13`)."""
+    import tempfile
+
+    for size in ("small",) if quick else ("small", "full"):
+        rows, total = [], 0.0
+        for name in IN_REPRODUCE:
+            with tempfile.TemporaryDirectory() as tmp:
+                r = in_fresh_interpreter("_study_cpu", name, size, tmp)
+            total += float(r["cpu_s"])
+            rows.append([size, name, round(float(r["cpu_s"]), 1), round(float(r["wall_s"]), 1), ""])
+        ok = "yes" if total <= BUDGET_CPU_S[size] else "NO"
+        rows.append([size, "all (without claim 13)", round(total, 1), "", ok])
+        print(format_table(["size", "study", "cpu_s", "wall_s", "within budget"], rows))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from schedlab.experiments.cli_registry import RegistryChoice
+from schedlab.experiments.cli_registry import LazyChoice, RegistryChoice
 from schedlab.experiments.cliflags import (
     SEED,
     TIME_LIMIT,
@@ -30,6 +30,31 @@ if TYPE_CHECKING:
 
 SUBJECT = "synergy"
 DEFAULT_WORKLOAD = "philly-derived"
+
+
+def _rule(name: str) -> LazyChoice:
+    """The choices of one rule switch, from `fidelity.CHOICES` (read on first use)."""
+
+    def source() -> tuple[str, ...]:
+        from schedlab.experiments.synergy.fidelity import CHOICES
+
+        return CHOICES[name]
+
+    return LazyChoice(source)
+
+
+def _streams() -> tuple[str, ...]:
+    from schedlab.experiments.synergy.workloads import STREAMS
+
+    return STREAMS
+
+
+def _ratios() -> list[str]:
+    from schedlab.solvers.synergy.profiles import CPU_RATIOS
+
+    return list(CPU_RATIOS)
+
+
 TRACE_WORKLOAD = "trace"  # what --trace alone means: a Synergy-format trace file
 
 
@@ -74,14 +99,23 @@ def build_workload(
     seed: int,
     jobs: int | None,
     total_gpus: int,
+    stream: str = "numpy",
+    split: tuple[float, float, float] | None = None,
 ) -> Workload:
     """The workload the options describe, built by its registered builder."""
-    from schedlab.experiments.synergy.workloads import WorkloadRequest
+    from schedlab.experiments.synergy.workloads import DEFAULT_CLASS_SPLIT, WorkloadRequest
 
     if jobs is not None and jobs < 1:
         raise InvalidInput(f"--jobs: must be a positive number of jobs (got {jobs})")
     entry = workload_entry(workload, trace, static)
-    req = WorkloadRequest(load, seed, jobs, total_gpus, trace, static)
+    if "synthetic" not in entry.tags and (stream != "numpy" or split is not None):
+        raise InvalidInput(
+            "--stream/--class-split: apply to the synthetic workloads (philly-derived, "
+            f"multi-gpu), not to {entry.name}"
+        )
+    req = WorkloadRequest(
+        load, seed, jobs, total_gpus, trace, static, stream, split or DEFAULT_CLASS_SPLIT
+    )
     built: Workload = entry.obj(req)
     return built
 
@@ -152,6 +186,44 @@ def _report(res: SimResult, policy: str, alloc: str) -> None:
     for note in res.notes:
         click.echo(f"note: {note}")
     click.echo(format_table(["metric", "value"], _summary_rows(res)))
+
+
+def _split(text: str | None) -> tuple[float, float, float] | None:
+    if text is None:
+        return None
+    try:
+        a, b, c = (float(x) for x in text.split(","))
+    except ValueError:
+        raise InvalidInput(
+            f"--class-split: expected three shares image,language,speech, e.g. 20,70,10 "
+            f"(got {text!r})"
+        ) from None
+    if min(a, b, c) < 0 or a + b + c <= 0 or not all(x < 1e9 for x in (a, b, c)):
+        raise InvalidInput(f"--class-split: shares must be >= 0 with a positive sum ({text!r})")
+    return a, b, c
+
+
+def fidelity_of(
+    as_authors: bool,
+    completion: str | None,
+    speed: str | None,
+    iterations: str | None,
+    policy_rules: str | None,
+    opt_mode: str | None,
+) -> Any:
+    """The simulator rules the flags ask for: schedlab's, or the authors' (`--as-authors`),
+    each switch overridable."""
+    from schedlab.experiments.synergy.fidelity import Fidelity
+
+    base = Fidelity.as_authors() if as_authors else Fidelity()
+    given = {
+        "completion": completion,
+        "speed": speed,
+        "iterations": iterations,
+        "policy": policy_rules,
+        "opt": opt_mode,
+    }
+    return Fidelity(**{**base.to_dict(), **{k: v for k, v in given.items() if v is not None}})
 
 
 def _check_numbers(servers: int | None, time_limit: float | None) -> None:
@@ -237,6 +309,65 @@ def _check_numbers(servers: int | None, time_limit: float | None) -> None:
     default=None,
     help="Also write the GPU/CPU/memory utilization per round to this CSV.",
 )
+@click.option(
+    "--stream",
+    type=LazyChoice(_streams),
+    default=None,
+    help="Random stream of the synthetic workloads: ours (numpy PCG64) or the Synergy authors' "
+    "draws (Python random; single-GPU philly-derived) [default: numpy; authors with "
+    "--as-authors].",
+)
+@click.option(
+    "--class-split",
+    default=None,
+    help="Task-class shares image,language,speech of the synthetic workloads [default: 20,70,10].",
+)
+@click.option(
+    "--cpu-ratio",
+    type=LazyChoice(_ratios),
+    default="3",
+    show_default=True,
+    help="CPUs per GPU: servers of 8 GPUs and 8x this many CPUs, with the authors' profiles "
+    "for that ratio.",
+)
+@click.option(
+    "--as-authors",
+    is_flag=True,
+    help="Every rule of the authors' simulator (each overridable by its own flag below) and "
+    "their job stream.",
+)
+@click.option(
+    "--completion",
+    type=_rule("completion"),
+    default=None,
+    help="When a job completes: the moment its work ends, or at the round's end (authors).",
+)
+@click.option(
+    "--speed",
+    type=_rule("speed"),
+    default=None,
+    help="Speed: profiled throughput of the configuration, or the ideal speedup / 1 (authors).",
+)
+@click.option(
+    "--iterations",
+    type=_rule("iterations"),
+    default=None,
+    help="Work as continuous seconds, or whole iterations floored per round (authors).",
+)
+@click.option(
+    "--policy-rules",
+    type=_rule("policy"),
+    default=None,
+    help="Policy details: ours, or the authors' (SRTF speedup after TUNE, LAS/DRF/TETRIS "
+    "admission, FTF order, bump timing).",
+)
+@click.option(
+    "--opt-mode",
+    type=_rule("opt"),
+    default=None,
+    help="OPT: phase 1 + server packing (ours), or phase 1 only with the unweighted objective "
+    "(authors).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def simulate(
     workload: str | None,
@@ -254,6 +385,15 @@ def simulate(
     max_rounds: int,
     jobs_csv: Path | None,
     util_csv: Path | None,
+    stream: str | None,
+    class_split: str | None,
+    cpu_ratio: str,
+    as_authors: bool,
+    completion: str | None,
+    speed: str | None,
+    iterations: str | None,
+    policy_rules: str | None,
+    opt_mode: str | None,
     as_json: bool,
 ) -> None:
     """Simulate a GPU cluster round by round: a policy orders jobs, an allocator places them.
@@ -269,11 +409,13 @@ def simulate(
       schedlab synergy simulate --trace my_trace.csv --static --policy srtf --alloc opt
       schedlab synergy simulate --workload philly --trace philly_jobs.csv --jobs 3000 \\
           --policy las --alloc tune
+      schedlab synergy simulate --as-authors --seed 42 --policy fifo --alloc tune  # 21.88 h
     """
     from schedlab.experiments.output import emit_json
     from schedlab.experiments.synergy.simulator import SimConfig
     from schedlab.experiments.synergy.simulator import simulate as run_simulation
     from schedlab.experiments.synergy.workloads import DEFAULT_SERVERS
+    from schedlab.solvers.synergy.profiles import CPU_RATIOS
 
     _check_numbers(servers, time_limit)
     from schedlab.solvers.util import check_output_path
@@ -286,15 +428,24 @@ def simulate(
     design = entry.meta.get("default_servers", DEFAULT_SERVERS)
     n_servers = servers if servers is not None else design
     total_gpus = n_servers * base.gpus_per_server
-    wl = build_workload(entry.name, trace, static, load, seed, jobs, total_gpus)
+    fid = fidelity_of(as_authors, completion, speed, iterations, policy_rules, opt_mode)
+    synthetic = "synthetic" in entry.tags
+    the_stream = stream or ("authors" if as_authors and entry.name == DEFAULT_WORKLOAD else "numpy")
+    wl = build_workload(
+        entry.name, trace, static, load, seed, jobs, total_gpus, the_stream, _split(class_split)
+    )
+    ratio = int(cpu_ratio)
     cfg = SimConfig(
         policy=policy,
         alloc=alloc,
         servers=n_servers,
+        cpus_per_server=8.0 * ratio,
         round_s=round_s,
         window=_window(window),
         alloc_time_limit_s=time_limit,
         max_rounds=max_rounds,
+        fidelity=fid,
+        profile_set=CPU_RATIOS[cpu_ratio],
     )
     try:
         res = run_simulation(wl, cfg, progress=True)
@@ -308,7 +459,9 @@ def simulate(
         _write_util_csv(util_csv, res)
     out = res.to_dict()
     out["seed"] = seed
-    out["load_jobs_per_h"] = load if "synthetic" in entry.tags else None
+    out["load_jobs_per_h"] = load if synthetic else None
+    out["stream"] = the_stream if synthetic else None
+    out["fidelity"] = fid.to_dict()
     if as_json:
         emit_json(out)
         return

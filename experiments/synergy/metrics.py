@@ -98,14 +98,23 @@ class Utilization:
     running_jobs: np.ndarray
     queued_jobs: np.ndarray
     skipped_rounds: int = 0  # empty rounds jumped over (no runnable job), all shares 0
+    # shares used: allocated but at most the model's ideal (what its profile can use; the
+    # authors' simulator's "utilization" beside "allocation")
+    cpu_used: np.ndarray | None = None
+    mem_used: np.ndarray | None = None
 
     def mean(self) -> dict[str, float]:
         """Time-averaged shares over the whole run (skipped empty rounds count as 0)."""
         n = self.round_start_s.size + self.skipped_rounds
         if n == 0:
-            return {"gpu_util": math.nan, "cpu_util": math.nan, "mem_util": math.nan}
-        return {
+            nan = math.nan
+            return {k: nan for k in ("gpu_util", "cpu_util", "mem_util", "cpu_used", "mem_used")}
+        out = {
             "gpu_util": float(self.gpu.sum()) / n,
             "cpu_util": float(self.cpu.sum()) / n,
             "mem_util": float(self.mem.sum()) / n,
         }
+        if self.cpu_used is not None and self.mem_used is not None:
+            out["cpu_used"] = float(self.cpu_used.sum()) / n
+            out["mem_used"] = float(self.mem_used.sum()) / n
+        return out

@@ -19,11 +19,13 @@ Work is in proportional-share seconds (see `workloads.py`): a job with per-GPU t
 of work per second. A job alone on the cluster at proportional share therefore has
 JCT = (round start after arrival - arrival) + work_s.
 
-Differences from msr-fiddle/synergy's simulator, on purpose: completions are exact (Synergy
-ends jobs at lease ends, i.e. rounds up to the round), throughput comes from the profile table
-at the allocated configuration (Synergy's simulator uses the ideal speedup or 1), no
-placement penalty (none is profiled), and a job that misses the GPU count in Synergy's
-admission is not tried again by the allocator the same round.
+Differences from msr-fiddle/synergy's simulator, on purpose, each a switch of
+`SimConfig.fidelity` (`fidelity.py`; `--as-authors` turns all on): completions are exact
+(Synergy ends jobs at lease ends, i.e. rounds up to the round), throughput comes from the
+profile table at the allocated configuration (Synergy's simulator uses the ideal speedup or 1),
+work is continuous (theirs: whole iterations, floored per round), a few ordering/admission
+details of their policies, and OPT packs servers (theirs: cluster totals only). No placement
+penalty (theirs is 1 for every model). The authors' job stream is `authors_stream.py`.
 """
 
 from __future__ import annotations
@@ -36,20 +38,25 @@ from typing import Any
 
 import numpy as np
 
+from schedlab.experiments.synergy.fidelity import Fidelity
 from schedlab.experiments.synergy.metrics import JctStats, Utilization, jct_stats, resolve_window
-from schedlab.experiments.synergy.policies import Policy, PolicyView, get_policy
+from schedlab.experiments.synergy.policies import Policy, PolicyView, ftf_rho, get_policy
 from schedlab.experiments.synergy.workloads import JobSpec, Workload
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.solve import METHODS, solve
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, check_allocation
 from schedlab.solvers.synergy.allocators import FAST_TAG, SUBJECT, RoundAllocator
+from schedlab.solvers.synergy.heuristic_opt import phase1, proportional_set
 from schedlab.solvers.synergy.placement import RoundResult
 from schedlab.solvers.synergy.problem import Cluster, Job, Snapshot
-from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
+from schedlab.solvers.synergy.profiles import ProfileSet, named_profiles
 from schedlab.solvers.validate import Deadline, check_work
 
 # A job whose remaining work ends within this (relative) of the round end completes.
 _DONE_RTOL = 1e-12
+# Policies whose authors' scheduler offers only the jobs GPU-proportional admits.
+PREFIX_POLICIES = ("las", "drf", "tetris")
+_CFG_TOL = 1e-9  # configuration equality (grid values)
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,11 @@ class SimConfig:
     never changes results). `via_registry`: call a fast allocator (tag "fast") through `solve`
     on a validated `Snapshot`, like every other method (slow; for cross-checks). `check`:
     validate every round's allocation (capacities, exact GPU counts) and raise on a violation.
+    `fast_forward`: under FIFO, run the rounds between two events (an arrival, a completion) as
+    one bulk step of the same per-round arithmetic (bit-identical results, far fewer Python
+    steps at low load); `fidelity`: which of the authors' simulator rules apply;
+    `profile_set`: the model profiles (the CPU:GPU-ratio sets come with the matching
+    `cpus_per_server`).
     """
 
     policy: str = "fifo"
@@ -84,6 +96,9 @@ class SimConfig:
     check: bool = False
     max_sim_h: float = 1.0e6
     max_rounds: int = 1_000_000  # work cap: simulated rounds (CLI --max-rounds)
+    fidelity: Fidelity = Fidelity()  # schedlab's rules, or the authors' (fidelity.py)
+    fast_forward: bool = True  # FIFO: repeat quiet rounds in bulk (identical results)
+    profile_set: str = "default"  # model profiles (profiles.named_profiles), e.g. cpu-ratio-4
 
     def cluster(self, workload: Workload) -> Cluster:
         servers = self.servers if self.servers is not None else workload.default_servers
@@ -193,6 +208,7 @@ class _Allocator:
         *,
         via_registry: bool,
         time_limit: float | None,
+        authors_opt: bool = False,
     ) -> None:
         if (SUBJECT, method) not in METHODS:
             raise InvalidInput(
@@ -209,6 +225,8 @@ class _Allocator:
         self.names = profiles.names
         self.stats: dict[str, int] = {}
         self._alone: dict[tuple[int, int], bool] = {}
+        self.authors_opt = authors_opt and method == "opt"
+        self._p1: dict = {}
 
     def runs_alone(self, model: int, gpus: int) -> bool:
         """Whether a job of this model and GPU demand runs on the empty cluster; a job that
@@ -223,6 +241,8 @@ class _Allocator:
         return self._alone[key]
 
     def __call__(self, models: np.ndarray, gpus: np.ndarray) -> _Round:
+        if self.authors_opt:
+            return self._opt_cluster(models, gpus)
         if self.use_fast:
             return self._fast(self.method, models, gpus)
         return self._registry(models, gpus)
@@ -254,6 +274,31 @@ class _Allocator:
             rr.mem_gb_per_gpu[:n],
             placement[:n],
         )
+
+    def _opt_cluster(self, models: np.ndarray, gpus: np.ndarray) -> _Round:
+        """The authors' simulated OPT: the jobs GPU-proportional admits run at the phase-1
+        configurations (unweighted objective, cluster-wide totals), with no server placement."""
+        ks, gs = models.tolist(), gpus.tolist()
+        jobs = proportional_set(self.fast, gs)
+        n = int(jobs[-1]) + 1 if jobs else 0
+        run = np.zeros(n, dtype=bool)
+        c, m, t = np.zeros(n), np.zeros(n), np.zeros(n)
+        if jobs:
+            chosen, stats = phase1(
+                self.fast,
+                ks,
+                gs,
+                jobs,
+                deadline=Deadline.after(self.time_limit),
+                cache=self._p1,
+                weighted=False,
+            )
+            self._count({k: v for k, v in stats.items() if k.endswith("_status")})
+            for j in jobs:
+                run[j] = True
+                c[j], m[j], t[j] = chosen[j]
+        full = sum(gs[j] for j in jobs) == self.cluster.total_gpus
+        return _Round(n, not full, run, t, c, m, [[] for _ in range(n)])
 
     def _registry(self, models: np.ndarray, gpus: np.ndarray) -> _Round:
         # Offer the order up to the last job GPU-proportional admits, plus one cluster's worth
@@ -353,12 +398,15 @@ class _Jobs:
         self.cpu_demand = np.zeros(cap)
         self.mem_demand = np.zeros(cap)
         self.speedup = np.ones(cap)
+        self.iter_time = np.ones(cap)  # seconds per iteration at the proportional share
+        self.iters_total = np.zeros(cap)  # whole iterations (fidelity.iterations "integer")
+        self.iters_done = np.zeros(cap)
 
     def _grow(self) -> None:
         new = self.cap * 2
         for name in (
             "id arrival gpus model work remaining done attained last_run completion bumped "
-            "cpu_demand mem_demand speedup"
+            "cpu_demand mem_demand speedup iter_time iters_total iters_done"
         ).split():
             old = getattr(self, name)
             fill = np.nan if name in ("last_run", "completion") else 0
@@ -367,7 +415,9 @@ class _Jobs:
             setattr(self, name, arr)
         self.cap = new
 
-    def add(self, spec: JobSpec, model: int, cpu: float, mem: float, speedup: float) -> int:
+    def add(
+        self, spec: JobSpec, model: int, cpu: float, mem: float, speedup: float, iter_s: float
+    ) -> int:
         if self.n == self.cap:
             self._grow()
         i = self.n
@@ -380,6 +430,8 @@ class _Jobs:
         self.cpu_demand[i] = cpu * spec.gpus
         self.mem_demand[i] = mem * spec.gpus
         self.speedup[i] = speedup
+        self.iter_time[i] = iter_s
+        self.iters_total[i] = int(spec.work_s / iter_s)  # theirs: int(duration / iter time)
         self.n += 1
         return i
 
@@ -408,6 +460,17 @@ class _UtilLog:
     m: list[float] = field(default_factory=list)
     run: list[int] = field(default_factory=list)
     q: list[int] = field(default_factory=list)
+    cu: list[float] = field(default_factory=list)  # CPUs used (allocated, at most the ideal)
+    mu: list[float] = field(default_factory=list)
+
+    def repeat(self, starts: list[float]) -> None:
+        """The last round's shares again for rounds starting at `starts`."""
+        n = len(starts)
+        self.t.extend(starts)
+        for shares in (self.g, self.c, self.m, self.cu, self.mu):
+            shares.extend([shares[-1]] * n)
+        for counts in (self.run, self.q):
+            counts.extend([counts[-1]] * n)
 
     def utilization(self, skipped_rounds: int) -> Utilization:
         return Utilization(
@@ -418,6 +481,8 @@ class _UtilLog:
             np.asarray(self.run),
             np.asarray(self.q),
             skipped_rounds=skipped_rounds,
+            cpu_used=np.asarray(self.cu),
+            mem_used=np.asarray(self.mu),
         )
 
 
@@ -430,7 +495,7 @@ class _Run:
             raise InvalidInput(f"round_s: must be a positive number of seconds (got {cfg.round_s})")
         self.workload, self.cfg = workload, cfg
         self.cluster = cluster = cfg.cluster(workload)
-        self.profiles = profiles = default_profiles()
+        self.profiles = profiles = named_profiles(cfg.profile_set)
         problems = cluster.problems(profiles)
         if problems:
             raise InvalidInput(problems)
@@ -441,6 +506,7 @@ class _Run:
             profiles,
             via_registry=cfg.via_registry,
             time_limit=cfg.alloc_time_limit_s,
+            authors_opt=cfg.fidelity.opt == "authors",
         )
         self.n_total = _n_jobs(workload)
         synthetic = not isinstance(workload.jobs, list)
@@ -489,6 +555,24 @@ class _Run:
         self.speedups = [
             1.0 if cfg.alloc == "proportional" else m.speedup_at_ideal for m in profiles.models
         ]
+        fid = cfg.fidelity
+        self.ideal_c = np.array([c for c, _m in self.ideal])
+        self.ideal_m = np.array([m for _c, m in self.ideal])
+        self.s_ideal = np.array([m.speedup_at_ideal for m in profiles.models])
+        self.iter_s = [m.iter_time_s_at_proportional for m in profiles.models]
+        self.round_end = fid.completion == "round-end"
+        self.integer = fid.iterations == "integer"
+        # theirs: binary speed outside OPT; proportional runs every job at speed 1
+        self.binary = fid.speed == "binary" and cfg.alloc != "opt"
+        self.authors_rules = fid.policy == "authors"
+        self.prefix_admission = self.authors_rules and cfg.policy in PREFIX_POLICIES
+        self.demotion = self.authors_rules and cfg.alloc not in ("proportional", "opt")
+        # FIFO's order never changes between events, so quiet rounds repeat (fast_forward)
+        self.static_key = cfg.policy == "fifo"  # FIFO's key (arrival) and no bumps
+        self.static_order = self.static_key and cfg.reuse and cfg.fast_forward
+        self.quiet = False
+        self.in_order = True  # jobs admitted in (arrival, id) order so far
+        self.last_admitted = (-math.inf, -1)
         self.total_gpus = cluster.total_gpus
         self.total_cpus = cluster.cpus_per_server * cluster.servers
         self.total_mem = cluster.mem_gb_per_server * cluster.servers
@@ -558,6 +642,8 @@ class _Run:
             self.advance(t, ordered, rd)
             self.rounds += 1
             self.k += 1
+            if self.quiet:
+                self.fast_forward(ordered, rd)
         if self.bar is not None:
             self.bar.close()
         return self.result()
@@ -578,18 +664,30 @@ class _Run:
                     self.excluded_in_window += 1
             else:
                 c, m = self.ideal[mi]
-                new.append(self.jobs.add(nxt, mi, c, m, self.speedups[mi]))
+                if (nxt.arrival_s, nxt.job_id) < self.last_admitted:
+                    self.in_order = False
+                self.last_admitted = (nxt.arrival_s, nxt.job_id)
+                i = self.jobs.add(nxt, mi, c, m, self.speedups[mi], self.iter_s[mi])
+                if self.integer:  # remaining work counts whole iterations
+                    self.jobs.remaining[i] = self.jobs.iters_total[i] * self.iter_s[mi]
+                new.append(i)
             self.nxt = next(self.source, None)
         if new:
             self.active = np.concatenate([self.active, np.asarray(new, dtype=np.int64)])
+        self.quiet = self.static_order and not new  # stays so if no job finishes this round
 
     def order(self, t: float) -> np.ndarray:
         """The runnable jobs (indices into the job arrays) in the policy's order."""
         jobs, active = self.jobs, self.active
+        self.n_runnable = int(active.size)
+        if self.static_key and self.in_order:  # FIFO: the runnable jobs are in arrival order
+            return active
         since = t - np.where(
             np.isnan(jobs.last_run[active]), jobs.arrival[active], jobs.last_run[active]
         )
-        jobs.bumped[active] |= since > self.starv_s
+        starving = since > self.starv_s
+        if not self.authors_rules:  # theirs: noticed during the round, effective the next
+            jobs.bumped[active] |= starving
         view = PolicyView(
             now_s=t,
             job_id=jobs.id[active],
@@ -606,8 +704,34 @@ class _Run:
             total_cpus=float(self.total_cpus),
             total_mem_gb=float(self.total_mem),
         )
-        ordered: np.ndarray = active[self.policy.order(view)]
+        key = self.policy.order(view)
+        if self.authors_rules and self.policy.name == "ftf":  # theirs: rho ascending
+            key = np.lexsort([view.job_id, view.arrival_s, ftf_rho(view), ~view.bumped])
+        ordered: np.ndarray = active[key]
+        if self.authors_rules:
+            jobs.bumped[active] |= starving
+        if self.prefix_admission:
+            ordered = self._proportional_prefix(ordered)
         return ordered
+
+    def _proportional_prefix(self, ordered: np.ndarray) -> np.ndarray:
+        """Theirs for LAS, DRF, TETRIS: only the jobs GPU-proportional admits are offered
+        (in order; LAS+TUNE by descending GPU demand)."""
+        g = self.jobs.gpus[ordered]
+        if g.size and int(g.max()) == 1:
+            keep = ordered[: self.total_gpus]
+        else:
+            free, pick = self.total_gpus, []
+            for i, gi in enumerate(g.tolist()):
+                if gi <= free:
+                    pick.append(i)
+                    free -= gi
+                    if free == 0:
+                        break
+            keep = ordered[np.asarray(pick, dtype=np.int64)]
+        if self.policy.name == "las" and self.cfg.alloc == "tune":
+            keep = keep[np.argsort(-self.jobs.gpus[keep], kind="stable")]
+        return keep
 
     def allocate(self, ordered: np.ndarray) -> _Round:
         """The allocator's result for this order, or last round's when it would see the same."""
@@ -629,23 +753,35 @@ class _Run:
         return rd
 
     def advance(self, t: float, ordered: np.ndarray, rd: _Round) -> None:
-        """Run the allocated jobs for the round; a job whose work ends inside it completes."""
+        """Run the allocated jobs for the round; a job whose work ends inside it completes
+        (at that moment, or at the round's end under `completion="round-end"`)."""
         jobs, R = self.jobs, self.R
         pos = np.flatnonzero(rd.run)
         run_idx = ordered[pos]
-        rate = rd.tput[pos]
+        rate, at_ideal = self._speed(run_idx, rd, pos)
         g = jobs.gpus[run_idx]
-        with np.errstate(divide="ignore"):
-            need = np.where(rate > 0, jobs.remaining[run_idx] / np.where(rate > 0, rate, 1), np.inf)
-        fin = need <= R * (1.0 + _DONE_RTOL)
-        dt = np.minimum(need, R)
-        jobs.done[run_idx] += rate * dt
-        jobs.remaining[run_idx] = np.where(fin, 0.0, jobs.remaining[run_idx] - rate * R)
+        if self.integer:
+            need, fin = self._progress_iterations(run_idx, rate)
+        else:
+            with np.errstate(divide="ignore"):
+                need = np.where(
+                    rate > 0, jobs.remaining[run_idx] / np.where(rate > 0, rate, 1), np.inf
+                )
+            fin = need <= R * (1.0 + _DONE_RTOL)
+            done_now = rate * np.minimum(need, R)
+            jobs.done[run_idx] += done_now
+            jobs.remaining[run_idx] = np.where(fin, 0.0, jobs.remaining[run_idx] - rate * R)
+        dt = np.full(need.shape, R) if self.round_end else np.minimum(need, R)
         jobs.attained[run_idx] += g * dt
         jobs.last_run[run_idx] = t + dt
+        if self.demotion:  # theirs: speedup 1 for a job TUNE moved off its ideal, reset later
+            jobs.speedup[self.active] = self.s_ideal[jobs.model[self.active]]
+            jobs.speedup[run_idx[~at_ideal]] = 1.0
         fin_idx = run_idx[fin]
+        self.last_rate = rate
         if fin_idx.size:
-            jobs.completion[fin_idx] = t + need[fin]
+            self.quiet = False
+            jobs.completion[fin_idx] = t + (R if self.round_end else need[fin])
             ids = jobs.id[fin_idx]
             in_win = int(((ids >= self.window[0]) & (ids < self.window[1])).sum())
             self.window_done += in_win
@@ -653,6 +789,83 @@ class _Run:
                 self.bar.update(in_win if self.stop == "window" else int(fin_idx.size))
             self.active = self.active[np.isnan(jobs.completion[self.active])]  # keeps order
         self.record(t, ordered, rd, pos, g, dt / R)
+
+    def fast_forward(self, ordered: np.ndarray, rd: _Round) -> None:
+        """After a quiet round (no arrival admitted, no completion) under FIFO, the next rounds
+        see the same jobs in the same order and get the same allocation until the next arrival
+        or the first completion: run as many of them as surely change nothing else, repeating
+        the per-round arithmetic (so the floats are those of round-by-round steps)."""
+        jobs, R = self.jobs, self.R
+        pos = np.flatnonzero(rd.run)
+        run_idx = ordered[pos]
+        if run_idx.size == 0:
+            return
+        rate = self.last_rate
+        if self.integer:
+            per_round = np.floor(R / (jobs.iter_time[run_idx] / rate))
+            left = jobs.iters_total[run_idx] - jobs.iters_done[run_idx]
+            safe = np.floor(left / np.maximum(per_round, 1.0)) - 2
+        else:
+            safe = np.floor(jobs.remaining[run_idx] / (rate * R)) - 2
+        m = int(min(safe.min(), self.cfg.max_rounds - self.rounds - 1))
+        m = min(m, int(self.max_t // R) - self.k)
+        if self.nxt is not None:
+            m = min(m, math.ceil(self.nxt.arrival_s / R) - self.k)
+        if m < 2:
+            return
+        step, g = rate * R, jobs.gpus[run_idx]
+        if self.integer:
+            done = jobs.iters_done[run_idx] + m * per_round  # whole numbers: exact in bulk
+            jobs.iters_done[run_idx] = done
+            jobs.done[run_idx] = done * jobs.iter_time[run_idx]
+            jobs.remaining[run_idx] = (jobs.iters_total[run_idx] - done) * jobs.iter_time[run_idx]
+        else:
+            rem, done = jobs.remaining[run_idx], jobs.done[run_idx]
+            for _ in range(m):
+                rem = rem - step
+                done = done + step
+            jobs.remaining[run_idx], jobs.done[run_idx] = rem, done
+        att, gR = jobs.attained[run_idx], g * np.full(g.shape, R)
+        for _ in range(m):
+            att = att + gR
+        jobs.attained[run_idx] = att
+        jobs.last_run[run_idx] = (self.k + m - 1) * R + R
+        self.log.repeat([(self.k + i) * R for i in range(m)])
+        self.rounds += m
+        self.k += m
+
+    def _speed(
+        self, run_idx: np.ndarray, rd: _Round, pos: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per-GPU speed of the running jobs, and whether each got its ideal configuration."""
+        if not (self.binary or self.demotion):
+            return rd.tput[pos], np.ones(run_idx.size, dtype=bool)  # at_ideal unused
+        model = self.jobs.model[run_idx]
+        at_ideal = (np.abs(rd.cpus_per_gpu[pos] - self.ideal_c[model]) <= _CFG_TOL) & (
+            np.abs(rd.mem_gb_per_gpu[pos] - self.ideal_m[model]) <= _CFG_TOL
+        )
+        if not self.binary:
+            return rd.tput[pos], at_ideal
+        if self.cfg.alloc == "proportional":
+            return np.ones(run_idx.size), at_ideal
+        return np.where(at_ideal, self.s_ideal[model], 1.0), at_ideal
+
+    def _progress_iterations(
+        self, run_idx: np.ndarray, rate: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Whole iterations (theirs): floor(R / (iteration time / speed)) per round; returns
+        the time each job needs to finish (inf beyond the round) and which finish."""
+        jobs, R = self.jobs, self.R
+        step = jobs.iter_time[run_idx] / rate  # seconds per iteration at this speed
+        per_round = np.floor(R / step)
+        left = jobs.iters_total[run_idx] - jobs.iters_done[run_idx]
+        fin = per_round >= left
+        need = np.where(fin, left * step, np.inf)
+        done = np.minimum(jobs.iters_done[run_idx] + per_round, jobs.iters_total[run_idx])
+        jobs.iters_done[run_idx] = done
+        jobs.done[run_idx] = done * jobs.iter_time[run_idx]
+        jobs.remaining[run_idx] = (jobs.iters_total[run_idx] - done) * jobs.iter_time[run_idx]
+        return need, fin
 
     def record(
         self,
@@ -669,8 +882,13 @@ class _Run:
         log.g.append(float((g * frac).sum()) / self.total_gpus)
         log.c.append(float((g * rd.cpus_per_gpu[pos] * frac).sum()) / self.total_cpus)
         log.m.append(float((g * rd.mem_gb_per_gpu[pos] * frac).sum()) / self.total_mem)
+        model = self.jobs.model[ordered[pos]]  # used: what the profile can use, at most its ideal
+        used_c = np.minimum(rd.cpus_per_gpu[pos], self.ideal_c[model])
+        used_m = np.minimum(rd.mem_gb_per_gpu[pos], self.ideal_m[model])
+        log.cu.append(float((g * used_c * frac).sum()) / self.total_cpus)
+        log.mu.append(float((g * used_m * frac).sum()) / self.total_mem)
         log.run.append(int(pos.size))
-        log.q.append(int(ordered.size - pos.size))
+        log.q.append(int(self.n_runnable - pos.size))
 
     # ---- the outcome ---------------------------------------------------------------------
     def _notes(self) -> list[str]:

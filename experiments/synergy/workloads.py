@@ -49,6 +49,8 @@ SHORT_EXP = (1.5, 3.0)
 LONG_EXP = (3.0, 4.0)
 
 _CHUNK = 1024  # jobs drawn per batch; the stream does not depend on it
+# Random streams of the synthetic workloads: ours, and the authors' draws (authors_stream.py).
+STREAMS: tuple[str, ...] = ("numpy", "authors")
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,9 @@ class SyntheticStream:
 @dataclass(frozen=True)
 class WorkloadRequest:
     """What the command line asks of a workload: arrival rate and seed (synthetic streams), at
-    most `jobs` jobs, a cluster of `max_gpus` GPUs, a trace file, all-at-time-0 (`static`)."""
+    most `jobs` jobs, a cluster of `max_gpus` GPUs, a trace file, all-at-time-0 (`static`),
+    the random stream of the synthetic workloads (`stream`: "numpy", ours, or "authors", the
+    Synergy authors' draws, single-GPU only) and the task-class split image/language/speech."""
 
     load: float = 9.0
     seed: int = 0
@@ -192,6 +196,8 @@ class WorkloadRequest:
     max_gpus: int = 128
     trace: Path | None = None
     static: bool = False
+    stream: str = "numpy"  # "authors": the authors' draws (authors_stream.py)
+    split: tuple[float, float, float] = DEFAULT_CLASS_SPLIT
 
 
 WorkloadBuilder = Callable[[WorkloadRequest], "Workload"]
@@ -211,7 +217,7 @@ def _check_load(req: WorkloadRequest) -> None:
 )
 def _philly_derived(req: WorkloadRequest) -> Workload:
     _check_load(req)
-    return philly_derived(req.load, req.seed, max_jobs=req.jobs)
+    return philly_derived(req.load, req.seed, max_jobs=req.jobs, stream=req.stream, split=req.split)
 
 
 @register_workload(
@@ -222,7 +228,16 @@ def _philly_derived(req: WorkloadRequest) -> Workload:
 )
 def _multi_gpu(req: WorkloadRequest) -> Workload:
     _check_load(req)
-    return multi_gpu(req.load, req.seed, max_jobs=req.jobs)
+    if req.stream != "numpy":
+        raise InvalidInput(
+            "--stream: the authors' stream is single-GPU (their multi-GPU jobs take the GPU "
+            "counts of the full Philly log); use --workload philly-derived"
+        )
+    return multi_gpu(req.load, req.seed, max_jobs=req.jobs, split=req.split)
+
+
+def _split_text(split: Sequence[float]) -> str:
+    return "/".join(f"{100 * x / sum(split):.0f}" for x in split)
 
 
 def philly_derived(
@@ -231,15 +246,30 @@ def philly_derived(
     *,
     max_jobs: int | None = None,
     catalog: ModelCatalog | None = None,
+    stream: str = "numpy",
+    split: tuple[float, float, float] = DEFAULT_CLASS_SPLIT,
 ) -> Workload:
-    """The Synergy simulator's default workload: single-GPU jobs, Poisson arrivals."""
+    """The Synergy simulator's default workload: single-GPU jobs, Poisson arrivals; `stream`
+    "authors" draws them as the authors' simulator does (`authors_stream.py`)."""
+    jobs: Iterable[JobSpec]
+    if stream == "authors":
+        from schedlab.experiments.synergy.authors_stream import AuthorsStream
+
+        jobs = AuthorsStream(load_jobs_per_h, seed, split, max_jobs=max_jobs, catalog=catalog)
+    elif stream == STREAMS[0]:
+        jobs = SyntheticStream(
+            load_jobs_per_h, seed, False, split, max_jobs=max_jobs, catalog=catalog
+        )
+    else:
+        raise InvalidInput(f"--stream: must be one of {', '.join(STREAMS)} (got {stream!r})")
     return Workload(
         name="philly-derived",
-        jobs=SyntheticStream(load_jobs_per_h, seed, False, max_jobs=max_jobs, catalog=catalog),
+        jobs=jobs,
         finite=max_jobs is not None,
         description=(
             f"Philly-derived single-GPU, {load_jobs_per_h:g} jobs/h Poisson, "
-            f"class split image/language/speech 20/70/10, seed {seed}"
+            f"class split image/language/speech {_split_text(split)}, seed {seed}"
+            + (" (the authors' random stream)" if stream == "authors" else "")
         ),
     )
 
@@ -250,15 +280,18 @@ def multi_gpu(
     *,
     max_jobs: int | None = None,
     catalog: ModelCatalog | None = None,
+    split: tuple[float, float, float] = DEFAULT_CLASS_SPLIT,
 ) -> Workload:
     """Multi-GPU variant: GPU demand 1/2/4/8 with probabilities 0.70/0.10/0.15/0.05."""
     return Workload(
         name="multi-gpu",
-        jobs=SyntheticStream(load_jobs_per_h, seed, True, max_jobs=max_jobs, catalog=catalog),
+        jobs=SyntheticStream(
+            load_jobs_per_h, seed, True, split, max_jobs=max_jobs, catalog=catalog
+        ),
         finite=max_jobs is not None,
         description=(
             f"Philly-derived multi-GPU (1/2/4/8 GPUs w.p. .70/.10/.15/.05), "
-            f"{load_jobs_per_h:g} jobs/h Poisson, seed {seed}"
+            f"{load_jobs_per_h:g} jobs/h Poisson, class split {_split_text(split)}, seed {seed}"
         ),
     )
 

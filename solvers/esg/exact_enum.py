@@ -35,11 +35,20 @@ class BruteOptions:
 
 def brute_work(app: App, options: BruteOptions, space: float | None = None) -> float:
     """The steps of `brute` on `app` (`kit.enum`): its paths (`space`, default every
-    configuration path) times the stages, at the kernels' relative cost."""
+    configuration path) times the stages, at the kernels' relative cost (compiled on chains
+    unless the numpy backend is asked, numpy blocks on DAGs)."""
     if space is None:
         space = path_count(len(f.configs) for f in app.functions)
     compiled = app.is_chain and options.backend != "numpy"
     return space * len(app.functions) * (COMPILED if compiled else VECTORIZED)
+
+
+def chain_fits(stages: int, configs: int, options: BruteOptions | None = None) -> bool:
+    """Whether `brute` takes a chain of `stages` functions of `configs` configurations each
+    within its work cap (default options: the default cap)."""
+    o = options or BruteOptions()
+    cost = COMPILED if o.backend != "numpy" else VECTORIZED
+    return float(configs) ** stages * stages * cost <= o.max_work
 
 
 def chain_tables(

@@ -64,8 +64,13 @@ def phase1(
     *,
     deadline: Deadline = NO_DEADLINE,
     cache: dict | None = None,
+    weighted: bool = True,
 ) -> tuple[dict[int, tuple[float, float, float]], dict[str, Any]]:
-    """Configuration per job (position -> (c, m, t)) and solver stats (value, bound, status)."""
+    """Configuration per job (position -> (c, m, t)) and solver stats (value, bound, status).
+
+    `weighted`: the objective is sum(gpus * tput) (ours); False: the unweighted sum of per-GPU
+    throughputs, the objective of the Synergy authors' OPT (equal for single-GPU jobs). A cache
+    serves one objective only."""
     types: dict[tuple[int, int], list[int]] = {}
     for j in jobs:
         types.setdefault((models[j], gpus[j]), []).append(j)
@@ -73,7 +78,7 @@ def phase1(
     key = tuple((t, len(types[t])) for t in tkeys)
     hit = cache.get(key) if cache is not None else None
     if hit is None:
-        hit = _phase1_solve(ra, tkeys, [len(types[t]) for t in tkeys], deadline)
+        hit = _phase1_solve(ra, tkeys, [len(types[t]) for t in tkeys], deadline, weighted)
         if cache is not None and hit[1]["phase1_status"] == Status.OPTIMAL.value:
             if len(cache) > CACHE_SIZE:
                 cache.clear()
@@ -88,7 +93,11 @@ def phase1(
 
 
 def _phase1_solve(
-    ra: Placer, tkeys: list[tuple[int, int]], sizes: list[int], deadline: Deadline
+    ra: Placer,
+    tkeys: list[tuple[int, int]],
+    sizes: list[int],
+    deadline: Deadline,
+    weighted: bool = True,
 ) -> tuple[list[list[tuple[float, float, float]]] | None, dict[str, Any]]:
     """The aggregated phase-1 MILP: per type, its configurations fastest first."""
     cl, pr = ra.cluster, ra.profiles
@@ -103,7 +112,13 @@ def _phase1_solve(
     for ti, (k, g) in enumerate(tkeys):
         for cfg in candidate_configs(pr, cl, k, floor=True):
             c, m, t = cfg
-            model.add_col(g * t, 0.0, float(sizes[ti]), [ti, cpu_row, mem_row], [1.0, g * c, g * m])
+            model.add_col(
+                g * t if weighted else t,
+                0.0,
+                float(sizes[ti]),
+                [ti, cpu_row, mem_row],
+                [1.0, g * c, g * m],
+            )
             cols.append((ti, cfg))
     out = solve_highs(model, integer=True, deadline=deadline)
     stats: dict[str, Any] = {

@@ -224,10 +224,56 @@ def pack_round(
         if g > used[1]:
             continue
         if mode == PROPORTIONAL:
-            _place(j, g, pc, pm, prop_t[k], st, tol, out_s, out_n, used)
+            c, m, t = pc, pm, prop_t[k]
+        else:
+            c, m, t = ideal_c[k], ideal_m[k], ideal_t[k]
+        if g == 1:
+            # The common case written out here, with the decisions and arithmetic of
+            # _find/_move/_place but no call: passing the state arrays to a call costs
+            # reference counting that is 3x the search itself on rounds of thousands of jobs
+            # (numba's inline="always" keeps it). Best fit: fewest free GPUs, lowest index.
+            srv = -1
+            for f in range(1, G + 1):
+                last = min(cnt[f], 1) if f == G else cnt[f]
+                for i in range(last):
+                    s = lvl[f, i]
+                    if free_c[s] >= c - tc and free_m[s] >= m - tm:
+                        srv = s
+                        break
+                if srv >= 0:
+                    break
+            placed = srv >= 0
+            if placed:
+                fo = free_g[srv]
+                q = 0
+                while lvl[fo, q] != srv:
+                    q += 1
+                for i in range(q, cnt[fo] - 1):
+                    lvl[fo, i] = lvl[fo, i + 1]
+                cnt[fo] -= 1
+                q = cnt[fo - 1]
+                while q > 0 and lvl[fo - 1, q - 1] > srv:  # keep the bucket sorted by index
+                    lvl[fo - 1, q] = lvl[fo - 1, q - 1]
+                    q -= 1
+                lvl[fo - 1, q] = srv
+                cnt[fo - 1] += 1
+                free_g[srv] -= 1
+                free_c[srv] -= c
+                free_m[srv] -= m
+                on[srv, on_cnt[srv]] = j
+                on_cnt[srv] += 1
+                ps[used[0]] = srv
+                pn[used[0]] = 1
+                pstart[j] = used[0]
+                plen[j] = 1
+                used[0] += 1
+                used[1] -= 1
+                cj[j], mj[j], tj[j] = c, m, t
+        else:
+            placed = _place(j, g, c, m, t, st, tol, out_s, out_n, used)
+        if mode == PROPORTIONAL:
             continue
-        c, m, t = ideal_c[k], ideal_m[k], ideal_t[k]
-        if _place(j, g, c, m, t, st, tol, out_s, out_n, used):
+        if placed:
             ctr[0] += 1
             continue
         if mode == GREEDY:

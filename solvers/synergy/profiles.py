@@ -305,3 +305,37 @@ def default_profiles() -> ProfileSet:
     """The 10 shipped Synergy profiles (package data `solvers/synergy/data/profiles.json`)."""
     text = resources.files("schedlab.solvers.synergy.data").joinpath("profiles.json").read_text()
     return ProfileSet.from_dict(json.loads(text))
+
+
+# Named profile sets shipped in `data/` (see its ATTRIBUTION.md): the default (CPU:GPU 3, servers
+# of 24 CPUs) and the authors' CPU:GPU-ratio sets for servers of 32, 40 and 48 CPUs (8 GPUs),
+# each normalized to 1 at its own proportional share (ratio CPUs, 62.5 GB per GPU).
+PROFILE_SETS: dict[str, tuple[str, float]] = {
+    "default": ("profiles.json", 24.0),
+    "cpu-ratio-4": ("profiles_cpu4.json", 32.0),
+    "cpu-ratio-5": ("profiles_cpu5.json", 40.0),
+    "cpu-ratio-6": ("profiles_cpu6.json", 48.0),
+}
+
+
+# CPUs per GPU of each shipped set (servers of 8 GPUs): the --cpu-ratio choices.
+CPU_RATIOS: dict[str, str] = {
+    "3": "default",
+    "4": "cpu-ratio-4",
+    "5": "cpu-ratio-5",
+    "6": "cpu-ratio-6",
+}
+
+
+@cache
+def named_profiles(name: str = "default") -> ProfileSet:
+    """A shipped profile set by name (`PROFILE_SETS`); InvalidInput naming the known sets."""
+    if name == "default":
+        return default_profiles()
+    if name not in PROFILE_SETS:
+        raise InvalidInput(
+            f"profiles: unknown profile set {name!r}; known: {', '.join(PROFILE_SETS)}"
+        )
+    fname = PROFILE_SETS[name][0]
+    text = resources.files("schedlab.solvers.synergy.data").joinpath(fname).read_text()
+    return ProfileSet.from_dict(json.loads(text))
