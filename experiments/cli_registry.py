@@ -16,6 +16,7 @@ use; none is written out in a command:
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -44,6 +45,17 @@ class LazyChoice(click.Choice):
     @choices.setter
     def choices(self, value: Sequence[str]) -> None:  # click's __init__ assigns ()
         pass
+
+
+def constant(module: str, name: str) -> Callable[[], tuple[str, ...]]:
+    """A `LazyChoice` source: the names in the constant `module.name` (a tuple, a list, or a
+    dict's keys), its module imported on first use (often heavy)."""
+
+    def source() -> tuple[str, ...]:
+        return tuple(getattr(importlib.import_module(module), name))
+
+    source.__doc__ = f"`{module}.{name}`, read on first use."
+    return source
 
 
 class RegistryChoice(LazyChoice):
@@ -108,17 +120,22 @@ class OptionsCommand(click.Command):
         self._options_of = options_of
         self._option_names: list[str] | None = None
 
-    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+    def _ensure_options(self) -> list[str]:
+        """Add the option flags once (a copy of the command, an alias, shares its params)."""
         if self._option_names is None:
             merged = _merged_fields(self._options_of())
             self._option_names = list(merged)
             taken = {p.name for p in self.params}
             new = [_click_option(f, u) for name, (f, u) in merged.items() if name not in taken]
             self.params.extend(new)
+        return self._option_names
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        self._ensure_options()
         return super().get_params(ctx)
 
     def option_names(self) -> list[str]:
-        return list(self._option_names or [])
+        return list(self._ensure_options())
 
 
 def chosen_options(entry: Entry[Any], params: Mapping[str, Any], names: Sequence[str]) -> dict:

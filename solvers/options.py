@@ -13,10 +13,11 @@ import math
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kit.enum import MAX_WORK
 
 O = TypeVar("O")
 
@@ -39,18 +40,85 @@ class OptionField:
     range: tuple[float, float] | None = None
 
 
-#: Ranges of option names shared by many methods (a field's `metadata={"range": (lo, hi)}`
-#: overrides): solver threads are 1..256 everywhere.
+@dataclass(frozen=True)
+class SharedOption:
+    """A solver option every subject names alike: its type, default, help text and range."""
+
+    type: Any
+    default: Any
+    help: str
+    range: tuple[float, float] | None = None
+
+
+#: The MILP back ends of every MILP method: HiGHS in process, or the CBC binary.
+MilpSolver = Literal["highs", "cbc"]
+
+#: The solver options shared by the subjects, declared once: a method's options dataclass
+#: takes one with `name: <type> = shared("name")`, so its help text, default and range are the
+#: same in every subject (`tests/core/test_options.py` refuses a field of one of these names
+#: declared otherwise). The time limit and the seed are `solve` arguments, not options.
+SHARED_OPTIONS: dict[str, SharedOption] = {
+    "solver": SharedOption(
+        MilpSolver, "highs", "MILP back end: highs (HiGHS in process) or cbc (the CBC binary)"
+    ),
+    "threads": SharedOption(int, 1, "threads of the MILP or LP solver", (1, 256)),
+    "num_workers": SharedOption(int, 1, "CP-SAT search workers (1: deterministic)", (1, 256)),
+    "max_deterministic_time": SharedOption(
+        float | None,
+        None,
+        "CP-SAT deterministic time limit, in its own units (about seconds): reproducible stops",
+        (1e-6, 604_800.0),
+    ),
+    "hint": SharedOption(
+        bool,
+        True,
+        "start the solver from a heuristic solution (MIP start or CP-SAT hint), kept when the "
+        "solver finds nothing better",
+    ),
+    "max_work": SharedOption(
+        int,
+        MAX_WORK,
+        "work cap of the enumeration oracle, in steps (about 0.5 us each): a larger search "
+        "known in advance is refused, a search that reaches it stops with its best solution "
+        "and a sound bound",
+        (1, 10**12),
+    ),
+}
+
+
+def shared(name: str, *, default: Any = dataclasses.MISSING) -> Any:
+    """The dataclass field of the shared option `name` (`SHARED_OPTIONS`): its one help text,
+    range and default (a method may give another default, never another help)."""
+    opt = SHARED_OPTIONS[name]
+    value = opt.default if default is dataclasses.MISSING else default
+    meta: dict[str, Any] = {"help": opt.help, "shared": name}
+    if opt.range is not None:
+        meta["range"] = opt.range
+    return field(default=value, metadata=meta)
+
+
+def unshared_fields(cls: type) -> list[str]:
+    """Fields of options `cls` named as a shared option but declared otherwise (not through
+    `shared`, or with another type): each would give the CLI a second help text."""
+    hints = typing.get_type_hints(cls)
+    out = []
+    for f in dataclasses.fields(cls):
+        opt = SHARED_OPTIONS.get(f.name)
+        if opt is None:
+            continue
+        if f.metadata.get("shared") != f.name:
+            out.append(f"{cls.__name__}.{f.name}: declare it as shared({f.name!r})")
+        elif hints[f.name] != opt.type:
+            out.append(f"{cls.__name__}.{f.name}: type {hints[f.name]}, shared type {opt.type}")
+    return out
+
+
+#: Ranges of other option names used by several methods (a field's `metadata={"range": ...}`
+#: overrides): search rounds take at least one step, at most what a run can do in a week;
+#: CP-SAT scaling and integer time units.
 NAMED_RANGES: dict[str, tuple[float, float]] = {
-    "num_workers": (1, 256),
-    "threads": (1, 256),
-    # search budgets and rounds: at least one step, at most what a run can do in a week
     "restarts": (1, 1_000_000),
     "rounds": (1, 1_000_000),
-    "max_nodes": (1, 10**12),
-    "max_paths": (1, 10**12),
-    # CP-SAT deterministic time (its own units, about seconds) and scaling
-    "max_deterministic_time": (1e-6, 604_800.0),
     "scale_bits": (8, 62),
     "time_unit_ms": (1e-6, 1e6),
 }

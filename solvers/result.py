@@ -2,17 +2,22 @@
 
 `SolveResult[S]` is generic in its solution (a list of job ids for sojourn, an `Allocation`
 for Synergy, ...). `certify(value, bound, sense, tol)` is the only place where a value and a
-bound become a status: every backend of every subject calls it.
+bound become a status: every backend of every subject calls it, through `solution_result`, the
+one rule that turns a method's solution (or its lack), value, bound and re-check into a result.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, Literal, TypeVar
 
 S = TypeVar("S")
+#: A result's solution type: covariant (results are frozen), so a result whose solution is a
+#: `Plan` is a result whose solution is a `Plan | None`.
+S_co = TypeVar("S_co", covariant=True)
 Sense = Literal["min", "max"]
 
 #: Relative proof tolerance: optimal when |value - bound| <= PROOF_TOL * max(1, |value|).
@@ -89,7 +94,7 @@ def _jsonable(solution: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class SolveResult(Generic[S]):
+class SolveResult(Generic[S_co]):
     """Outcome of a solve.
 
     `value` is the objective of `solution`; `bound` a proven bound on the optimum (a lower
@@ -101,7 +106,7 @@ class SolveResult(Generic[S]):
     status: Status
     value: float | None
     bound: float | None
-    solution: S
+    solution: S_co
     method: str
     runtime_s: float
     stats: dict[str, Any] = field(default_factory=dict)
@@ -110,11 +115,11 @@ class SolveResult(Generic[S]):
     def certified(
         cls,
         cert: Certificate,
-        solution: S,
+        solution: S_co,  # type: ignore[misc]  # a constructor: read-only afterwards
         method: str,
         runtime_s: float,
         stats: dict[str, Any] | None = None,
-    ) -> SolveResult[S]:
+    ) -> SolveResult[S_co]:
         """A result whose status, value and bound come from `certify`."""
         return cls(
             cert.status,
@@ -153,3 +158,43 @@ class SolveResult(Generic[S]):
             "runtime_s": self.runtime_s,
             "stats": self.stats,
         }
+
+
+def solution_result(
+    solution: S,
+    value: float | None,
+    method: str,
+    runtime_s: float,
+    *,
+    exact: bool,
+    sense: Sense,
+    bound: float | None = None,
+    proven: bool = False,
+    infeasible: bool = False,
+    violations: Sequence[str] = (),
+    stats: dict[str, Any] | None = None,
+) -> SolveResult[S]:
+    """The one rule that turns what a method found into a result, in every subject.
+
+    `solution` is what the method found (None: nothing), `value` its objective recomputed from
+    the raw data, `violations` what a re-check of it on the raw data found wrong:
+    - no solution: `infeasible` (proven: no solution exists) gives INFEASIBLE with no value and
+      no bound; otherwise TIMEOUT, with the bound kept;
+    - a solution with violations: ERROR (a bug in the method, never reported as a solution's
+      value being proven), the bound dropped and `stats["error"]` listing them;
+    - a heuristic's solution: FEASIBLE, no bound;
+    - an exact method's: `certify(value, bound, sense)`, with `proven` (an exhaustive search:
+      the value is its own bound) in place of a bound.
+    """
+    stats = dict(stats or {})
+    if solution is None:
+        status = Status.INFEASIBLE if infeasible else Status.TIMEOUT
+        kept = None if infeasible else _num(bound)
+        return SolveResult(status, None, kept, solution, method, runtime_s, stats)
+    if violations:
+        stats["error"] = "; ".join(violations)
+        return SolveResult(Status.ERROR, value, None, solution, method, runtime_s, stats)
+    if not exact:
+        return SolveResult(Status.FEASIBLE, value, None, solution, method, runtime_s, stats)
+    cert = certify(value, value if proven else bound, sense)
+    return SolveResult.certified(cert, solution, method, runtime_s, stats)

@@ -1,4 +1,5 @@
-"""`schedlab esg ...`: generate an application, plan it with any method, simulate policies.
+"""`schedlab esg ...`: generate an application, plan it with any method (`solve`, alias `plan`:
+the shared solve verb of `experiments.cli_solve`), simulate policies.
 
 Module level imports only click and the registries (keeps `schedlab --help` light).
 """
@@ -10,15 +11,10 @@ from typing import Any
 
 import click
 
-from schedlab.experiments.cli_registry import (
-    LazyChoice,
-    OptionsCommand,
-    RegistryChoice,
-    chosen_options,
-)
+from schedlab.experiments.cli_registry import LazyChoice, RegistryChoice, constant
+from schedlab.experiments.cli_solve import SolveVerb, add_solve
 from schedlab.experiments.cliflags import (
     SEED,
-    TIME_LIMIT,
     WORK_CAP,
     FiniteFloat,
     bounded_int,
@@ -37,7 +33,6 @@ from schedlab.solvers.esg.limits import (
     MAX_REQUESTS,
     MEASURED_MODELS,
 )
-from schedlab.solvers.solve import METHODS
 
 APP_FORMAT = """\b
 Application file (JSON; a chain in list order when "edges" is omitted):
@@ -57,37 +52,15 @@ def esg() -> None:
     \b
     Example:
       schedlab esg generate --stages 4 --configs 50 --seed 1 > app.json
-      schedlab esg plan app.json --method astar --json
+      schedlab esg solve app.json --method astar --json
       schedlab esg simulate --apps app.json --policy esg --load 0.5 --json
     """
 
 
-def _dispatch_rules() -> tuple[str, ...]:
-    """The dispatch rules of `solvers.esg.dispatch.DISPATCH_RULES`, read on first use."""
-    from schedlab.solvers.esg.dispatch import DISPATCH_RULES
-
-    return tuple(DISPATCH_RULES)
-
-
-def _splits() -> tuple[str, ...]:
-    """The esg policy's SLO splits (`experiments/esg/policies.py` SPLITS), read on first use."""
-    from schedlab.experiments.esg.policies import SPLITS
-
-    return SPLITS
-
-
-def _share_grids() -> tuple[str, ...]:
-    """The generator's GPU-share grids (`generate.SHARE_GRIDS`), read on first use."""
-    from schedlab.solvers.esg.generate import SHARE_GRIDS
-
-    return SHARE_GRIDS
-
-
-def _app_kinds() -> tuple[str, ...]:
-    """The application shapes chain and dag (`problem.APP_KINDS`), read on first use."""
-    from schedlab.solvers.esg.problem import APP_KINDS
-
-    return APP_KINDS
+_dispatch_rules = constant("schedlab.solvers.esg.dispatch", "DISPATCH_RULES")
+_splits = constant("schedlab.experiments.esg.policies", "SPLITS")
+_share_grids = constant("schedlab.solvers.esg.generate", "SHARE_GRIDS")
+_app_kinds = constant("schedlab.solvers.esg.problem", "APP_KINDS")
 
 
 @esg.command("generate", epilog=APP_FORMAT)
@@ -196,82 +169,20 @@ def generate_cmd(
         click.echo(str(out), err=True)
 
 
-def _method_entries() -> list[Any]:
-    """The one-application methods (the many-queue `q_*` methods take a queues file)."""
-    return [
-        e for e in METHODS.entries(scope="esg") if "chain" in (e.meta.get("kinds") or {"chain"})
-    ]
-
-
-@esg.command("plan", cls=OptionsCommand, options_of=_method_entries, epilog=APP_FORMAT)  # type: ignore[call-arg]
-@click.argument("app_file", type=click.Path(path_type=Path))
-@click.option("--method", type=RegistryChoice(METHODS, scope="esg"), default="astar")
-@click.option(
-    "--budget-ms",
-    type=positive_float(1e12),
-    default=None,
-    help="Latency budget (default: the SLO).",
-)
-@click.option(
-    "--time-limit",
-    type=TIME_LIMIT,
-    default=None,
-    help="Seconds (exact solvers), building included.",
-)
-@click.option("--seed", type=SEED, default=None, help="Solver seed, 0..2^63-1.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.pass_context
-def plan_cmd(
-    ctx: click.Context,
-    app_file: Path,
-    method: str,
-    budget_ms: float | None,
-    time_limit: float | None,
-    seed: int | None,
-    as_json: bool,
-    **params: Any,
-) -> None:
-    """Cheapest configuration per function whose end-to-end latency fits the budget.
-
-    No feasible plan: status "infeasible", exit 0.
-
-    \b
-    Example:
-      schedlab esg plan app.json --method astar --json
-      schedlab esg plan app.json --method cpsat --budget-ms 150
-      schedlab esg plan app.json --method brute --backend cpu
-    """
-    from schedlab.solvers.errors import InvalidInput
+def _app_type() -> Any:
     from schedlab.solvers.esg.problem import App
-    from schedlab.solvers.solve import solve
 
-    app = App.from_json(app_file).with_budget(budget_ms)
-    cmd = ctx.command
-    assert isinstance(cmd, OptionsCommand)
-    opts = chosen_options(METHODS.get(method, scope="esg"), params, cmd.option_names())
-    try:
-        res = solve(app, method, time_limit=time_limit, seed=seed, options=opts)
-    except InvalidInput as exc:
-        raise exc.with_source(str(app_file)) from None
+    return App
+
+
+def _describe(app: Any) -> dict[str, Any]:
+    return {"name": app.name, "budget_ms": app.budget, "slo_ms": app.slo_ms,
+            "functions": len(app.functions), "shape": app.kind}  # fmt: skip
+
+
+def _render(app: Any, res: Any) -> None:
     plan = res.solution
-    out = {
-        "app": app.name,
-        "method": res.method,
-        "status": res.status.value,
-        "cost": res.value,
-        "bound": res.bound,
-        "latency_ms": None if plan is None else plan.latency_ms,
-        "budget_ms": app.budget,
-        "slo_ms": app.slo_ms,
-        "configs": None if plan is None else plan.configs,
-        "nodes_expanded": res.stats.get("nodes_expanded"),
-        "runtime_s": res.runtime_s,
-        "stats": res.stats,
-    }
-    if as_json:
-        emit_json(out)
-        return
-    click.echo(f"{app.name}: {res.method} {out['status']}  budget {app.budget:g} ms")
+    click.echo(f"{app.name}: {res.method} {res.status.value}  budget {app.budget:g} ms")
     if plan is not None:
         click.echo(f"cost per request {plan.cost:.6g}  latency {plan.latency_ms:.3f} ms")
         for f in app.functions:
@@ -281,7 +192,40 @@ def plan_cmd(
                 f"  {f.id}: config {k} (batch {c.batch}, vcpus {c.vcpus:g}, "
                 f"gpu_share {c.gpu_share:g}, {c.latency_ms:g} ms)"
             )
-    click.echo(f"runtime {res.runtime_s:.4f} s  nodes expanded {out['nodes_expanded']}")
+    click.echo(f"runtime {res.runtime_s:.4f} s  nodes expanded {res.stats.get('nodes_expanded')}")
+
+
+SOLVE = SolveVerb(
+    subject="esg",
+    file_type=_app_type,
+    kinds=_app_kinds,  # one application: chain or DAG (the q_* methods take a queues file)
+    build=lambda app, flags: app.with_budget(flags["budget_ms"]),
+    describe=_describe,
+    render=_render,
+    default_method="astar",
+    deprecated=lambda res: {"cost": res.value},  # = value; kept one release (docs/cli.md)
+    epilog=APP_FORMAT,
+    params=[
+        click.Option(
+            ["--budget-ms"],
+            type=positive_float(1e12),
+            default=None,
+            help="Latency budget (default: the SLO).",
+        )
+    ],
+    help="""Cheapest configuration per function of APP ('-': standard input) whose end-to-end
+    latency fits the budget. `plan` is the same.
+
+    No feasible plan: status "infeasible", exit 0.
+
+    \b
+    Example:
+      schedlab esg solve app.json --method astar --json
+      schedlab esg solve app.json --method cpsat --budget-ms 150
+      schedlab esg plan app.json --method brute --backend cpu
+    """,
+)
+add_solve(esg, SOLVE, "plan")
 
 
 @esg.command("simulate")

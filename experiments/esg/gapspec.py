@@ -20,12 +20,12 @@ from typing import Any
 
 from schedlab.experiments.gap.spec import Rung, register_gap
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.esg.exact_enum import chain_fits
 from schedlab.solvers.esg.generate import generate, generate_layered
 from schedlab.solvers.esg.problem_queues import random_queues
 
 CHAIN_STAGES = (3, 4, 5, 6)  # chain i has CHAIN_STAGES[i % 4] stages
 DAG_STAGES = (5, 6, 7, 8)  # DAG i has DAG_STAGES[i % 4] functions
-BRUTE_MAX_PATHS = 10**9  # brute force runs where configs^stages is within its default cap
 SPLIT_RULES = ({"rule": "min_latency"}, {"rule": "slack"})
 #: "default": per size, (configurations per function, instances per rung, MILP limit s)
 DEFAULT_SIZES = {"tiny": (10, 2, 60.0), "small": (20, 4, 60.0), "full": (60, 15, 120.0)}
@@ -68,7 +68,8 @@ def chain_rungs(chains: int, configs: int, limit: float | None = None) -> list[R
     """`chains` chains (instance i: CHAIN_STAGES[i % 4] stages of `configs` configurations)."""
     out = []
     for stages, count in _per_stage(chains, CHAIN_STAGES).items():
-        exact = ("cpsat", "brute") if configs**stages <= BRUTE_MAX_PATHS else ("cpsat",)
+        # brute force runs where the chain is within its work cap (`exact_enum.chain_fits`)
+        exact = ("cpsat", "brute") if chain_fits(stages, configs) else ("cpsat",)
         params = {"stages": stages, "configs": configs, "shape": "chain"}
         out.append(Rung("chain", stages, f"{stages} stages", "chain", params, count, exact, limit))
     return out

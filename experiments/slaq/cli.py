@@ -11,20 +11,14 @@ from typing import Any
 
 import click
 
-from schedlab.experiments.cli_registry import (
-    LazyChoice,
-    OptionsCommand,
-    RegistryChoice,
-    chosen_options,
-)
+from schedlab.experiments.cli_registry import LazyChoice, RegistryChoice, constant
+from schedlab.experiments.cli_solve import SolveVerb, add_solve
 from schedlab.experiments.cliflags import (
-    SEED,
     WORK_CAP,
     FiniteFloat,
     bounded_int,
     positive_float,
     seed_option,
-    time_limit_option,
 )
 from schedlab.experiments.registry import POLICIES, WORKLOADS, register_command
 from schedlab.solvers.slaq.limits import (
@@ -38,35 +32,11 @@ from schedlab.solvers.slaq.limits import (
     MIN_CORE_S_PER_ITER,
     SIM_MAX_JOBS,
 )
-from schedlab.solvers.solve import METHODS
 
-
-def _objectives() -> tuple[str, ...]:
-    """The snapshot objectives sum and maxmin (`problem.OBJECTIVES`), read on first use."""
-    from schedlab.solvers.slaq.problem import OBJECTIVES
-
-    return OBJECTIVES
-
-
-def _models() -> tuple[str, ...]:
-    """The loss predictors (`predict.MODELS`)."""
-    from schedlab.solvers.slaq.predict import MODELS
-
-    return MODELS
-
-
-def _scalings() -> tuple[str, ...]:
-    """The iteration-time curves of the simulator (`simulator.SCALINGS`)."""
-    from schedlab.experiments.slaq.simulator import SCALINGS
-
-    return SCALINGS
-
-
-def _predictors() -> tuple[str, ...]:
-    """The authors' workload's predictors (`workload_authors.PREDICTOR_WORKLOADS`)."""
-    from schedlab.experiments.slaq.workload_authors import PREDICTOR_WORKLOADS
-
-    return tuple(PREDICTOR_WORKLOADS)
+_objectives = constant("schedlab.solvers.slaq.problem", "OBJECTIVES")
+_models = constant("schedlab.solvers.slaq.predict", "MODELS")
+_scalings = constant("schedlab.experiments.slaq.simulator", "SCALINGS")
+_predictors = constant("schedlab.experiments.slaq.workload_authors", "PREDICTOR_WORKLOADS")
 
 
 OBJECTIVE_CHOICE = LazyChoice(_objectives)
@@ -82,7 +52,7 @@ def slaq() -> None:
     \b
     Examples:
       schedlab slaq predict logreg --ahead 10 --model auto --json
-      schedlab slaq allocate snapshot.json --method greedy --json
+      schedlab slaq solve snapshot.json --method greedy --json
       schedlab slaq simulate --policy slaq --jobs 30 --cores 64 --seed 1 --json
     """
 
@@ -110,76 +80,65 @@ def snapshot_cmd(jobs: int, cores: int, seed: int, objective: str) -> None:
     click.echo(json.dumps(snap.to_dict(), indent=1))
 
 
-@slaq.command("allocate", cls=OptionsCommand, options_of=lambda: METHODS.entries(scope="slaq"))
-@click.argument("snapshot", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--method",
-    type=RegistryChoice(METHODS, scope="slaq"),
-    default="greedy",
-    show_default=True,
-    help="Allocation method (heuristics: greedy, maxmin, fair; exact: milp, cpsat, dp, enum).",
-)
-@click.option(
-    "--objective",
-    type=OBJECTIVE_CHOICE,
-    default=None,
-    help="Objective (default: the snapshot's own, 'sum' if absent).",
-)
-@time_limit_option("Seconds (exact methods; covers model building).")
-@click.option("--seed", type=SEED, default=None, help="Solver seed, 0..2^63-1.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.pass_context
-def allocate(
-    ctx: click.Context,
-    snapshot: Path,
-    method: str,
-    objective: str | None,
-    time_limit: float | None,
-    seed: int | None,
-    as_json: bool,
-    **params: Any,
-) -> None:
-    """Allocate the cores of one snapshot (JSON) with a method.
+def _snapshot_type() -> Any:
+    from schedlab.solvers.slaq.problem import Snapshot
+
+    return Snapshot
+
+
+def _problem(snap: Any, flags: dict[str, Any]) -> Any:
+    objective = flags.get("objective")
+    if objective is not None and objective != snap.objective:
+        return snap.with_objective(objective)
+    return snap
+
+
+def _render(snap: Any, r: Any) -> None:
+    from schedlab.experiments.output import format_table
+
+    click.echo(f"{r.method}: {r.status.value}, {snap.objective} of Q = {r.value} (bound {r.bound})")
+    sol = r.to_dict()["solution"]
+    if sol and sol["cores"]:
+        rows = [(j, c, sol["quality"][j]) for j, c in sol["cores"].items()]
+        click.echo(format_table(["job", "cores", "quality"], rows))
+
+
+SOLVE = SolveVerb(
+    subject="slaq",
+    file_type=_snapshot_type,
+    kinds=_objectives,
+    build=_problem,
+    describe=lambda snap: {
+        "objective": snap.objective,
+        "total_cores": snap.total_cores,
+        "jobs": len(snap.jobs),
+    },  # fmt: skip
+    render=_render,
+    default_method="greedy",
+    params=[
+        click.Option(
+            ["--objective"],
+            type=OBJECTIVE_CHOICE,
+            default=None,
+            help="Objective (default: the snapshot's own, 'sum' if absent).",
+        )
+    ],
+    help="""Allocate the cores of one SNAPSHOT ('-': standard input) with a method.
+
+    `allocate` is the same. The solution holds the cores and the predicted quality per job.
 
     \b
     Example:
-      schedlab slaq allocate snapshot.json --method milp --objective maxmin --json
-    Keys: status, value, bound, gap, method, runtime_s, objective, cores, quality, stats.
-    """
-    from schedlab.experiments.output import emit_json, format_table
-    from schedlab.solvers.errors import InvalidInput
-    from schedlab.solvers.slaq.problem import Snapshot
-    from schedlab.solvers.solve import solve
-
-    snap = Snapshot.from_json(snapshot)
-    if objective is not None and objective != snap.objective:
-        snap = snap.with_objective(objective)
-    entry = METHODS.get(method, scope="slaq")
-    opts = chosen_options(entry, params, ctx.command.option_names())  # type: ignore[attr-defined]
-    try:  # a method's refusal (size, memory budget) is about this file: name it
-        r = solve(snap, method, time_limit=time_limit, seed=seed, options=opts)
-    except InvalidInput as exc:
-        raise exc if exc.source else exc.with_source(str(snapshot)) from None
-    d = r.to_dict()
-    sol = d.pop("solution") or {"cores": None, "quality": None}
-    out = {**d, "objective": snap.objective, "total_cores": snap.total_cores, **sol}
-    if as_json:
-        emit_json(out)
-        return
-    click.echo(f"{method}: {r.status.value}, {snap.objective} of Q = {r.value} (bound {r.bound})")
-    if sol["cores"]:
-        rows = [(j, c, sol["quality"][j]) for j, c in sol["cores"].items()]
-        click.echo(format_table(["job", "cores", "quality"], rows))
+      schedlab slaq solve snapshot.json --method milp --objective maxmin --json
+    """,
+)
+add_solve(slaq, SOLVE, "allocate")
 
 
 MAX_AUTHORS_FITS = 10_000  # default work cap of `slaq predict --scoring authors` (scipy fits)
 
 
-def _scorings() -> tuple[str, ...]:
-    """The prediction study's conventions (`predict.SCORINGS`)."""
-    from schedlab.solvers.slaq.predict import SCORINGS
-
-    return SCORINGS
+_scorings = constant("schedlab.solvers.slaq.predict", "SCORINGS")
 
 
 @slaq.command("predict")

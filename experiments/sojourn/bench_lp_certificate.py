@@ -29,9 +29,8 @@ from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import register_benchmark
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel, block_close_abs
-from schedlab.solvers.sojourn.exact_milp import block_gap_abs
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop import preference_blocks
+from schedlab.solvers.sojourn.lop import block_gap_abs, preference_blocks
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.validate import Deadline
 

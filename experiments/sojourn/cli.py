@@ -1,57 +1,37 @@
 """`schedlab sojourn ...`: generate, evaluate and solve single-server sojourn instances.
 
 Light at import (click and the registries only): `schedlab --help` imports this module, so
-the solvers (numpy, numba, OR-Tools, PuLP) load inside the commands. Method choices and
-method flags come from `METHODS` (scope "sojourn").
+the solvers (numpy, numba, OR-Tools, PuLP) load inside the commands. `solve` is the shared
+solve verb (`experiments.cli_solve`): method choices and flags come from `METHODS` (scope
+"sojourn").
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from schedlab.experiments.cli_registry import (
-    LazyChoice,
-    OptionsCommand,
-    RegistryChoice,
-    chosen_options,
-)
-from schedlab.experiments.cliflags import SEED, TIME_LIMIT, bounded_int
+from schedlab.experiments.cli_registry import LazyChoice, constant
+from schedlab.experiments.cli_solve import SolveVerb, add_solve, read_problem
+from schedlab.experiments.cliflags import SEED, bounded_int
 from schedlab.experiments.output import emit_json, format_table
 from schedlab.experiments.registry import register_command
 from schedlab.experiments.sojourn.cli_simulate import simulate
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.solve import METHODS
 
 if TYPE_CHECKING:
+    from schedlab.solvers.result import SolveResult
     from schedlab.solvers.sojourn.objectives import Objective
-    from schedlab.solvers.sojourn.problem import Instance
+    from schedlab.solvers.sojourn.problem import Instance, SojournProblem
 
 SUBJECT = "sojourn"
 
 
-def _objectives() -> tuple[str, ...]:
-    """The objectives A, B, TK, DK (`objectives.OBJECTIVES`), read when a command needs them."""
-    from schedlab.solvers.sojourn.objectives import OBJECTIVES
-
-    return OBJECTIVES
-
-
-def _families() -> tuple[str, ...]:
-    """The instance families (`generate.FAMILIES`)."""
-    from schedlab.solvers.sojourn.generate import FAMILIES
-
-    return FAMILIES
-
-
-def _evaluations() -> tuple[str, ...]:
-    """How an order can be valued (`outcomes.EVALUATIONS`)."""
-    from schedlab.solvers.sojourn.outcomes import EVALUATIONS
-
-    return EVALUATIONS
+_objectives = constant("schedlab.solvers.sojourn.objectives", "OBJECTIVES")
+_families = constant("schedlab.solvers.sojourn.generate", "FAMILIES")
+_evaluations = constant("schedlab.solvers.sojourn.outcomes", "EVALUATIONS")
 
 
 OBJECTIVE_CHOICE = LazyChoice(_objectives, case_sensitive=False)
@@ -65,11 +45,7 @@ def _objective(kind: str, k: int | None) -> Objective:
 
 def load_instance(path: Path) -> Instance:
     """Load and validate an instance file ('-' reads standard input)."""
-    from schedlab.solvers.sojourn.problem import Instance
-
-    if str(path) == "-":
-        return Instance.load_stdin(sys.stdin)
-    return Instance.load(path)
+    return read_problem(_instance_type(), path)
 
 
 @register_command("sojourn")
@@ -187,85 +163,59 @@ def evaluate_cmd(
             click.echo(f"{key:10s} {v}")
 
 
-@sojourn.command("solve", cls=OptionsCommand, options_of=lambda: METHODS.entries(scope=SUBJECT))
-@click.argument("instance", type=click.Path(path_type=Path))
-@click.option("--objective", type=OBJECTIVE_CHOICE, required=True)
-@click.option("--k", type=bounded_int(1, 1_000_000), default=None, help="K for TK and DK.")
-@click.option(
-    "--method",
-    type=RegistryChoice(METHODS, scope=SUBJECT),
-    required=True,
-    help="Exact: brute, dp, milp, cpsat. Heuristics: the rest (and any plugin's).",
-)
-@click.option(
-    "--time-limit",
-    type=TIME_LIMIT,
-    default=None,
-    help="Seconds, model building included; a stopped run says so.",
-)
-@click.option("--seed", type=SEED, default=None, help="Seed for randomized methods (0..2^63-1).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.pass_context
-def solve_cmd(
-    ctx: click.Context,
-    instance: Path,
-    objective: str,
-    k: int | None,
-    method: str,
-    time_limit: float | None,
-    seed: int | None,
-    as_json: bool,
-    **method_flags: Any,
-) -> None:
-    """Best non-preemptive order by an exact method or a heuristic.
-
-    Method options are flags (e.g. --solver for milp, --backend for batchlocal); a flag of
-    another method is refused.
-
-    \b
-    Example:
-      schedlab sojourn solve inst.json --objective B --method cpsat --time-limit 30 --json
-    """
+def _problem(inst: Instance, flags: dict[str, Any]) -> SojournProblem:
     from schedlab.solvers.sojourn.problem import SojournProblem
-    from schedlab.solvers.solve import solve
 
-    entry = METHODS.get(method, scope=SUBJECT)
-    cmd = ctx.command
-    assert isinstance(cmd, OptionsCommand)
-    opts = chosen_options(entry, method_flags, cmd.option_names())
-    inst = load_instance(instance)
-    obj = _objective(objective, k)
-    try:
-        res = solve(
-            SojournProblem(inst, obj), method, time_limit=time_limit, seed=seed, options=opts
-        )
-    except InvalidInput as exc:
-        raise exc.with_source(str(instance)) from None
+    return SojournProblem(inst, _objective(flags["objective"], flags["k"]))
+
+
+def _describe(problem: SojournProblem) -> dict[str, Any]:
+    inst = problem.instance
+    return {"objective": problem.objective.label, "jobs": inst.n, "name": inst.name}
+
+
+def _render(problem: SojournProblem, res: SolveResult[Any]) -> None:
     d = res.to_dict()
-    out = {
-        "status": d["status"],
-        "objective": obj.label,
-        "value": d["value"],
-        "bound": d["bound"],
-        "gap": d["gap"],
-        "order": res.solution,
-        "method": res.method,
-        "runtime_s": res.runtime_s,
-        "stats": res.stats,
-        "warnings": inst.warnings(),
-    }
-    if as_json:
-        emit_json(out)
-        return
-    for w in inst.warnings():
-        click.echo(f"warning: {w}", err=True)
+    label = problem.objective.label
     click.echo(
         format_table(
             ["status", "objective", "value", "bound", "method", "runtime_s"],
-            [[d["status"], obj.label, d["value"], d["bound"], res.method, res.runtime_s]],
+            [[d["status"], label, d["value"], d["bound"], res.method, res.runtime_s]],
         )
     )
     click.echo("order: " + ",".join(res.solution or []))
 
+
+def _instance_type() -> type[Instance]:
+    from schedlab.solvers.sojourn.problem import Instance
+
+    return Instance
+
+
+SOLVE = SolveVerb(
+    subject=SUBJECT,
+    file_type=_instance_type,
+    kinds=_objectives,
+    build=_problem,
+    describe=_describe,
+    render=_render,
+    warnings=lambda problem: problem.instance.warnings(),
+    params=[
+        click.Option(["--objective"], type=OBJECTIVE_CHOICE, required=True),
+        click.Option(["--k"], type=bounded_int(1, 1_000_000), default=None, help="K for TK, DK."),
+    ],
+    help="""Best non-preemptive order of INSTANCE ('-': standard input) by a method.
+
+    Exact methods (brute, dp, milp, cpsat, lpcut) prove their value or give a sound bound;
+    heuristics (the rest, and any plugin's) give an order. Method options are flags (e.g.
+    --solver for milp, --backend for batchlocal); a flag of another method is refused.
+
+    \b
+    Example:
+      schedlab sojourn solve inst.json --objective B --method cpsat --time-limit 30 --json
+      schedlab sojourn generate --n 6 --seed 1 | schedlab sojourn solve - --objective A --method dp
+    """,
+)
+add_solve(sojourn, SOLVE)
 
 sojourn.add_command(simulate)

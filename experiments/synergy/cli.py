@@ -14,7 +14,7 @@ def synergy() -> None:
 
     \b
     Example:
-      schedlab synergy allocate snapshot.json --method tune --json
+      schedlab synergy solve snapshot.json --method tune --json
       schedlab synergy simulate --workload philly-derived --policy fifo --alloc tune --load 9
     """
 
@@ -23,7 +23,8 @@ def synergy() -> None:
 from schedlab.experiments.synergy.cli_simulate import simulate  # noqa: E402
 
 synergy.add_command(simulate)
-from schedlab.experiments.synergy.cli_allocate import allocate, snapshot_cmd  # noqa: E402
+from schedlab.experiments.cli_solve import add_solve  # noqa: E402
+from schedlab.experiments.synergy.cli_allocate import SOLVE, snapshot_cmd  # noqa: E402
 
-synergy.add_command(allocate)
+add_solve(synergy, SOLVE, "allocate")
 synergy.add_command(snapshot_cmd)

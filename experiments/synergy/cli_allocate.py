@@ -1,22 +1,17 @@
-"""`schedlab synergy allocate` (one round, any method) and `schedlab synergy snapshot`."""
+"""`schedlab synergy solve` (alias `allocate`: one round, any method; the shared solve verb of
+`experiments.cli_solve`) and `schedlab synergy snapshot`."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from schedlab.experiments.cli_registry import (
-    LazyChoice,
-    OptionsCommand,
-    RegistryChoice,
-    chosen_options,
-)
-from schedlab.experiments.cliflags import SEED, TIME_LIMIT, bounded_int
+from schedlab.experiments.cli_registry import LazyChoice, constant
+from schedlab.experiments.cli_solve import SolveVerb, read_problem
+from schedlab.experiments.cliflags import SEED, bounded_int
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.solve import METHODS
 
 if TYPE_CHECKING:
     from schedlab.solvers.result import SolveResult
@@ -35,15 +30,15 @@ Snapshot format (JSON; jobs in policy order; only "jobs" is required):
 Models: alexnet res18 res50 mobilenet shufflenet gnmt transformer lstm m5 deepspeech."""
 
 
-def load_snapshot(path: Path) -> Snapshot:
-    """Load and validate a snapshot file ('-' reads standard input)."""
+def _snapshot_type() -> type[Snapshot]:
     from schedlab.solvers.synergy.problem import Snapshot
 
-    if str(path) == "-":
-        from schedlab.solvers.validate import read_stdin_text
+    return Snapshot
 
-        return Snapshot.from_json(read_stdin_text(sys.stdin, "snapshot"), source="<stdin>")
-    return Snapshot.load(path)
+
+def load_snapshot(path: Path) -> Snapshot:
+    """Load and validate a snapshot file ('-' reads standard input)."""
+    return read_problem(_snapshot_type(), path)
 
 
 def _table(snap: Snapshot, res: SolveResult[Any]) -> None:
@@ -71,89 +66,39 @@ def _table(snap: Snapshot, res: SolveResult[Any]) -> None:
         click.echo("not run: " + ",".join(sol["not_run"]))
 
 
-@click.command(
-    "allocate",
-    cls=OptionsCommand,
-    options_of=lambda: METHODS.entries(scope=SUBJECT),
+def _describe(snap: Snapshot) -> dict[str, Any]:
+    cl = snap.cluster
+    return {"name": snap.name, "jobs": snap.n, "servers": cl.servers,
+            "gpus_per_server": cl.gpus_per_server}  # fmt: skip
+
+
+SOLVE = SolveVerb(
+    subject=SUBJECT,
+    file_type=_snapshot_type,
+    kinds=lambda: ("throughput",),
+    build=lambda snap, _flags: snap,
+    describe=_describe,
+    render=_table,
     epilog=SNAPSHOT_FORMAT,
-)
-@click.argument("snapshot", type=click.Path(path_type=Path))
-@click.option(
-    "--method",
-    type=RegistryChoice(METHODS, scope=SUBJECT),
-    required=True,
-    help="A registered Synergy method: heuristics (proportional, greedy, tune, opt, ...) or "
-    "exact ones with a proven bound (milp, cpsat; enum for tiny snapshots).",
-)
-@click.option(
-    "--time-limit",
-    type=TIME_LIMIT,
-    default=None,
-    help="Seconds, model building included; a stopped run says so.",
-)
-@click.option("--seed", type=SEED, default=None, help="Solver seed (CP-SAT; 0..2^63-1).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.pass_context
-def allocate(
-    ctx: click.Context,
-    snapshot: Path,
-    method: str,
-    time_limit: float | None,
-    seed: int | None,
-    as_json: bool,
-    **params: Any,
-) -> None:
-    """Allocate one scheduling round: GPUs, CPUs and memory per job and server.
+    help="""Allocate one scheduling round of SNAPSHOT ('-': standard input): GPUs, CPUs and
+    memory per job and server.
 
     Prints the status, the total throughput (sum of gpus x normalized per-GPU throughput),
     a proven upper bound when known, and each running job's servers and configuration.
     Method options (e.g. --solver, --run-set, --num-workers) are flags; each says which methods
-    take it, and a flag the chosen method does not take is an error.
+    take it, and a flag the chosen method does not take is an error. `allocate` is the same.
 
     \b
     Example:
       schedlab synergy snapshot --servers 4 --jobs 40 --seed 1 > snap.json
-      schedlab synergy allocate snap.json --method tune
-      schedlab synergy allocate snap.json --method cpsat --time-limit 30 --json
+      schedlab synergy solve snap.json --method tune
+      schedlab synergy solve snap.json --method cpsat --time-limit 30 --json
       schedlab synergy allocate snap.json --method milp --solver cbc --run-set any
-    """
-    from schedlab.experiments.output import emit_json
-    from schedlab.solvers.solve import solve
-
-    assert isinstance(ctx.command, OptionsCommand)
-    entry = METHODS.get(method, scope=SUBJECT)
-    opts = chosen_options(entry, params, ctx.command.option_names())
-    snap = load_snapshot(snapshot)
-    try:
-        res = solve(snap, method, time_limit=time_limit, seed=seed, options=opts)
-    except InvalidInput as exc:
-        raise exc.with_source(str(snapshot)) from None
-    if not as_json:
-        _table(snap, res)
-        return
-    d = res.to_dict()
-    emit_json(
-        {
-            "snapshot": snap.name or str(snapshot),
-            "method": res.method,
-            "status": d["status"],
-            "value": d["value"],
-            "bound": d["bound"],
-            "gap": d["gap"],
-            "runtime_s": res.runtime_s,
-            "jobs": snap.n,
-            "jobs_run": res.stats.get("jobs_run"),
-            "allocation": d["solution"],
-            "stats": res.stats,
-        }
-    )
+    """,
+)
 
 
-def _gpu_mixes() -> list[str]:
-    """The GPU mixes of the snapshot generator (`generate.GPU_MIXES`), read on first use."""
-    from schedlab.solvers.synergy.generate import GPU_MIXES
-
-    return list(GPU_MIXES)
+_gpu_mixes = constant("schedlab.solvers.synergy.generate", "GPU_MIXES")
 
 
 @click.command("snapshot")

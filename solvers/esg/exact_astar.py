@@ -260,4 +260,4 @@ def solve_astar(
     choice = [0] * len(order)
     for pos, i in enumerate(order):
         choice[i] = s.choice[pos]
-    return result(app, choice, "astar", t0, exact=True, stats=stats)
+    return result(app, choice, "astar", t0, exact=True, proven=True, stats=stats)

@@ -1,7 +1,9 @@
 """Brute force: every configuration path. Chains run on the path kernels; DAGs in numpy blocks.
 
 Both sum a path's stage latencies in the plan's order (`plan.longest_path`) and test it against
-`problem.budget_limit` (budget + LAT_TOL), the one definition of a plan that fits.
+`problem.budget_limit` (budget + LAT_TOL), the one definition of a plan that fits. The work,
+paths x stages at the kernels' relative cost (compiled, or numpy for the numpy backend and for
+DAGs), is held to the enumeration oracles' one work cap (`kit.enum`) before anything runs.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from typing import Literal
 
 import numpy as np
 
-from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.pareto import pareto_indices, path_count
 from schedlab.solvers.esg.plan import result
 from schedlab.solvers.esg.problem import APP_KINDS, App, budget_limit
+from schedlab.solvers.kit.enum import COMPILED, VECTORIZED, refuse_above
+from schedlab.solvers.options import shared
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.validate import NO_DEADLINE, Deadline
@@ -27,7 +30,25 @@ class BruteOptions:
         default="cpu", metadata={"help": "kernel backend for chains"}
     )
     pareto: bool = field(default=False, metadata={"help": "enumerate Pareto configs only"})
-    max_paths: int = field(default=10**9, metadata={"help": "refuse larger spaces"})
+    max_work: int = shared("max_work")
+
+
+def brute_work(app: App, options: BruteOptions, space: float | None = None) -> float:
+    """The steps of `brute` on `app` (`kit.enum`): its paths (`space`, default every
+    configuration path) times the stages, at the kernels' relative cost (compiled on chains
+    unless the numpy backend is asked, numpy blocks on DAGs)."""
+    if space is None:
+        space = path_count(len(f.configs) for f in app.functions)
+    compiled = app.is_chain and options.backend != "numpy"
+    return space * len(app.functions) * (COMPILED if compiled else VECTORIZED)
+
+
+def chain_fits(stages: int, configs: int, options: BruteOptions | None = None) -> bool:
+    """Whether `brute` takes a chain of `stages` functions of `configs` configurations each
+    within its work cap (default options: the default cap)."""
+    o = options or BruteOptions()
+    cost = COMPILED if o.backend != "numpy" else VECTORIZED
+    return float(configs) ** stages * stages * cost <= o.max_work
 
 
 def chain_tables(
@@ -87,12 +108,13 @@ def solve_brute(
         for a, c in zip(lats, costs, strict=True)
     ]
     space = path_count(len(c) for c in cand)
-    if space > options.max_paths:
-        raise InvalidInput(f"brute: {space:.3g} paths exceed max_paths={options.max_paths}")
+    refuse_above(brute_work(app, options, space), options.max_work,
+                 f"method esg/brute: {space:.3g} paths", "astar, milp or cpsat")  # fmt: skip
     stats = {"paths": space, "backend": options.backend}
     if not app.is_chain:
         choice = _dag_brute(app, cand)
-        return result(app, choice, "brute", t0, exact=True, proven_infeasible=True, stats=stats)
+        return result(app, choice, "brute", t0, exact=True, proven=True,
+                      proven_infeasible=True, stats=stats)  # fmt: skip
     order = app.topo_order()
     lat, cost, counts = chain_tables(
         [lats[i][cand[i]] for i in order], [costs[i][cand[i]] for i in order]
@@ -104,4 +126,4 @@ def solve_brute(
     choice = [0] * len(order)
     for pos, i in enumerate(order):
         choice[i] = int(cand[i][bp.choice[pos]])
-    return result(app, choice, "brute", t0, exact=True, stats=stats)
+    return result(app, choice, "brute", t0, exact=True, proven=True, stats=stats)

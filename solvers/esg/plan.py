@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from schedlab.solvers.esg.problem import App, fits_budget
-from schedlab.solvers.result import Certificate, SolveResult, Status, certify
+from schedlab.solvers.result import SolveResult, solution_result
 
 
 @dataclass(frozen=True)
@@ -131,21 +131,21 @@ def result(
     *,
     exact: bool,
     bound: float | None = None,
+    proven: bool = False,
     proven_infeasible: bool = False,
     stats: dict[str, Any] | None = None,
 ) -> SolveResult[Plan | None]:
-    """A SolveResult from a choice. Exact methods certify; `bound` None with exact = proven."""
+    """A SolveResult from a choice by the one rule (`result.solution_result`): the plan
+    re-evaluated and re-checked on the real data; exact methods certify against `bound`, or
+    `proven` (an exhaustive search: the cost is its own bound); no choice is `infeasible` only
+    when `proven_infeasible`."""
     runtime = time.perf_counter() - t0
-    stats = dict(stats or {})
     if choice is None:
-        status = Status.INFEASIBLE if proven_infeasible else Status.TIMEOUT
-        return SolveResult(status, None, bound, None, method, runtime, stats)
+        return solution_result(None, None, method, runtime, exact=exact, sense="min",
+                               bound=bound, infeasible=proven_infeasible, stats=stats)  # fmt: skip
     plan = make_plan(app, choice)
-    if not feasible(app, plan):  # a bug in a method; never report a violating plan as a plan
-        stats["error"] = f"plan latency {plan.latency_ms} exceeds budget {app.budget}"
-        return SolveResult(Status.ERROR, plan.cost, None, plan, method, runtime, stats)
-    if exact:
-        cert = certify(plan.cost, plan.cost if bound is None else bound, "min")
-    else:
-        cert = Certificate(Status.FEASIBLE, plan.cost, None, {})
-    return SolveResult.certified(cert, plan, method, runtime, stats)
+    bad = [] if feasible(app, plan) else [
+        f"plan latency {plan.latency_ms} exceeds budget {app.budget}"
+    ]  # fmt: skip
+    return solution_result(plan, plan.cost, method, runtime, exact=exact, sense="min",
+                           bound=bound, proven=proven, violations=bad, stats=stats)  # fmt: skip

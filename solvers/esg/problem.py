@@ -9,7 +9,8 @@ meets the budget when the longest path of stage latencies through the DAG fits i
 `output_mb` (optional, per function): the data (MB per request) the function passes on to each
 successor; only the simulator reads it (a transfer time that depends on placement; None: the
 simulator's default), plans do not.
-File format (JSON): see `App.from_json`; a chain when `edges` is omitted (in list order).
+File format (JSON): see `App.from_dict` (files: `App.load(path)`, texts: `App.loads(text)`);
+a chain when `edges` is omitted (in list order).
 """
 
 from __future__ import annotations
@@ -17,14 +18,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.esg.limits import MAX_BATCH, MAX_CONFIGS, MAX_FUNCTIONS
-from schedlab.solvers.serialize import JsonFile, load_as
+from schedlab.solvers.serialize import JsonFile
 from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, check_text, short
 
 #: The one SLO tolerance of ESG (ms, absolute): a plan fits when its latency, the longest path
@@ -127,6 +127,7 @@ class App(JsonFile):
     """One application. `budget_ms` (None: the SLO) is the latency a plan must fit."""
 
     subject: ClassVar[str] = "esg"
+    FILE_WHAT: ClassVar[str] = "the application file"
 
     name: str
     slo_ms: float
@@ -225,11 +226,6 @@ class App(JsonFile):
     def from_dict(cls, data: Any, *, source: str | None = None) -> App:
         """Parse and validate; every problem is reported in one InvalidInput."""
         return _parse(data, source)
-
-    @classmethod
-    def from_json(cls, path: str | Path) -> App:
-        """Read an application file with the door's rules (UTF-8, size cap, guarded JSON)."""
-        return load_as(lambda data: _parse(data, str(path)), path, "the application file")
 
     def to_dict(self) -> dict[str, Any]:
         return {

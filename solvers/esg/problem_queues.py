@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -32,8 +31,8 @@ import numpy as np
 from schedlab.solvers.errors import InvalidInput, Problems
 from schedlab.solvers.esg.dispatch import CAP_TOL
 from schedlab.solvers.esg.problem import App, fits_budget
-from schedlab.solvers.result import Certificate, SolveResult, Status, certify
-from schedlab.solvers.serialize import load_as
+from schedlab.solvers.result import SolveResult, solution_result
+from schedlab.solvers.serialize import JsonFile
 
 #: per queue: None (a miss) or per stage (configuration index, invoker index)
 Choice = tuple[tuple[int, int], ...] | None
@@ -81,10 +80,11 @@ class StageTable:
 
 
 @dataclass(frozen=True)
-class QueuesProblem:
+class QueuesProblem(JsonFile):
     """Queues and invokers; `kind` "queues" (methods `q_*`)."""
 
     subject: ClassVar[str] = "esg"
+    FILE_WHAT: ClassVar[str] = "the queues file"
 
     queues: tuple[Queue, ...]
     invokers: tuple[InvokerCap, ...]
@@ -119,11 +119,6 @@ class QueuesProblem:
     @classmethod
     def from_dict(cls, data: Any, *, source: str | None = None) -> QueuesProblem:
         return _parse(data, source)
-
-    @classmethod
-    def from_json(cls, path: str | Path) -> QueuesProblem:
-        """Read a queues file with the door's rules (UTF-8, size cap, guarded JSON)."""
-        return load_as(lambda data: _parse(data, str(path)), path, "the queues file")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -262,20 +257,19 @@ def queues_result(
     bound: float | None = None,
     stats: dict[str, Any] | None = None,
 ) -> SolveResult[QueuesPlan | None]:
-    """A SolveResult: exact methods certify `value` against `bound` (None: proven)."""
+    """A SolveResult by the one rule (`result.solution_result`): the plan re-evaluated and
+    re-checked on the real data; exact methods certify `value` against `bound` (None: proven,
+    an exhaustive search). Every queue may miss, so no plan means the time ran out."""
     stats = dict(stats or {})
-    if choices is None:  # every queue may miss, so a method without a plan ran out of time
-        return SolveResult(Status.TIMEOUT, None, bound, None, method, runtime_s, stats)
+    if choices is None:
+        return solution_result(None, None, method, runtime_s, exact=exact, sense="min",
+                               bound=bound, stats=stats)  # fmt: skip
     plan, bad = evaluate(problem, choices)
     stats.update(hits=plan.hits, cost=plan.cost)
-    if bad:  # a bug in a method; never report a violating plan as a plan
-        stats["error"] = "; ".join(bad)
-        return SolveResult(Status.ERROR, plan.value, None, plan, method, runtime_s, stats)
-    if exact:
-        cert = certify(plan.value, plan.value if bound is None else bound, "min")
-    else:
-        cert = Certificate(Status.FEASIBLE, plan.value, None, {})
-    return SolveResult.certified(cert, plan, method, runtime_s, stats)
+    return solution_result(
+        plan, plan.value, method, runtime_s, exact=exact, sense="min", bound=bound,
+        proven=bound is None, violations=bad, stats=stats,
+    )  # fmt: skip
 
 
 def random_queues(

@@ -505,7 +505,8 @@ def solve_split_opt(
     if (choice is None or stats["skipped"]) and _small(app, options.brute_cap):
         choice = _enumerate(app)  # the tolerance's edge: settle it exactly
         stats["enumerated"] = True
-        return result(app, choice, "split_opt", t0, exact=True, proven_infeasible=True, stats=stats)
+        return result(app, choice, "split_opt", t0, exact=True, proven=True,
+                      proven_infeasible=True, stats=stats)  # fmt: skip
     if choice is None:  # no point fits on the real data: the fastest plan, when it fits
         stats["fallback"] = "fastest"
         fastest = [int(np.argmin(a)) for a in app.stage_latency()]

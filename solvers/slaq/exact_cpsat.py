@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.solvers.backends import cpsat_solver
-from schedlab.solvers.result import SolveResult, certify
+from schedlab.solvers.kit.cpsat import cpsat_solver
+from schedlab.solvers.options import shared
+from schedlab.solvers.result import SolveResult, solution_result
 from schedlab.solvers.slaq.exact_model import Window, WindowSolve, solve_by_windows, table_value
 from schedlab.solvers.slaq.heuristics import allocation_of
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
@@ -48,14 +49,12 @@ def rounded_up(table: np.ndarray, scale: float) -> list[int]:
 
 @dataclass(frozen=True)
 class CpsatOptions:
-    num_workers: int = field(default=1, metadata={"help": "CP-SAT search workers"})
+    num_workers: int = shared("num_workers")
     resolution: float = field(
         default=RESOLUTION,
         metadata={"help": "integer scale of the qualities' window", "range": (1.0, 1e15)},
     )
-    max_deterministic_time: float | None = field(
-        default=None, metadata={"help": "deterministic time limit (reproducible runs)"}
-    )
+    max_deterministic_time: float | None = shared("max_deterministic_time")
 
 
 @register_method(
@@ -99,8 +98,8 @@ def solve_cpsat(
         stats["rounding_slack"] = slack * stats["window_span"]  # in real units
     alloc = allocation_of(snap, qm, extra)
     value = qm.objective(alloc.cores, snap.objective)
-    cert = certify(value, bound, "max")
-    return SolveResult.certified(cert, alloc, "cpsat", time.perf_counter() - t0, stats)
+    return solution_result(alloc, value, "cpsat", time.perf_counter() - t0, exact=True,
+                           sense="max", bound=bound, stats=stats)  # fmt: skip
 
 
 def _solve_window(

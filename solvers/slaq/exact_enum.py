@@ -1,7 +1,8 @@
 """Exact allocation by enumeration (every way to share the free cores) and by dynamic programming.
 
 Enumeration is the independent oracle of the tests (small cases only: C(R + n - 1, n - 1)
-allocations for R free cores and n old jobs); its proof is exhaustion: value = bound. The DP
+allocations for R free cores and n old jobs, n steps each within the enumeration oracles' one
+work cap, `kit.enum`); its proof is exhaustion: value = bound. The DP
 over jobs (best value with r free cores among the first i jobs, O(n R^2)) is exact for both
 objectives and any Q (no concavity needed): the claim checks use it on larger cases.
 """
@@ -12,13 +13,14 @@ import itertools
 import math
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.options import NoOptions
-from schedlab.solvers.result import SolveResult, certify
+from schedlab.solvers.kit.enum import refuse_above
+from schedlab.solvers.options import NoOptions, shared
+from schedlab.solvers.result import SolveResult, solution_result
 from schedlab.solvers.slaq.heuristics import allocation_of
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
 from schedlab.solvers.slaq.quality import quality_model
@@ -28,13 +30,7 @@ from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 @dataclass(frozen=True)
 class EnumOptions:
-    max_allocations: int = field(
-        default=2_000_000,
-        metadata={
-            "help": "refuse instances with more allocations than this",
-            "range": (1, 10**9),
-        },
-    )
+    max_work: int = shared("max_work")
 
 
 def compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
@@ -97,22 +93,17 @@ def solve_enum(
     t0 = time.perf_counter()
     qm = quality_model(snap)
     n = len(qm.old)
-    count = allocation_count(qm.free, n, options.max_allocations)
-    if count > options.max_allocations:
-        shown = f"{count:,}" if count < 10**30 else "more than 10^30"
-        raise InvalidInput(
-            f"method slaq/enum: {shown} allocations ({n} jobs, {qm.free} free cores) exceed "
-            f"max_allocations={options.max_allocations:,} (--max-allocations); use milp, cpsat "
-            "or dp"
-        )
+    count = allocation_count(qm.free, n, options.max_work)
+    refuse_above(float(count) * max(n, 1), options.max_work,
+                 f"method slaq/enum: {count:,} allocations of {n} jobs ({qm.free} free cores)"
+                 if count < 10**30 else f"method slaq/enum: {n} jobs, {qm.free} free cores",
+                 "milp, cpsat or dp")  # fmt: skip
     qm.check_size(0, "enum")
     best, extra = best_by_enumeration(qm.tables(), qm.free, snap.objective, deadline)
     alloc = allocation_of(snap, qm, extra)
     value = qm.objective(alloc.cores, snap.objective)
-    cert = certify(value, best, "max")
-    return SolveResult.certified(
-        cert, alloc, "enum", time.perf_counter() - t0, {"allocations": count}
-    )
+    return solution_result(alloc, value, "enum", time.perf_counter() - t0, exact=True,
+                           sense="max", bound=best, stats={"allocations": count})  # fmt: skip
 
 
 def best_by_dp(
@@ -172,5 +163,5 @@ def solve_dp(
     best, extra = best_by_dp(qm.tables(), qm.free, snap.objective, deadline)
     alloc = allocation_of(snap, qm, extra)
     value = qm.objective(alloc.cores, snap.objective)
-    cert = certify(value, best, "max")
-    return SolveResult.certified(cert, alloc, "dp", time.perf_counter() - t0)
+    return solution_result(alloc, value, "dp", time.perf_counter() - t0, exact=True,
+                           sense="max", bound=best)  # fmt: skip

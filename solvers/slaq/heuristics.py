@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from schedlab.solvers.options import NoOptions
-from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.result import SolveResult, solution_result
 from schedlab.solvers.slaq.alloc_core import heap_arrays, threshold_extra
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
 from schedlab.solvers.slaq.quality import JobQuality, QualityBatch, QualityModel, quality_model
@@ -220,7 +220,8 @@ def _heuristic(snap: Snapshot, name: str) -> SolveResult[Allocation]:
         extra = fair_extra(len(qs), base, snap.fair_share, qm.free)
     alloc = allocation_of(snap, qm, extra)
     value = qm.objective(alloc.cores, snap.objective)
-    return SolveResult(Status.FEASIBLE, value, None, alloc, name, time.perf_counter() - t0)
+    runtime = time.perf_counter() - t0
+    return solution_result(alloc, value, name, runtime, exact=False, sense="max")
 
 
 @register_method(

@@ -1,6 +1,6 @@
 """An allocation snapshot of SLAQ: jobs with loss histories sharing C cores for one epoch.
 
-JSON format (`from_json` / `to_json`)::
+JSON format (`load` / `loads` / `to_json`)::
 
     {"total_cores": 64, "epoch_s": 3.0, "min_cores": 3, "objective": "sum",
      "model": "auto", "decay": 0.8,
@@ -19,12 +19,11 @@ most `MAX_MAGNITUDE`; ids by `check_id`. The file is read by `load_json_file`.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.serialize import JsonFile, load_as
+from schedlab.solvers.serialize import JsonFile
 from schedlab.solvers.slaq.curves import validate_losses
 from schedlab.solvers.slaq.limits import MAX_CORES, MAX_EPOCH_S, MAX_JOBS, MAX_LOSSES
 from schedlab.solvers.slaq.predict import MODELS
@@ -94,6 +93,7 @@ class Snapshot(JsonFile):
     """The jobs, the cores and the epoch of one SLAQ allocation."""
 
     subject: ClassVar[str] = "slaq"
+    FILE_WHAT: ClassVar[str] = "the SLAQ snapshot"
 
     jobs: tuple[Job, ...]
     total_cores: int
@@ -225,11 +225,6 @@ class Snapshot(JsonFile):
         d = asdict(self)
         d["jobs"] = [{**asdict(j), "losses": list(j.losses)} for j in self.jobs]
         return d
-
-    @classmethod
-    def from_json(cls, path: str | Path) -> Snapshot:
-        """Read a snapshot file with the door's rules."""
-        return load_as(cls.from_dict, path, "the SLAQ snapshot")
 
     def with_objective(self, objective: str) -> Snapshot:
         """The same snapshot with another objective."""

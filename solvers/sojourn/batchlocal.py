@@ -29,7 +29,7 @@ from schedlab.solvers.kernels.backends import BackendName, get_backend
 from schedlab.solvers.kernels.insertion import apply_moves
 from schedlab.solvers.kernels.numpy_ref import NumpyBackend
 from schedlab.solvers.kernels.tables import LopTables, compress
-from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.result import SolveResult, solution_result
 from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key, u_index, u_star
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
@@ -284,6 +284,5 @@ def solve_batchlocal(
     if tables is not None and n > EXACT_VALUE_MAX:
         st["value_error_bound"] = tables.error_bound
     order = [int(i) for i in best]
-    return SolveResult(
-        Status.FEASIBLE, value, None, inst.ids_of(order), "batchlocal", clock.elapsed(), st
-    )
+    return solution_result(inst.ids_of(order), value, "batchlocal", clock.elapsed(),
+                           exact=False, sense="min", stats=st)  # fmt: skip

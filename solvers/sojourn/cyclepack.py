@@ -52,7 +52,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from schedlab.solvers.backends import interrupt_after
 from schedlab.solvers.kernels.order_search import descend
 from schedlab.solvers.kernels.shortest_paths import (
     best_first_hops,
@@ -61,6 +60,7 @@ from schedlab.solvers.kernels.shortest_paths import (
     paths,
 )
 from schedlab.solvers.kernels.triangle_fill import fill_triangles
+from schedlab.solvers.kit.mip import interrupt_after
 from schedlab.solvers.sojourn.lop import lop_cost, preference_tournament
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 

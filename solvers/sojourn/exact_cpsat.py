@@ -24,8 +24,9 @@ from typing import Literal
 import numpy as np
 from ortools.sat.python import cp_model
 
-from schedlab.solvers.backends import cpsat_solver
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kit.cpsat import cpsat_solver
+from schedlab.solvers.options import shared
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.lop import (
     RoundResult,
@@ -161,9 +162,7 @@ class CpSatBlockModel:
 class CpsatOptions:
     """Options of `cpsat`."""
 
-    num_workers: int = field(
-        default=1, metadata={"help": "CP-SAT search threads (1 = deterministic)"}
-    )
+    num_workers: int = shared("num_workers")
     triangles: Literal["lazy", "all"] = field(
         default="lazy",
         metadata={"help": "triangle inequalities: added round by round (lazy) or all up front"},
@@ -171,17 +170,12 @@ class CpsatOptions:
     decompose: bool = field(
         default=True, metadata={"help": "solve the preference blocks separately"}
     )
-    max_deterministic_time: float | None = field(
-        default=None, metadata={"help": "CP-SAT deterministic time per round (reproducible stops)"}
-    )
+    max_deterministic_time: float | None = shared("max_deterministic_time")  # per round
     scale_bits: int | None = field(
         default=None,
         metadata={"help": f"largest objective coefficient 2^bits, 8..{MAX_SCALE_BITS}"},
     )
-    warm_start: bool = field(
-        default=False,
-        metadata={"help": "hint each block with an insertion-descent order"},
-    )
+    hint: bool = shared("hint", default=False)  # each block: an insertion-descent order
 
 
 @register_method(
@@ -230,7 +224,7 @@ def solve_cpsat(
         deadline=deadline,
         triangles=o.triangles,
         decompose=o.decompose,
-        warm_start=o.warm_start,
+        warm_start=o.hint,
         extra_stats={
             "num_workers": o.num_workers,
             "triangles_mode": o.triangles,

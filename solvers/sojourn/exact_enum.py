@@ -12,40 +12,48 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.options import NoOptions
-from schedlab.solvers.result import SolveResult, Status, certify
+from schedlab.solvers.kit.enum import refuse_above
+from schedlab.solvers.options import NoOptions, shared
+from schedlab.solvers.result import SolveResult, Status, solution_result
 from schedlab.solvers.sojourn.batch import evaluate_orders, linear_ordering_weights
 from schedlab.solvers.sojourn.objectives import evaluate
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
-BRUTE_MAX_N = 10
 DP_MAX_CELLS = 1 << 26  # subsets x states kept in memory by the DP (about 0.5 GB of float64)
 _CHUNK = 1 << 16
 
 
-@register_method(SUBJECT, "brute", exact=True, summary="all n! orders (n <= 10)")
+@dataclass(frozen=True)
+class BruteOptions:
+    """Options of `brute`."""
+
+    max_work: int = shared("max_work")
+
+
+@register_method(
+    SUBJECT, "brute", exact=True, options=BruteOptions,
+    summary="all n! orders (n! x n steps within the work cap: n <= 9 by default)",
+)  # fmt: skip
 def solve_brute(
     problem: SojournProblem,
     *,
     deadline: Deadline = NO_DEADLINE,
     seed: int | None = None,
-    options: NoOptions,
+    options: BruteOptions,
 ) -> SolveResult[list[str] | None]:
-    """Evaluate every order; refuses n > 10."""
+    """Evaluate every order; refuses more than the work cap (n! orders x n jobs steps)."""
     inst, objective = problem.instance, problem.objective
     n = inst.n
-    if n > BRUTE_MAX_N:
-        raise InvalidInput(
-            f"method brute: n = {n} jobs is too many for brute force (at most {BRUTE_MAX_N}); "
-            "use --method dp, milp or cpsat"
-        )
+    refuse_above(float(math.factorial(n)) * n if n < 171 else math.inf, options.max_work,
+                 f"method brute: n = {n} jobs", "--method dp, milp or cpsat")  # fmt: skip
     t0 = time.perf_counter()
     best_v, best_o = math.inf, None
     perms = itertools.permutations(range(n))
@@ -66,10 +74,9 @@ def solve_brute(
     assert best_o is not None
     order = [int(i) for i in best_o]
     value = evaluate(inst, order, objective)
-    cert = certify(value, None if stopped else value, "min")
-    return SolveResult.certified(
-        cert, inst.ids_of(order), "brute", time.perf_counter() - t0, {"orders_evaluated": done}
-    )
+    return solution_result(inst.ids_of(order), value, "brute", time.perf_counter() - t0,
+                           exact=True, sense="min", proven=not stopped,
+                           stats={"orders_evaluated": done})  # fmt: skip
 
 
 @njit(cache=True)
@@ -189,10 +196,6 @@ def solve_dp(
     order = _backtrack(arg, n)
     value = evaluate(inst, order, objective)
     dp_value = float(V[N - 1])
-    return SolveResult.certified(
-        certify(value, dp_value, "min"),
-        inst.ids_of(order),
-        "dp",
-        time.perf_counter() - t0,
-        {"subsets": N, "dp_value": dp_value},
-    )
+    return solution_result(inst.ids_of(order), value, "dp", time.perf_counter() - t0,
+                           exact=True, sense="min", bound=dp_value,
+                           stats={"subsets": N, "dp_value": dp_value})  # fmt: skip

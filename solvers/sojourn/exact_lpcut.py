@@ -51,9 +51,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from schedlab.solvers.backends import interrupt_after
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.order_search import multistart
+from schedlab.solvers.kit.mip import interrupt_after
+from schedlab.solvers.options import shared
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.cyclepack import CyclePacker, MasterLp
 from schedlab.solvers.sojourn.lop import (
@@ -634,10 +635,7 @@ class LpcutOptions:
     decompose: bool = field(
         default=True, metadata={"help": "solve the preference blocks separately"}
     )
-    warm_start: bool = field(
-        default=True,
-        metadata={"help": "start each block from an insertion-descent order (MIP start)"},
-    )
+    hint: bool = shared("hint")  # each block starts from an insertion-descent order
     packing: bool = field(
         default=True,
         metadata={"help": "certify by a cycle packing (column generation) before the triangle LP"},
@@ -653,13 +651,9 @@ class LpcutOptions:
             "rounds, MIP), lp (LP rounds, MIP), full (every triangle row, MIP)"
         },
     )
-    threads: int = field(
-        default=1,
-        metadata={
-            "help": "threads of the packing's PDLP masters (the result does not depend on "
-            "them: PDLP_SHARDS fixed shards); HiGHS runs on one"
-        },
-    )
+    # the packing's PDLP masters run on `threads` (the result does not depend on them:
+    # PDLP_SHARDS fixed shards); HiGHS runs on one
+    threads: int = shared("threads")
     packing_fill: bool = field(
         default=True,
         metadata={
@@ -682,7 +676,7 @@ def lpcut_factory(
     """lpcut's block model builder for `lop.solve_lop` / `lop.solve_lop_matrix`; refuses a
     route that its options rule out. `integral`: integer costs, whose MIP may stop within
     `lop.INTEGER_SLACK` (the bound rounds up)."""
-    from schedlab.solvers.sojourn.exact_milp import block_gap_abs
+    from schedlab.solvers.sojourn.lop import block_gap_abs
 
     if options.route not in ROUTES:
         raise InvalidInput(f"route: lpcut takes one of {', '.join(ROUTES)} (got {options.route!r})")
@@ -705,7 +699,7 @@ def lpcut_stats(options: LpcutOptions) -> dict[str, Any]:
     """The options a result's stats record."""
     return {
         "decompose": options.decompose,
-        "warm_start": options.warm_start,
+        "warm_start": options.hint,
         "packing": options.packing,
         "packing_master": options.packing_master,
         "route_option": options.route,
@@ -742,7 +736,7 @@ def solve_lpcut(
         deadline=deadline,
         triangles="separate",
         decompose=options.decompose,
-        warm_start=options.warm_start,
+        warm_start=options.hint,
         extra_stats=lpcut_stats(options),
     )
     return replace(res, runtime_s=time.perf_counter() - t0)

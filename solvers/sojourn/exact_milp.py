@@ -7,35 +7,32 @@ P = sum_{a<b} min(W[a,b], W[b,a]), and for a < b < c the triangle inequalities
 x_ab + x_bc - x_ac <= 1 and x_ac - x_ab - x_bc <= 0 in y. The back end sees non-negative costs
 and an objective of the size of the pair cost itself: the textbook form (costs W[a,b] - W[b,a]
 plus sum_{a<b} W[b,a]) cancels a large constant against large negative costs, which lost a
-value of 1e-9 next to a pair of 1e7 and made the relative gap 1e-11 of 1e7. The status comes
-from HiGHS's model status and primal solution status, or from CBC's `sol_status` (1 proven
-optimal, 2 feasible), never from PuLP's "Optimal" string (which PuLP also reports after a time
-limit). The bound is HiGHS's MIP dual bound, or for CBC the bound CBC prints in its log (rounded
-down to the printed digits); CBC runs as a subprocess that is killed shortly after its time
-limit.
+value of 1e-9 next to a pair of 1e7 and made the relative gap 1e-11 of 1e7. The solve is the
+kit's (`kit.mip.solve_pulp`): the status comes from HiGHS's model status and primal solution
+status, or from CBC's `sol_status` (1 proven optimal, 2 feasible), never from PuLP's "Optimal"
+string (which PuLP also reports after a time limit). The bound is HiGHS's MIP dual bound, or for
+CBC the bound CBC prints in its log (rounded down to the printed digits); CBC runs as a
+subprocess that is killed shortly after its time limit.
 """
 
 from __future__ import annotations
 
-import math
-import re
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import pulp
-from pulp.apis.coin_api import pulp_cbc_path
 
-from schedlab.solvers.backends import interrupt_after, run_cbc
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kit.mip import MipOutcome, solve_pulp
+from schedlab.solvers.options import MilpSolver, shared
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.lop import (
     RoundResult,
     Triple,
+    block_gap_abs,
     pairwise_min_bound,
     refuse_non_lop,
     skipped_round,
@@ -44,7 +41,7 @@ from schedlab.solvers.sojourn.lop import (
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
-from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 MILP_SOLVERS = ("highs", "cbc")
 GAP_REL = 1e-11  # relative MIP gap asked of the back end (below result.PROOF_TOL, 1e-9)
@@ -133,114 +130,31 @@ class PulpBlockModel:
         return self._solve_cbc(deadline)
 
     def _solve_highs(self, deadline: Deadline) -> RoundResult:
-        params: dict[str, Any] = {}
-        if self.seed is not None:
-            params["random_seed"] = solver_seed(self.seed)
-        # PuLP's own HiGHS interface, step by step (as its actualSolve does), so that the
-        # time limit is what is left after the hand-over
-        solver = pulp.HiGHS(msg=False, gapRel=GAP_REL, gapAbs=self.gap_abs, **params)
-        solver.createAndConfigureSolver(self.prob)
-        solver.buildSolverModel(self.prob)
-        h = self.prob.solverModel
+        # HiGHS gets what is left after PuLP's hand-over, less the reserve for what follows
         stop = deadline.minus(POST_FACTOR * self.build_s)
-        left = stop.remaining()  # HiGHS's one conversion
-        if left is not None:
-            if left <= 0.01:
-                return skipped_round()
-            h.setOptionValue("time_limit", left)
-            # the interrupt callbacks stop simplex, interior point and MIP search on the wall
-            # clock (HiGHS's own limit is checked between phases only)
-            interrupt_after(h, lambda: stop)
-        solver.callSolver(self.prob)
-        return self._read_highs(h)
-
-    def _read_highs(self, h: Any) -> RoundResult:
-        """Status, bound and solution straight from HiGHS (PuLP's findSolutionValues also
-        copies every row's slack and dual, seconds on millions of triangle rows)."""
-        import highspy
-
-        info = h.getInfo()
-        proven = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-        dual = float(info.mip_dual_bound)
-        if proven and not math.isfinite(dual):  # solved in presolve: bound is the optimum
-            dual = float(info.objective_function_value) - self.gap_abs
-        bound = self.base + dual if math.isfinite(dual) else None
-        before = None
-        if info.primal_solution_status == 2:  # kSolutionStatusFeasible
-            col = np.asarray(h.getSolution().col_value, dtype=float)
-            before = np.zeros((self.n, self.n), dtype=bool)
-            for (a, b), v in self.x.items():
-                before[a, b] = (col[v.index] > 0.5) != self.flip[a, b]
-                before[b, a] = not before[a, b]
-        return RoundResult(before, proven, bound, {"mip_nodes": int(info.mip_node_count)})
+        out = solve_pulp(self.prob, solver="highs", deadline=stop, gap_abs=self.gap_abs,
+                         gap_rel=GAP_REL, seed=self.seed)  # fmt: skip
+        return self._round(out, {"mip_nodes": out.stats.get("mip_nodes", 0)})
 
     def _solve_cbc(self, deadline: Deadline) -> RoundResult:
-        cbc = pulp.COIN_CMD(path=pulp_cbc_path, msg=False)
-        with tempfile.TemporaryDirectory(prefix="schedlab-cbc-") as tmp:
-            mps, sol = Path(tmp) / "lop.mps", Path(tmp) / "lop.sol"
-            vs, vnames, cnames, _ = self.prob.writeMPS(str(mps), rename=1)
-            if deadline.passed(within=0.01):
-                return skipped_round()
-            opts = [] if self.seed is None else ["-randomCbcSeed", str(solver_seed(self.seed) + 1)]
-            opts += ["-ratio", repr(GAP_REL), "-allow", repr(self.gap_abs), "-threads", "1"]
-            opts += ["-timeMode", "elapsed", "-solve", "-printingOptions", "all"]
-            log, killed = run_cbc(mps, [*opts, "-solution", str(sol)], deadline)
-            sol_status = pulp.LpSolutionNoSolutionFound
-            if not killed and sol.exists():
-                status, values, _, _, _, sol_status = cbc.readsol_MPS(
-                    str(sol), self.prob, vs, vnames, cnames
-                )
-                self.prob.assignVarsVals(values)
-                self.prob.assignStatus(status, sol_status)
-        proven = sol_status == pulp.LpSolutionOptimal
-        has = sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
-        before = self._before() if has else None
-        if proven:  # CBC proved no solution beats this one by more than its gap tolerances
-            obj = float(sum(coef * float(v.value()) for v, coef in self.terms))
-            dual: float | None = obj - max(self.gap_abs, GAP_REL * abs(obj))
-        else:
-            dual = cbc_log_bound(log)
-        bound = None if dual is None else self.base + dual
-        return RoundResult(before, proven, bound, {"cbc_killed": int(killed)})
+        out = solve_pulp(self.prob, solver="cbc", deadline=deadline, gap_abs=self.gap_abs,
+                         gap_rel=GAP_REL, threads=1, seed=self.seed)  # fmt: skip
+        return self._round(out, {"cbc_killed": out.stats.get("cbc_killed", 0)})
 
-
-_NUM = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
-
-
-def _floor_printed(text: str) -> float:
-    """The printed number minus one unit of its last printed digit (CBC rounds when printing)."""
-    x = float(text)
-    mant = text.lower().split("e")[0]
-    decimals = len(mant.split(".")[1]) if "." in mant else 0
-    exp = int(text.lower().split("e")[1]) if "e" in text.lower() else 0
-    return x - 10.0 ** (exp - decimals)
-
-
-def cbc_log_bound(log: str) -> float | None:
-    """A sound lower bound read from the log of a stopped CBC run (None if it printed none).
-
-    The final "Lower bound:" line or else the last "best possible" progress figure, lowered by
-    one unit of the last printed digit because CBC rounds what it prints.
-    """
-    for pat in (r"Lower bound:\s*" + _NUM, r"best possible\s*" + _NUM):
-        m = re.findall(pat, log)
-        if m:
-            return _floor_printed(m[-1])
-    return None
-
-
-def block_gap_abs(Wb: np.ndarray) -> float:
-    """Absolute gap for one block's model: a tiny share of a lower bound on the block's pair
-    cost (its pairwise minimum), computed from the block alone, so nothing runs before
-    `solve_lop` (whose time limit covers data preparation and returns an order)."""
-    return 1e-11 * pairwise_min_bound(Wb)
+    def _round(self, out: MipOutcome, stats: dict[str, Any]) -> RoundResult:
+        """The round's order, proof and bound (`base` + the pair cost's bound) from the kit."""
+        if out.stats.get("skipped"):
+            return skipped_round()
+        before = self._before() if out.x is not None else None
+        bound = None if out.bound is None else self.base + out.bound
+        return RoundResult(before, out.proven and before is not None, bound, stats)
 
 
 @dataclass(frozen=True)
 class MilpOptions:
     """Options of `milp`."""
 
-    solver: Literal["highs", "cbc"] = field(default="highs", metadata={"help": "MILP back end"})
+    solver: MilpSolver = shared("solver")
     triangles: Literal["lazy", "all"] = field(
         default="lazy",
         metadata={"help": "triangle inequalities: added round by round (lazy) or all up front"},

@@ -15,7 +15,7 @@ import numpy as np
 
 from schedlab.solvers.options import NoOptions
 from schedlab.solvers.registry import Entry
-from schedlab.solvers.result import SolveResult, Status
+from schedlab.solvers.result import SolveResult, solution_result
 from schedlab.solvers.sojourn.batch import evaluate_orders
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 from schedlab.solvers.sojourn.problem import SUBJECT, Instance, SojournProblem
@@ -44,9 +44,8 @@ def index_result(name: str, key: KeyFn, problem: SojournProblem) -> SolveResult[
     inst = problem.instance
     order = order_by_index(key(inst))
     value = evaluate(inst, order, problem.objective)
-    return SolveResult(
-        Status.FEASIBLE, value, None, inst.ids_of(order), name, time.perf_counter() - t0
-    )
+    runtime = time.perf_counter() - t0
+    return solution_result(inst.ids_of(order), value, name, runtime, exact=False, sense="min")
 
 
 @method_form(SUBJECT, INDEX)
@@ -205,6 +204,6 @@ def solve_local(
     start = order_by_index(smith_key(inst))
     order, _v, stats = local_search(inst, objective, start, deadline=deadline)
     value = evaluate(inst, order, objective)
-    return SolveResult(
-        Status.FEASIBLE, value, None, inst.ids_of(order), "local", time.perf_counter() - t0, stats
-    )
+    runtime = time.perf_counter() - t0
+    return solution_result(inst.ids_of(order), value, "local", runtime, exact=False,
+                           sense="min", stats=stats)  # fmt: skip

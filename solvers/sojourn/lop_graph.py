@@ -376,7 +376,7 @@ def solve_graph(
         Wb, forced = block_matrix(sc, blk)
         fac = block_factory(factory, forced if fix_forced else None, tuned)
         slack = INTEGER_SLACK if integral else block_close_abs(Wb)
-        out = solve_block(Wb, fac, "separate", deadline, True, opts.warm_start, slack)
+        out = solve_block(Wb, fac, "separate", deadline, True, opts.hint, slack)
         order.extend(int(blk[i]) for i in out.order)
         bound += integer_bound(out.bound) if integral else out.bound
         proven &= out.proven

@@ -185,7 +185,7 @@ def solve_lop_benchmark(
         deadline=deadline,
         triangles="separate",
         decompose=opts.decompose,
-        warm_start=opts.warm_start,
+        warm_start=opts.hint,
         extra_stats=lpcut_stats(opts),
         integral=integral,
     )

@@ -17,14 +17,19 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.serialize import JsonFile, load_as, parse_as
-from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, read_stdin_text
+from schedlab.solvers.serialize import (
+    JobListFile,
+    duplicate_ids,
+    id_problems,
+    name_and_meta,
+    unknown_fields,
+)
+from schedlab.solvers.validate import MAX_MAGNITUDE, check_id
 
 if TYPE_CHECKING:  # objectives imports this module
     from schedlab.solvers.sojourn.objectives import Objective
@@ -163,8 +168,10 @@ def _check_job(raw: Any, index: int, problems: Problems) -> Job | None:
 
 
 @dataclass(frozen=True)
-class Instance(JsonFile):
+class Instance(JobListFile):
     """A single-server instance: all jobs present at time 0. Immutable and validated."""
+
+    FILE_WHAT: ClassVar[str] = "instance file"
 
     jobs: tuple[Job, ...]
     name: str | None = None
@@ -176,14 +183,8 @@ class Instance(JsonFile):
             problems.add("field 'jobs' is empty; an instance needs at least one job")
         if len(self.jobs) > MAX_JOBS:
             problems.add(f"field 'jobs' has {len(self.jobs)} jobs (at most {MAX_JOBS})")
-        seen: set[str] = set()
+        id_problems((j.id for j in self.jobs), problems)
         for j in self.jobs:
-            bad_id = check_id(j.id, "job: field 'id'")
-            if bad_id:
-                problems.add(bad_id)
-            if j.id in seen:
-                problems.add(f"job {j.id!r}: field 'id' is duplicated; ids must be unique")
-            seen.add(j.id)
             if not all(_is_number(x) and 0 < x <= MAX_MAGNITUDE for x in j.sizes):
                 problems.add(f"job {j.id!r}: field 'sizes' must lie in (0, {MAX_MAGNITUDE:g}]")
         problems.raise_if_any()
@@ -195,9 +196,7 @@ class Instance(JsonFile):
         problems = Problems()
         if not isinstance(data, Mapping):
             raise InvalidInput("top level must be an object with a 'jobs' list")
-        unknown = set(data) - {"jobs", "name", "meta"}
-        if unknown:
-            problems.add(f"unknown top-level field(s) {sorted(unknown)}; allowed: jobs, name, meta")
+        unknown_fields(data, ("jobs", "name", "meta"), problems)
         raw_jobs = data.get("jobs")
         if not isinstance(raw_jobs, Sequence) or isinstance(raw_jobs, str):
             problems.add("field 'jobs' must be a list of job objects")
@@ -207,37 +206,15 @@ class Instance(JsonFile):
         elif len(raw_jobs) > MAX_JOBS:
             problems.add(f"field 'jobs' has {len(raw_jobs)} jobs (at most {MAX_JOBS})")
             raw_jobs = []
-        name = data.get("name")
-        if name is not None and not isinstance(name, str):
-            problems.add(f"field 'name' must be a string (got {name!r})")
-            name = None
-        meta = data.get("meta", {})
-        if not isinstance(meta, Mapping):
-            problems.add(f"field 'meta' must be an object (got {meta!r})")
-            meta = {}
+        name, meta = name_and_meta(data, problems)
         jobs = [_check_job(r, i, problems) for i, r in enumerate(raw_jobs)]
         ids = [
             r.get("id", str(i)) if isinstance(r, Mapping) else str(i)
             for i, r in enumerate(raw_jobs)
         ]
-        ids = [i for i in ids if isinstance(i, str)]
-        for dup in sorted(i for i, k in Counter(ids).items() if k > 1):
-            problems.add(f"job {dup!r}: field 'id' is duplicated; ids must be unique")
+        duplicate_ids([i for i in ids if isinstance(i, str)], problems)
         problems.raise_if_any()
-        return cls(tuple(j for j in jobs if j is not None), name=name, meta=dict(meta))
-
-    @classmethod
-    def from_json(cls, text: str, *, source: str | None = None) -> Instance:
-        return parse_as(cls.from_dict, text, source)
-
-    @classmethod
-    def load(cls, path: str | Path) -> Instance:
-        return load_as(cls.from_dict, path, "instance file")
-
-    @classmethod
-    def load_stdin(cls, stream: Any) -> Instance:
-        """Read an instance from a text stream (standard input) with the file rules."""
-        return cls.from_json(read_stdin_text(stream, "instance"), source="<stdin>")
+        return cls(tuple(j for j in jobs if j is not None), name=name, meta=meta)
 
     @classmethod
     def from_arrays(
@@ -265,14 +242,6 @@ class Instance(JsonFile):
         return d
 
     # ---- derived arrays (cached) --------------------------------------------------------
-    @property
-    def n(self) -> int:
-        return len(self.jobs)
-
-    @property
-    def ids(self) -> list[str]:
-        return [j.id for j in self.jobs]
-
     @cached_property
     def _arrays(self) -> dict[str, np.ndarray]:
         pi = np.array([j.success_prob for j in self.jobs], dtype=float)

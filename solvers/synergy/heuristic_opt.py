@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.solvers.highs import empty_model, run_highs
+from schedlab.solvers.kit.linear import empty_model
+from schedlab.solvers.kit.mip import solve_highs
 from schedlab.solvers.options import NoOptions
 from schedlab.solvers.result import Status
 from schedlab.solvers.solve import register_method
@@ -104,6 +105,7 @@ def _phase1_solve(
         [float(n) for n in sizes] + [0.0, 0.0],
         [float(n) for n in sizes]
         + [cl.servers * cl.cpus_per_server, cl.servers * cl.mem_gb_per_server],
+        maximize=True,
     )
     cpu_row, mem_row = len(tkeys), len(tkeys) + 1
     cols: list[tuple[int, tuple[float, float, float]]] = []
@@ -118,7 +120,7 @@ def _phase1_solve(
                 [1.0, g * c, g * m],
             )
             cols.append((ti, cfg))
-    out = run_highs(model, maximize=True, integer=True, deadline=deadline)
+    out = solve_highs(model, integer=True, deadline=deadline)
     stats: dict[str, Any] = {
         "phase1_status": out.status.value,
         "phase1_value": out.value,
@@ -172,7 +174,7 @@ def phase2(
             for s in range(S):
                 base = n + 3 * s
                 model.add_col(0.0, 0.0, ub, [r, base, base + 1, base + 2], [1.0, 1.0, c, m])
-        out = run_highs(model, maximize=False, integer=False, deadline=deadline)
+        out = solve_highs(model, integer=False, deadline=deadline)
         stats["phase2_status"] = out.status.value
         if out.x is None:
             return {}, stats

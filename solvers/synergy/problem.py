@@ -18,14 +18,18 @@ reported at once.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.serialize import JsonFile, load_as, parse_as
+from schedlab.solvers.serialize import (
+    JobListFile,
+    duplicate_ids,
+    id_problems,
+    name_and_meta,
+    unknown_fields,
+)
 from schedlab.solvers.synergy.profiles import ProfileSet, default_profiles
 from schedlab.solvers.validate import MAX_MAGNITUDE, check_id, short
 
@@ -223,13 +227,14 @@ def _check_job(
 
 
 @dataclass(frozen=True)
-class Snapshot(JsonFile):
+class Snapshot(JobListFile):
     """One scheduling round: cluster, runnable jobs in policy order, and the profiles.
 
     A problem of `schedlab.solvers.solve.solve`: subject "synergy", kind "throughput" (every
     method maximizes the total throughput of the round)."""
 
     subject: ClassVar[str] = "synergy"
+    FILE_WHAT: ClassVar[str] = "snapshot file"
 
     cluster: Cluster
     jobs: tuple[Job, ...]
@@ -243,14 +248,8 @@ class Snapshot(JsonFile):
             problems.add(p)
         if len(self.jobs) > MAX_JOBS:
             problems.add(f"field 'jobs' has {len(self.jobs)} jobs (at most {MAX_JOBS})")
-        seen: set[str] = set()
+        id_problems((j.id for j in self.jobs), problems)
         for j in self.jobs:
-            bad_id = check_id(j.id, "job: field 'id'")
-            if bad_id:
-                problems.add(bad_id)
-            if j.id in seen:
-                problems.add(f"job {j.id!r}: field 'id' is duplicated; ids must be unique")
-            seen.add(j.id)
             if j.model not in self.profiles:
                 problems.add(f"job {j.id!r}: field 'model' is {j.model!r}, not a profiled model")
             if j.gpus < 1 or j.gpus > self.cluster.total_gpus:
@@ -264,13 +263,7 @@ class Snapshot(JsonFile):
         if not isinstance(data, Mapping):
             raise InvalidInput("top level must be an object with a 'jobs' list")
         problems = Problems()
-        allowed = {"name", "cluster", "jobs", "profiles", "meta"}
-        unknown = set(data) - allowed
-        if unknown:
-            problems.add(
-                f"unknown top-level field(s) {sorted(unknown)}; "
-                f"allowed: {', '.join(sorted(allowed))}"
-            )
+        unknown_fields(data, ("name", "cluster", "jobs", "profiles", "meta"), problems)
         profiles = default_profiles()
         if data.get("profiles") is not None:
             try:
@@ -290,29 +283,10 @@ class Snapshot(JsonFile):
             problems.add(f"field 'jobs' has {len(raw_jobs)} jobs (at most {MAX_JOBS})")
             raw_jobs = []
         jobs = [_check_job(r, i, profiles, cluster, problems) for i, r in enumerate(raw_jobs)]
-        ids = [j.id for j in jobs if j is not None]
-        for dup in sorted(i for i, k in Counter(ids).items() if k > 1):
-            problems.add(f"job {dup!r}: field 'id' is duplicated; ids must be unique")
-        name = data.get("name")
-        if name is not None and not isinstance(name, str):
-            problems.add(f"field 'name' must be a string (got {name!r})")
-            name = None
-        meta = data.get("meta", {})
-        if not isinstance(meta, Mapping):
-            problems.add(f"field 'meta' must be an object (got {meta!r})")
-            meta = {}
+        duplicate_ids([j.id for j in jobs if j is not None], problems)
+        name, meta = name_and_meta(data, problems)
         problems.raise_if_any()
-        return cls(
-            cluster, tuple(j for j in jobs if j is not None), profiles, name=name, meta=dict(meta)
-        )
-
-    @classmethod
-    def from_json(cls, text: str, *, source: str | None = None) -> Snapshot:
-        return parse_as(cls.from_dict, text, source)
-
-    @classmethod
-    def load(cls, path: str | Path) -> Snapshot:
-        return load_as(cls.from_dict, path, "snapshot file")
+        return cls(cluster, tuple(j for j in jobs if j is not None), profiles, name=name, meta=meta)
 
     # ---- serialization ------------------------------------------------------------------
     def to_dict(self, *, include_profiles: bool = False) -> dict[str, Any]:
@@ -332,14 +306,6 @@ class Snapshot(JsonFile):
     def kind(self) -> str:
         """The objective every Synergy method maximizes: total throughput."""
         return "throughput"
-
-    @property
-    def n(self) -> int:
-        return len(self.jobs)
-
-    @property
-    def ids(self) -> list[str]:
-        return [j.id for j in self.jobs]
 
     def model_indices(self) -> list[int]:
         return [self.profiles.index(j.model) for j in self.jobs]

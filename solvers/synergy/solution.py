@@ -1,11 +1,12 @@
 """Turning a round's allocation into a SolveResult (its solution the annotated `Allocation`,
-whose `to_dict()` is the JSON solution) with honest stats."""
+whose `to_dict()` is the JSON solution) with honest stats, by the one rule
+(`result.solution_result`): the value recomputed from the allocation in true units."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from schedlab.solvers.result import SolveResult, Status, certify
+from schedlab.solvers.result import SolveResult, Status, solution_result
 from schedlab.solvers.synergy.allocation import (
     Allocation,
     check_allocation,
@@ -59,6 +60,9 @@ def make_result(
     st.update(stats or {})
     value = total_tput(snap, alloc)
     solution: Allocation | None = alloc.annotated(snap)
+    if status is Status.FEASIBLE and bound is None:  # a heuristic's allocation
+        return solution_result(solution, value, method, runtime_s, exact=False, sense="max",
+                               stats=st)  # fmt: skip
     return SolveResult(status, value, bound, solution, method, runtime_s, st)
 
 
@@ -75,5 +79,5 @@ def certified_result(
     tolerance, `PROOF_TOL`) with the value recomputed from `alloc` in true units (a bound a
     hair below it is clamped)."""
     res = make_result(snap, alloc, method, runtime_s, stats=stats)
-    cert = certify(res.value, bound, "max")
-    return SolveResult.certified(cert, res.solution, method, runtime_s, res.stats)
+    return solution_result(res.solution, res.value, method, runtime_s, exact=True, sense="max",
+                           bound=bound, stats=res.stats)  # fmt: skip

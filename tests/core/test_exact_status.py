@@ -33,8 +33,9 @@ from hypothesis import strategies as st
 from schedlab.solvers.registry import Entry
 from schedlab.solvers.result import PROOF_TOL, SolveResult, Status
 from schedlab.solvers.solve import METHODS, solve
+from schedlab.solvers.subjects import subjects
 
-SUBJECTS = ("sojourn", "synergy", "slaq", "esg")
+SUBJECTS = subjects()  # the packages of solvers/: a new subject is held to its oracle at once
 EXAMPLES = 40  # cases per exact method (hypothesis examples); the run prints them per method
 
 
@@ -44,6 +45,13 @@ def _cases(subject: str) -> ModuleType:
 
 def _exact_methods() -> list[tuple[str, str]]:
     return [(e.scope, e.name) for s in SUBJECTS for e in METHODS.entries(scope=s, tag="exact")]
+
+
+def test_every_subject_registers_exact_methods_and_heuristics():
+    assert set(METHODS.scopes()) >= set(SUBJECTS)
+    for subject in SUBJECTS:
+        assert METHODS.names(scope=subject, tag="exact"), f"{subject}: no exact method"
+        assert METHODS.names(scope=subject, tag="heuristic"), f"{subject}: no heuristic"
 
 
 def test_every_subject_supplies_status_cases():

@@ -8,7 +8,16 @@ from typing import Literal
 import pytest
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.options import NoOptions, option_fields, parse_options
+from schedlab.solvers.options import (
+    SHARED_OPTIONS,
+    MilpSolver,
+    NoOptions,
+    option_fields,
+    parse_options,
+    shared,
+    unshared_fields,
+)
+from schedlab.solvers.solve import METHODS
 
 
 @dataclass(frozen=True)
@@ -70,3 +79,28 @@ def test_option_fields_describe_flags():
     assert by_name["solver"].help == "back end"
     assert by_name["hint"].optional and by_name["hint"].base is str
     assert by_name["workers"].base is int and by_name["workers"].default == 1
+
+
+def test_every_method_declares_the_shared_options_once():
+    bad = [p for e in METHODS.entries() if e.options for p in unshared_fields(e.options)]
+    assert not bad, bad
+    used = {f.name for e in METHODS.entries() if e.options for f in option_fields(e.options)}
+    assert set(SHARED_OPTIONS) <= used, "a shared option no method takes"
+
+
+def test_a_shared_option_declared_again_is_reported():
+    @dataclass(frozen=True)
+    class Own:
+        threads: int = field(default=1, metadata={"help": "HiGHS threads"})
+        solver: str = shared("solver")
+        num_workers: int = shared("num_workers", default=4)
+        other: int = 0
+
+    assert unshared_fields(Own) == [
+        "Own.threads: declare it as shared('threads')",
+        f"Own.solver: type {str}, shared type {MilpSolver}",
+    ]
+    fields = {f.name: f for f in option_fields(Own)}
+    assert fields["num_workers"].default == 4
+    assert fields["num_workers"].help == SHARED_OPTIONS["num_workers"].help
+    assert fields["num_workers"].range == (1, 256)

@@ -215,7 +215,7 @@ def test_json_guards_in_the_api():
         with pytest.raises(InvalidInput):
             parse_json(text, "x.json")
     with pytest.raises(InvalidInput, match="x.json"):
-        Instance.from_json('{"jobs": [' + "1" * 5000 + "]}", source="x.json")
+        Instance.loads('{"jobs": [' + "1" * 5000 + "]}", source="x.json")
 
 
 @pytest.mark.parametrize("bad", ["a,b", " a", "a ", "a\tb"])
@@ -462,15 +462,33 @@ def test_slaq_simulate_with_more_jobs_than_cores_finishes():
     assert check("limits: slaq more jobs than cores", args, []) == 0
 
 
-def test_synergy_enum_without_a_limit_stops_at_its_node_cap():
-    """A four-job snapshot used to enumerate for minutes without --time-limit; the default
-    node cap (a few seconds) now stops it: feasible, unproven."""
-    from schedlab.solvers.synergy.exact_enum import MAX_NODES
-    from schedlab.solvers.synergy.generate import generate_snapshot
+#: An 8-job, 2-server snapshot of res18/gnmt/alexnet with 1- and 2-GPU jobs, on which the
+#: enumeration ran past 30 s (issue 37) before the oracles shared one work cap.
+EIGHT_JOBS = {
+    "cluster": {"servers": 2},
+    "jobs": [
+        {"id": f"j{i}", "model": ("res18", "gnmt", "alexnet")[i % 3], "gpus": 1 + i % 2}
+        for i in range(8)
+    ],
+}
 
-    res = solve(generate_snapshot(2, 4, 1), "enum")
-    assert res.stats["stopped"] and res.stats["nodes"] == MAX_NODES
-    assert res.status.value == "feasible" and res.bound is None
+
+def test_synergy_enum_without_a_limit_stops_at_the_work_cap_with_a_sound_bound():
+    """With no time limit the oracle stops at the shared work cap (a few seconds): its best
+    allocation, status feasible, and a bound no less than the MILP's proven optimum."""
+    from schedlab.solvers.kit.enum import MAX_WORK
+    from schedlab.solvers.synergy.problem import Snapshot
+
+    snap = Snapshot.from_dict(EIGHT_JOBS)
+    res = solve(snap, "enum")
+    opt = solve(snap, "milp")
+    assert opt.status.value == "optimal" and opt.value is not None
+    assert res.stats["stopped"] and res.stats["steps"] == MAX_WORK + 1
+    assert res.status.value == "feasible" and res.value is not None and res.bound is not None
+    assert res.value <= opt.value * (1 + 1e-12) and res.bound >= opt.value * (1 - 1e-12)
+    small = solve(snap, "enum", options={"max_work": 1000})
+    assert small.stats["steps"] == 1001 and small.bound is not None
+    assert small.bound >= opt.value * (1 - 1e-12)
 
 
 def test_philly_trace_without_cluster_column_says_so(tmp_path):

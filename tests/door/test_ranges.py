@@ -31,7 +31,7 @@ def commands(group: click.Group = cli, path: tuple[str, ...] = ()) -> Iterator[t
         assert cmd is not None
         if isinstance(cmd, click.Group):
             yield from commands(cmd, (*path, name))
-        else:
+        elif not getattr(cmd, "alias_of", None):  # an alias is the same command
             yield (*path, name), cmd
 
 

@@ -39,9 +39,9 @@ def test_solve_hands_every_method_one_deadline_object(monkeypatch):
     seen = []
     real = exact_enum._Search.__init__
 
-    def spy(self, st, max_nodes, deadline):
+    def spy(self, st, max_work, deadline):
         seen.append(deadline)
-        real(self, st, max_nodes, deadline)
+        real(self, st, max_work, deadline)
 
     monkeypatch.setattr(exact_enum._Search, "__init__", spy)
     from schedlab.solvers.synergy.generate import generate_snapshot
@@ -122,7 +122,8 @@ def test_sojourn_milp_highs_reserves_time_and_stops_on_the_wall_clock():
     took another second)."""
     import itertools
 
-    from schedlab.solvers.sojourn.exact_milp import POST_FACTOR, PulpBlockModel, block_gap_abs
+    from schedlab.solvers.sojourn.exact_milp import POST_FACTOR, PulpBlockModel
+    from schedlab.solvers.sojourn.lop import block_gap_abs
 
     W = _cyclic_block(12)
     m = PulpBlockModel(W, "highs", block_gap_abs(W), seed=0)
@@ -167,13 +168,13 @@ def test_synergy_milp_gives_highs_only_the_time_left(monkeypatch):
     from schedlab.solvers.synergy import exact_milp
 
     seen = []
-    real = exact_milp.run_highs
+    real = exact_milp.solve_mip
 
     def spy(model, **kw):
         seen.append(kw["deadline"].remaining())
         return real(model, **kw)
 
-    monkeypatch.setattr(exact_milp, "run_highs", spy)
+    monkeypatch.setattr(exact_milp, "solve_mip", spy)
     res = solve(_snapshot(), "milp", time_limit=30.0)
     assert res.status in (Status.OPTIMAL, Status.FEASIBLE)
     assert len(seen) == 1 and 0 < seen[0] < 30.0
@@ -193,7 +194,7 @@ def test_synergy_milp_an_expired_limit_starts_nothing():
 
 
 def test_cbc_solution_file_reading(tmp_path):
-    from schedlab.solvers.synergy.exact_milp import _read_cbc_solution
+    from schedlab.solvers.kit.mip import _read_cbc as _read_cbc_solution
 
     f = tmp_path / "s.sol"
     f.write_text("Stopped on time - objective value -7.5\n      0 c0   1   -1\n**    2 c2  3  0\n")
@@ -207,13 +208,12 @@ def test_cbc_solution_file_reading(tmp_path):
 def test_cpsat_skips_symmetry_detection_on_large_time_limited_models():
     """CP-SAT's symmetry detection ignores the wall clock (8 s under a 3 s limit at 66,000
     variables): off above SYMMETRY_MAX_VARS when a limit is set, untouched otherwise."""
-    from schedlab.solvers.synergy.exact_cpsat import SYMMETRY_MAX_VARS, CpsatOptions, _solver
+    from schedlab.solvers.synergy.exact_cpsat import SYMMETRY_MAX_VARS, cpsat_params
 
-    o, limited = CpsatOptions(), Deadline.after(1.0)
-    assert _solver(o, limited, None, SYMMETRY_MAX_VARS + 1).parameters.symmetry_level == 0
-    default = _solver(o, NO_DEADLINE, None, 0).parameters.symmetry_level
-    assert _solver(o, NO_DEADLINE, None, SYMMETRY_MAX_VARS + 1).parameters.symmetry_level == default
-    assert _solver(o, limited, None, 100).parameters.symmetry_level == default
+    limited = Deadline.after(1.0)
+    assert cpsat_params(limited, SYMMETRY_MAX_VARS + 1) == {"symmetry_level": 0}
+    assert cpsat_params(NO_DEADLINE, SYMMETRY_MAX_VARS + 1) == {}
+    assert cpsat_params(limited, 100) == {}
 
 
 # ---- esg ----------------------------------------------------------------------------------
@@ -242,7 +242,7 @@ def test_esg_q_brute_refuses_before_listing():
     from schedlab.solvers.errors import InvalidInput
     from schedlab.solvers.esg.problem_queues import random_queues
 
-    with pytest.raises(InvalidInput, match="max_combos"):
+    with pytest.raises(InvalidInput, match="max_work"):
         solve(random_queues(20, 4, 40, 4, 1), "q_brute")
 
 
@@ -270,9 +270,12 @@ def test_every_exact_method_holds_a_tiny_limit_at_a_size_building_exceeds():
     longer: a clear refusal (InvalidInput) or a result that is not a false proof, back within
     the limit plus a generous 5 s (the machine is shared; measured overruns are below 1 s)."""
     from schedlab.solvers.errors import InvalidInput
+    from schedlab.solvers.subjects import subjects
 
     limit, slack = 0.2, 5.0
-    for subject, problems in _sweep_problems().items():
+    sweep = _sweep_problems()
+    assert set(sweep) == set(subjects()), "every subject has its sweep problems"
+    for subject, problems in sweep.items():
         for p in problems:
             for e in METHODS.entries(scope=subject, exact=True):
                 kinds = e.meta.get("kinds")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import struct
 from typing import Any
 
 from hypothesis import strategies as st
@@ -239,15 +240,33 @@ def _functions(
 _PRICES = st.sampled_from((Prices(), Prices(vcpu_s=0.37, gpu_s=2.9), Prices(3.1e-3, 0.0)))
 
 
+def _order(x: float) -> int:
+    """The double `x` as an integer in the doubles' order (adjacent doubles differ by 1)."""
+    i = struct.unpack("<q", struct.pack("<d", x))[0]
+    return i if i >= 0 else -(i & 0x7FFFFFFFFFFFFFFF)
+
+
+def _double(k: int) -> float:
+    """The inverse of `_order`."""
+    i = k if k >= 0 else (-k) | (1 << 63)
+    return float(struct.unpack("<d", struct.pack("<Q", i & 0xFFFFFFFFFFFFFFFF))[0])
+
+
 def _edge(x: float, tol: float) -> float:
     """The largest b with b + tol <= x in doubles: x is then exactly the largest value that fits
-    b (when b + tol == x), so a method that sums x's terms in another order can disagree."""
-    b = x - tol
-    while b + tol > x:
-        b = _ulps(b, -1)
-    while _ulps(b, 1) + tol <= x:
-        b = _ulps(b, 1)
-    return b
+    b (when b + tol == x), so a method that sums x's terms in another order can disagree.
+    Found by bisection over the doubles between x - 2 tol - 1 (fits) and x (does not): b + tol
+    is monotone in b, and stepping one ulp at a time took ~10^298 steps from 0 (x = tol)."""
+    if x + tol <= x:  # tol below half an ulp of x (or 0): x itself, nothing above fits
+        return x
+    lo, hi = _order(x - 2 * tol - 1.0), _order(x)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _double(mid) + tol <= x:
+            lo = mid
+        else:
+            hi = mid
+    return _double(lo)
 
 
 def _near(draw: st.DrawFn, x: float, tol: float) -> float:

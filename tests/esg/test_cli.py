@@ -25,11 +25,12 @@ def test_plan_json_keys(app_file, method):
     res = CliRunner().invoke(cli, ["esg", "plan", str(app_file), "--method", method, "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    for key in ("status", "cost", "latency_ms", "configs", "nodes_expanded", "runtime_s"):
+    for key in ("status", "value", "bound", "gap", "solution", "method", "runtime_s", "stats"):
         assert key in out
     assert out["status"] == ("feasible" if method == "greedy" else "optimal")
-    assert set(out["configs"]) == {"f0", "f1", "f2"}
-    assert out["latency_ms"] <= out["budget_ms"] + 1e-9
+    assert set(out["solution"]["configs"]) == {"f0", "f1", "f2"}
+    assert out["solution"]["latency_ms"] <= out["problem"]["budget_ms"] + 1e-9
+    assert out["cost"] == out["value"]  # the deprecated alias, kept one release
 
 
 def test_exact_methods_agree_through_the_cli(app_file):
@@ -44,7 +45,7 @@ def test_infeasible_budget_exits_zero(app_file):
     res = CliRunner().invoke(cli, ["esg", "plan", str(app_file), "--budget-ms", "0.5", "--json"])
     assert res.exit_code == 0
     out = json.loads(res.stdout)
-    assert out["status"] == "infeasible" and out["configs"] is None
+    assert out["status"] == "infeasible" and out["solution"] is None
 
 
 def test_bad_files_exit_two(tmp_path, app_file):
@@ -84,7 +85,7 @@ def test_generate_measured_plans_alike_with_astar_and_brute(tmp_path, slo):
         assert res.exit_code == 0, res.output
         out[m] = json.loads(res.stdout)
     assert out["astar"]["status"] == out["brute"]["status"] == "optimal"
-    assert out["astar"]["cost"] == pytest.approx(out["brute"]["cost"], rel=1e-9)
+    assert out["astar"]["value"] == pytest.approx(out["brute"]["value"], rel=1e-9)
 
 
 @pytest.mark.parametrize(

@@ -60,7 +60,7 @@ def test_json_round_trip_and_validation(tmp_path):
     p = random_queues(2, 2, 4, 2, 1)
     path = tmp_path / "q.json"
     path.write_text(json.dumps(p.to_dict()))
-    assert QueuesProblem.from_json(path) == p
+    assert QueuesProblem.load(path) == p
     bad = p.to_dict()
     bad["invokers"][0]["vcpus"] = -1
     bad["queues"][1]["requests"] = 0

@@ -105,7 +105,7 @@ def test_cli_solve_batchlocal(tmp_path):
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
     assert data["status"] == "feasible" and data["stats"]["backend"] == "cpu"
-    assert len(data["order"]) == 12
+    assert len(data["solution"]) == 12
     bad = runner.invoke(cli, [*args, "--backend", "gpu"])
     assert bad.exit_code == 2
 

@@ -27,9 +27,10 @@ def snap_file(tmp_path):
 def test_allocate_json_keys(snap_file, method):
     r, out = run(["slaq", "allocate", snap_file, "--method", method, "--json"])
     assert r.exit_code == 0, r.output
-    for k in ("status", "value", "bound", "method", "runtime_s", "objective", "cores", "quality"):
+    for k in ("status", "value", "bound", "gap", "method", "runtime_s", "solution", "problem"):
         assert k in out
-    assert sum(out["cores"].values()) == 30
+    assert set(out["solution"]) == {"cores", "quality"} and out["problem"]["objective"] == "sum"
+    assert sum(out["solution"]["cores"].values()) == 30
     assert out["status"] == ("optimal" if method in ("milp", "cpsat") else "feasible")
 
 
@@ -40,7 +41,7 @@ def test_allocate_objective_and_exact_agree(snap_file):
     _, b = run(
         ["slaq", "allocate", snap_file, "--method", "maxmin", "--objective", "maxmin", "--json"]
     )
-    assert a["objective"] == "maxmin" and b["value"] <= a["value"] + 1e-9
+    assert a["problem"]["objective"] == "maxmin" and b["value"] <= a["value"] + 1e-9
 
 
 def test_allocate_bad_input_exit_2(tmp_path, snap_file):

@@ -12,7 +12,7 @@ from schedlab.solvers.slaq.problem import Snapshot
 def test_round_trip(tmp_path):
     s = random_snapshot(4, 40, seed=1)
     s.save(tmp_path / "s.json")
-    assert Snapshot.from_json(tmp_path / "s.json") == s
+    assert Snapshot.load(tmp_path / "s.json") == s
     assert s.kind == "sum" and Snapshot.subject == "slaq"
 
 
@@ -61,4 +61,4 @@ def test_bad_json_file(tmp_path):
     p = tmp_path / "x.json"
     p.write_text("{")
     with pytest.raises(InvalidInput, match="x.json"):
-        Snapshot.from_json(p)
+        Snapshot.load(p)

@@ -8,8 +8,8 @@ import numpy as np
 from schedlab.experiments.sojourn import bench_lp_certificate as blc
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel, block_close_abs
-from schedlab.solvers.sojourn.exact_milp import block_gap_abs
 from schedlab.solvers.sojourn.generate import generate
+from schedlab.solvers.sojourn.lop import block_gap_abs
 from schedlab.solvers.sojourn.objectives import Objective
 
 

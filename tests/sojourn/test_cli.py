@@ -17,7 +17,7 @@ from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 from schedlab.solvers.sojourn.problem import Instance
 
-SOLVE_KEYS = {"status", "objective", "value", "bound", "order", "method", "runtime_s"}
+SOLVE_KEYS = {"status", "value", "bound", "gap", "solution", "method", "runtime_s", "problem"}
 
 
 def run(*args: str):
@@ -35,7 +35,7 @@ def test_generate_is_seeded_and_valid():
     a = run("sojourn", "generate", "--n", "5", "--seed", "7", "--max-checkpoints", "2")
     b = run("sojourn", "generate", "--n", "5", "--seed", "7", "--max-checkpoints", "2")
     assert a.exit_code == 0 and a.stdout == b.stdout
-    inst = Instance.from_json(a.stdout)
+    inst = Instance.loads(a.stdout)
     assert inst.n == 5 and all(len(j.sizes) <= 3 for j in inst.jobs)
     assert inst.to_dict() == generate(5, 7, max_checkpoints=2).to_dict()
 
@@ -61,10 +61,10 @@ def test_solve_json_is_one_object_with_the_contract_keys(inst_file, method, extr
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)  # exactly one JSON document, nothing else on stdout
     assert SOLVE_KEYS <= set(out)
-    assert out["method"] == method and out["objective"] == "B"
+    assert out["method"] == method and out["problem"]["objective"] == "B"
     inst = Instance.load(inst_file)
-    assert sorted(out["order"]) == sorted(inst.ids)
-    value = evaluate(inst, inst.order_from_ids(out["order"]), Objective("B"))
+    assert sorted(out["solution"]) == sorted(inst.ids)
+    value = evaluate(inst, inst.order_from_ids(out["solution"]), Objective("B"))
     assert math.isclose(out["value"], value, rel_tol=1e-12)
     if method in ("dp", "brute", "milp", "cpsat"):
         assert out["status"] == "optimal" and out["bound"] <= out["value"]

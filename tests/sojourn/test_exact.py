@@ -234,8 +234,12 @@ def test_stopped_milp_never_claims_optimal(solver):
 
 
 def test_refusals():
-    with pytest.raises(InvalidInput, match="at most 10"):
-        solve(SojournProblem(generate(11, 0), Objective("A")), "brute")
+    with pytest.raises(InvalidInput, match="work cap max_work=5,000,000"):
+        solve(SojournProblem(generate(10, 0), Objective("A")), "brute")  # 10! x 10 steps
+    small = SojournProblem(generate(4, 0), Objective("A"))
+    with pytest.raises(InvalidInput, match="--max-work"):
+        solve(small, "brute", options={"max_work": 4 * 3 * 2 * 4 - 1})
+    assert solve(small, "brute", options={"max_work": 4 * 3 * 2 * 4}).is_optimal
     with pytest.raises(InvalidInput, match="memory"):
         solve(SojournProblem(generate(40, 0), Objective("B")), "dp")
     with pytest.raises(InvalidInput, match="time_limit"):

@@ -20,11 +20,11 @@ B = Objective("B")
 REL = 1e-9
 BACKENDS = [
     ("cpsat", {"num_workers": 1}),
-    ("cpsat", {"num_workers": 1, "warm_start": True}),
+    ("cpsat", {"num_workers": 1, "hint": True}),
     ("milp", {"solver": "highs"}),
     ("milp", {"solver": "cbc"}),
     ("lpcut", {}),
-    ("lpcut", {"warm_start": False}),
+    ("lpcut", {"hint": False}),
 ]
 
 
@@ -72,7 +72,7 @@ def hard():
 @pytest.mark.parametrize(
     ("method", "opts", "limit"),
     [
-        ("cpsat", {"num_workers": 1, "warm_start": True, "max_deterministic_time": 0.05}, None),
+        ("cpsat", {"num_workers": 1, "hint": True, "max_deterministic_time": 0.05}, None),
         ("milp", {"solver": "highs"}, 0.3),
         ("milp", {"solver": "cbc"}, 0.3),
         ("lpcut", {}, 0.05),

@@ -98,7 +98,7 @@ def test_top_level_errors(data, needle):
 
 def test_bad_json_names_the_source():
     with pytest.raises(InvalidInput) as ei:
-        Instance.from_json("{not json", source="f.json")
+        Instance.loads("{not json", source="f.json")
     assert "f.json" in str(ei.value) and "not valid JSON" in str(ei.value)
 
 
@@ -116,7 +116,7 @@ def test_zero_success_probability_is_allowed_but_flagged():
 def test_generator_is_seeded_and_valid():
     a, b, c = generate(7, 3), generate(7, 3), generate(7, 4)
     assert a == b and a != c
-    assert Instance.from_json(a.to_json()) == a
+    assert Instance.loads(a.to_json()) == a
     assert all(len(j.sizes) <= 4 for j in a.jobs)
     json.loads(a.to_json())
 

@@ -8,10 +8,11 @@ import math
 import numpy as np
 import pytest
 
+from schedlab.solvers.kit.mip import cbc_log_bound
 from schedlab.solvers.result import PROOF_TOL, Status
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.exact_cpsat import CpSatBlockModel, scale_costs
-from schedlab.solvers.sojourn.exact_milp import PulpBlockModel, cbc_log_bound
+from schedlab.solvers.sojourn.exact_milp import PulpBlockModel
 from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.lop import (
     SLACK_SHARE,

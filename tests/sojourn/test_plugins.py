@@ -86,8 +86,8 @@ def test_a_new_heuristic_in_one_module_is_solvable_from_the_cli(tmp_path):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["method"] == "rotate" and out["status"] == "feasible"
-    assert out["order"] == inst.ids[2:] + inst.ids[:2]
-    value = evaluate(inst, inst.order_from_ids(out["order"]), Objective("B"))
+    assert out["solution"] == inst.ids[2:] + inst.ids[:2]
+    value = evaluate(inst, inst.order_from_ids(out["solution"]), Objective("B"))
     assert out["value"] == value
     # its option is a flag of `solve`, refused for a method that does not take it
     r = schedlab(tmp_path, "my_heuristic", *args[:-1], "smith", "--shift", "2")

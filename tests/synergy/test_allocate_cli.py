@@ -45,9 +45,9 @@ def test_allocate_json_is_one_valid_object(snap_file, method):
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)  # exactly one JSON object on stdout
     snap = Snapshot.load(snap_file)
-    alloc = Allocation.from_dict(out["allocation"])
+    alloc = Allocation.from_dict(out["solution"])
     assert check_allocation(snap, alloc) == []
-    assert out["method"] == method and out["jobs"] == 8
+    assert out["method"] == method and out["problem"]["jobs"] == 8
     if method in ("milp", "cpsat"):
         assert out["status"] == "optimal" and math.isclose(out["value"], out["bound"])
     else:

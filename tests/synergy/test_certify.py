@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import highspy
 import pytest
 
-from schedlab.solvers.highs import _outcome
+from schedlab.solvers.kit.mip import highs_outcome as _outcome
 from schedlab.solvers.result import Status
 from schedlab.solvers.synergy import generate_snapshot, solve
 from schedlab.solvers.synergy.exact_cpsat import Scales, cpsat_bound
@@ -44,13 +44,11 @@ def test_only_a_met_bound_is_optimal():
 
 
 def test_cpsat_bound_uses_the_solver_bound_capped_by_the_relaxation():
-    from ortools.sat.python import cp_model
-
     exact, rounded = Scales(1, 100, 100, True), Scales(1, 100, 1000, False)
-    assert cpsat_bound(cp_model.OPTIMAL, 7.5, 800.0, exact, None) == 7.5
-    assert cpsat_bound(cp_model.OPTIMAL, 7.5, 7600.0, rounded, None) == pytest.approx(7.6)
-    assert cpsat_bound(cp_model.FEASIBLE, 7.5, 800.0, exact, 7.9) == 7.9
-    assert cpsat_bound(cp_model.FEASIBLE, 7.5, 780.0, exact, 7.9) == 7.8
+    assert cpsat_bound(True, 7.5, 800.0, exact, None) == 7.5
+    assert cpsat_bound(True, 7.5, 7600.0, rounded, None) == pytest.approx(7.6)
+    assert cpsat_bound(False, 7.5, 800.0, exact, 7.9) == 7.9
+    assert cpsat_bound(False, 7.5, 780.0, exact, 7.9) == 7.8
 
 
 def _fake_highs(status: object, value: float, bound: float, has_solution: bool = True):

@@ -131,8 +131,8 @@ def test_a_plugin_allocator_works_in_allocate_and_simulate(tmp_path):
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["method"] == "ideal-or-prop" and d["status"] == "feasible"
-    assert check_allocation(snap, Allocation.from_dict(d["allocation"])) == []
-    assert d["jobs_run"] == len(snap.proportional_set())  # the fallback always fits
+    assert check_allocation(snap, Allocation.from_dict(d["solution"])) == []
+    assert d["stats"]["jobs_run"] == len(snap.proportional_set())  # the fallback always fits
     assert d["stats"]["fallbacks"] >= 0 and d["value"] > 0
     sim = _schedlab(
         tmp_path,

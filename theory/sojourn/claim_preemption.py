@@ -159,7 +159,7 @@ def _perturb(inst: Instance, rng: np.random.Generator, scale: float) -> Instance
 
 @lru_cache(maxsize=8)
 def _climb_cached(start_json: str, steps: int, seed: int) -> tuple[str, float, float, int]:
-    return _climb(Instance.from_json(start_json), steps, seed)
+    return _climb(Instance.loads(start_json), steps, seed)
 
 
 def _climb(start: Instance, steps: int, seed: int) -> tuple[str, float, float, int]:
@@ -328,7 +328,7 @@ def claim_no_preemption_B(
     if climbs:
         top = max(climbs, key=lambda c: c["best_gain_adaptive_over_fixed"])
         if top["best_gain_adaptive_over_fixed"] > v.worst["value"]:
-            inst = Instance.from_json(top["instance_json"])
+            inst = Instance.loads(top["instance_json"])
             cmp = compare_policies(inst, "B", best_order_dp)
             v.worst = {
                 "value": cmp["gain_preemptive_over_fixed"],

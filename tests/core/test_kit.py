@@ -1,0 +1,109 @@
+"""The exact back ends' kit: one LinearModel, three solvers (HiGHS, CBC, CP-SAT), the same
+optimum as enumerating every integer point; infeasibility proven by each; the PuLP rule."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kit.cpsat import solve_cp, to_cpsat
+from schedlab.solvers.kit.enum import MAX_WORK, WorkMeter, refuse_above
+from schedlab.solvers.kit.linear import LinearModel
+from schedlab.solvers.kit.mip import pulp_solution, solve_cbc, solve_highs
+from schedlab.solvers.result import Status
+
+
+def random_model(rng: np.random.Generator) -> LinearModel:
+    """A small integer model: 2..4 columns in 0..3, 1..3 rows, integer data, either sense."""
+    n, m = int(rng.integers(2, 5)), int(rng.integers(1, 4))
+    model = LinearModel(maximize=bool(rng.integers(2)), offset=float(rng.integers(-4, 7)))
+    cols = [model.add_col(float(rng.integers(-4, 7)), 0.0, 3.0) for _ in range(n)]
+    for _ in range(m):
+        vals = [float(v) for v in rng.integers(-4, 7, size=n)]
+        lo, hi = sorted(float(v) for v in rng.integers(-6, 13, size=2))
+        model.add_row(cols, vals, lo if rng.integers(2) else -math.inf, hi)
+    return model
+
+
+def brute(model: LinearModel) -> float | None:
+    """The optimum by enumerating every integer point (None: none is feasible)."""
+    best = None
+    rows = model.rows()
+    for x in itertools.product(range(4), repeat=model.n_cols):
+        v = np.array(x, dtype=float)
+        ok = all(
+            model.row_lower[r] <= float(np.dot(vals, v[cols])) <= model.row_upper[r]
+            for r, (cols, vals) in enumerate(rows)
+        )
+        if ok:
+            obj = model.objective(v)
+            better = best is None or (obj > best if model.maximize else obj < best)
+            best = obj if better else best
+    return best
+
+
+def test_the_three_solvers_agree_with_enumeration():
+    rng = np.random.default_rng(37)
+    seen = set()
+    for _ in range(60):
+        model = random_model(rng)
+        want = brute(model)
+        seen.add(want is None)
+        outs = {
+            "highs": solve_highs(model),
+            "cbc": solve_cbc(model),
+            "cpsat": solve_cp(model, num_workers=1, seed=0),
+        }
+        for name, out in outs.items():
+            if want is None:
+                assert out.status is Status.INFEASIBLE and out.x is None, name
+                continue
+            assert out.status is Status.OPTIMAL and out.proven, (name, out)
+            assert out.value == pytest.approx(want, abs=1e-6), name
+            assert out.x is not None and model.objective(out.x) == pytest.approx(want, abs=1e-6)
+    assert seen == {True, False}  # both outcomes held to the enumeration
+
+
+def test_cpsat_takes_integers_only():
+    model = LinearModel()
+    model.add_col(0.5, 0.0, 1.0)
+    with pytest.raises(ValueError, match="integers only"):
+        to_cpsat(model)
+
+
+def test_the_pulp_rule_reads_sol_status():
+    import pulp
+
+    assert pulp_solution(pulp.LpSolutionOptimal) == (True, True)
+    assert pulp_solution(pulp.LpSolutionIntegerFeasible) == (True, False)  # PuLP says "Optimal"
+    assert pulp_solution(pulp.LpSolutionNoSolutionFound) == (False, False)
+    assert pulp_solution(pulp.LpSolutionInfeasible) == (False, False)
+
+
+def test_the_work_cap():
+    refuse_above(MAX_WORK, MAX_WORK, "x", "y")
+    with pytest.raises(InvalidInput, match="above the work cap max_work=10 .--max-work.; use y"):
+        refuse_above(11, 10, "x", "y")
+    with pytest.raises(InvalidInput, match="more than 10"):
+        refuse_above(math.inf, 10, "x", "y")
+    meter = WorkMeter(3)
+    assert [meter.spend() for _ in range(5)] == [False, False, False, True, True]
+    assert meter.stopped and meter.done == 5
+
+
+@pytest.mark.parametrize("maximize", [False, True])
+def test_a_stopped_cbc_takes_the_bound_its_log_prints(monkeypatch, maximize):
+    """Killed with no solution: the log's bound, lowered past its printed digits, in the
+    model's sense and units (the constant is in the MPS file, so in CBC's log)."""
+    from schedlab.solvers.kit import mip
+
+    monkeypatch.setattr(mip, "run_cbc", lambda mps, opts, dl: ("Lower bound: 5.5\n", True))
+    model = LinearModel(maximize=maximize, offset=3.0)
+    model.add_row([model.add_col(1.0, 0.0, 9.0)], [1.0], hi=4.0)
+    out = solve_cbc(model)
+    assert out.x is None and out.status is Status.TIMEOUT and out.stats["cbc_killed"] == 1
+    assert out.bound == pytest.approx(-5.4 if maximize else 5.4)
