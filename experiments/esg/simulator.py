@@ -319,7 +319,8 @@ class Simulation:
         what = "esg simulate: requests x functions x (4 events + the policy's decision work)"
         check_work(self.work_estimate(), cfg.max_events, what, "--max-events")
         self.cap = WorkCap(cfg.max_events, "esg simulate", "--max-events")
-        self.preds = [a.preds() for a in apps]
+        self.preds = [a.preds() for a in self.apps]
+        self.topo = [a.topo_order() for a in self.apps]
         self.succ = [
             [[j for j, ps in enumerate(p) if i in ps] for i in range(len(p))] for p in self.preds
         ]
@@ -406,6 +407,25 @@ class Simulation:
         self.req_where: list[dict[int, int]] = [{} for _ in range(m)]
         self.req_cost = [0.0] * m
         self.req_enq: dict[tuple[int, int], float] = {}
+        self.req_plan: dict[int, list[int]] = {}  # plans made at arrival (policy.replan False)
+
+    def _plan_at_arrival(self, rid: int) -> None:
+        """A policy that does not re-plan (`policy.replan` False) plans every function of the
+        request now (`plan_request`, a decision like any other); its heads take that plan."""
+        a = self.req_app[rid]
+        srcs = {fn: len(self.queues.get((a, fn), ())) + 1 for fn, ps in enumerate(self.preds[a])
+                if not ps}  # fmt: skip
+        order = self.topo[a]
+        cached = len(self.states[a].cache)
+        t0 = time.perf_counter()
+        plan = self.policy.plan_request(
+            self.states[a], order, self.preds[a], self.apps[a].slo_ms, srcs
+        )
+        took = (time.perf_counter() - t0) * 1000.0
+        self.decision_ms.append(took)
+        if len(self.states[a].cache) > cached:
+            self.decision_miss_ms.append(took)
+        self.req_plan[rid] = plan
 
     def _enqueue(self, t: float, rid: int, fn: int) -> None:
         q = (self.req_app[rid], fn)
@@ -424,13 +444,16 @@ class Simulation:
             head = queue[0]
             remaining = self.apps[a].slo_ms - (t - self.req_arrival[head])
             self.cap.step(math.ceil(self.policy.decision_work(self.states[a], fn)))
-            cached = len(self.states[a].cache)
-            t0 = time.perf_counter()
-            k = self.policy.decide(self.states[a], fn, remaining, len(queue))
-            took = (time.perf_counter() - t0) * 1000.0
-            self.decision_ms.append(took)
-            if len(self.states[a].cache) > cached:  # a miss: the policy computed it
-                self.decision_miss_ms.append(took)
+            if self.policy.replan:
+                cached = len(self.states[a].cache)
+                t0 = time.perf_counter()
+                k = self.policy.decide(self.states[a], fn, remaining, len(queue))
+                took = (time.perf_counter() - t0) * 1000.0
+                self.decision_ms.append(took)
+                if len(self.states[a].cache) > cached:  # a miss: the policy computed it
+                    self.decision_miss_ms.append(took)
+            else:  # the head's plan, made at its arrival (`_plan_at_arrival`)
+                k = self.req_plan[head][fn]
             timeout = self.policy.batch_timeout_ms(self.states[a], fn, k, remaining)
             wait = self._fill_wait_ms(a, fn, k) if timeout is None else timeout
             go = self.req_enq[(head, fn)] + wait
@@ -551,6 +574,8 @@ class Simulation:
             t, _, kind, data = heapq.heappop(self.events)
             if kind == "arrive":
                 preds = self.preds[self.req_app[data]]
+                if not self.policy.replan:
+                    self._plan_at_arrival(data)
                 for fn, ps in enumerate(preds):
                     if not ps:
                         self._enqueue(t, data, fn)
