@@ -1,7 +1,7 @@
 """Intervals of ESG's evaluation, each made for its quantity, and the paired comparisons.
 
 - a rate (SLO hit rate, in [0, 1]) over seeds: the percentile bootstrap of the mean over seeds
-  (`rate_interval`; scipy.stats.bootstrap), which stays inside [0, 1] (a Student-t interval
+  (`mean_interval`; scipy.stats.bootstrap), which stays inside [0, 1] (a Student-t interval
   over 3 seeds of a proportion does not: it drew bars from -45 % to 178 %); pooled requests:
   the Wilson interval (`wilson`, scipy's binomtest), for one run's requests;
 - the paired difference of two policies' hit rates, in points, per seed on the same app,
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from scipy import stats as sps
@@ -38,7 +39,14 @@ def _boot(data: tuple[np.ndarray, ...], stat: object, paired: bool) -> tuple[flo
     """Percentile bootstrap interval of `stat` (vectorized over `axis`)."""
     if len(data[0]) < 2:
         return math.nan, math.nan
-    res = sps.bootstrap(
+    with np.errstate(invalid="ignore"):  # resamples of a ratio may be inf (its std: nan)
+        res = _bootstrap(data, stat, paired)
+    ci = res.confidence_interval
+    return float(ci.low), float(ci.high)
+
+
+def _bootstrap(data: tuple[np.ndarray, ...], stat: object, paired: bool) -> Any:
+    return sps.bootstrap(
         data,
         stat,  # type: ignore[arg-type]
         paired=paired,
@@ -48,17 +56,15 @@ def _boot(data: tuple[np.ndarray, ...], stat: object, paired: bool) -> tuple[flo
         confidence_level=CONFIDENCE,
         rng=np.random.default_rng(BOOT_SEED),
     )
-    ci = res.confidence_interval
-    return float(ci.low), float(ci.high)
 
 
 def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return np.asarray(np.mean(x, axis=axis))
 
 
-def rate_interval(xs: Sequence[float]) -> tuple[float, float, float]:
-    """Mean of per-seed rates and its 95 % percentile-bootstrap interval over seeds (inside
-    [0, 1] whenever the rates are; nan bounds with fewer than 2 seeds)."""
+def mean_interval(xs: Sequence[float]) -> tuple[float, float, float]:
+    """Mean of per-seed values (rates, costs) and its 95 % percentile-bootstrap interval over
+    seeds: inside [0, 1] whenever the values are rates; nan bounds below 2 seeds."""
     x = np.asarray(xs, dtype=float)
     lo, hi = _boot((x,), _mean, paired=False)
     return float(x.mean()), lo, hi

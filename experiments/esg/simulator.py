@@ -599,16 +599,30 @@ class Simulation:
         lat = (fin - arr)[keep]
         slo = np.array([self.apps[a].slo_ms for a in self.req_app])[keep]
         measured_cost = float(np.sum(np.array(self.req_cost)[keep]))
+        ok = lat <= slo + 1e-9
+        owner = np.array(self.req_app)[keep]
+        per_cost = np.array(self.req_cost)[keep]
+        per_app = [
+            {
+                "app": app.name,
+                "measured_requests": int((owner == a).sum()),
+                "slo_hit_rate": float(ok[owner == a].mean()) if (owner == a).any() else 0.0,
+                "cost": float(per_cost[owner == a].sum()) / max(int((owner == a).sum()), 1),
+            }
+            for a, app in enumerate(self.apps)
+        ]
         dec = np.array(self.decision_ms) if self.decision_ms else np.zeros(1)
         miss = np.array(self.decision_miss_ms) if self.decision_miss_ms else np.zeros(1)
         return {
             "requests": arrived,
             "completed": done,
             "measured_requests": len(keep),
-            "slo_hit_rate": float(np.mean(lat <= slo + 1e-9)),
+            "slo_hit_rate": float(np.mean(ok)),
+            "slo_hits": int(ok.sum()),
             "cost": measured_cost / max(len(keep), 1),
             "p50_latency_ms": float(np.percentile(lat, 50)),
             "p99_latency_ms": float(np.percentile(lat, 99)),
+            "decision_ms_p50": float(np.percentile(dec, 50)),
             "decision_ms_p99": float(np.percentile(dec, 99)),
             "decision_ms_p99_computed": float(np.percentile(miss, 99)),
             "decisions": len(self.decision_ms),
@@ -622,6 +636,7 @@ class Simulation:
             "configs_too_large": self.configs_too_large,
             "work_steps": self.cap.done,
             "wall_s": wall_s,
+            "per_app": per_app,
         }
 
 
