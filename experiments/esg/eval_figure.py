@@ -8,6 +8,7 @@ factor arms (t-intervals)."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,7 @@ def write_study(
             "",
         ]
         md += rep.paper_md(tables["paper"])
+    md += [""] + rep.time_md(rows)
     atomic_write_text(d / f"{stem}-table.md", "\n".join(md) + "\n")
     paths.append(d / f"{stem}-table.md")
     return paths
@@ -103,9 +105,10 @@ def summary_of(
     tables: dict[str, Any],
 ) -> dict[str, Any]:  # fmt: skip
     """The study's summary: verdict counts per baseline, comparisons, capped, runs."""
+    cpu = sum(r["cpu_s"] for r in rows if r.get("cpu_s", math.nan) == r.get("cpu_s"))
     return {"study": study.name, "verdicts": rep.verdict_counts(tables["paper"]),
             "comparisons": len(status), "capped": sum(s["capped"] for s in status.values()),
-            "runs": len(rows)}  # fmt: skip
+            "runs": len(rows), "cpu_s_runs": cpu}  # fmt: skip
 
 
 def config_space_md(space: list[dict[str, Any]]) -> list[str]:

@@ -240,3 +240,22 @@ def seeds_md(study: Study, status: dict[Comparison, dict[str, Any]]) -> list[str
         lines.append("Left out (needs CPU-only profiles): " + "; ".join(
             f"{s}: {', '.join(a)}" for s, a in left.items()) + ".")  # fmt: skip
     return lines
+
+
+def time_md(rows: list[dict[str, Any]]) -> list[str]:
+    """Where the study's CPU time went (each run's CPU seconds as journaled when computed):
+    per arm and per scenario and load, with the run counts."""
+    total = sum(r.get("cpu_s", 0.0) for r in rows if r.get("cpu_s") == r.get("cpu_s"))
+    lines = [f"CPU time of the runs (as journaled when computed): {total:.1f} s over "
+             f"{len(rows)} runs.", "", "| by | runs | CPU s | share |",
+             "|---|---|---|---|"]  # fmt: skip
+    for label, key in (("arm", lambda r: r["arm"]),
+                       ("cell", lambda r: f"{r['scenario']}@{r['load']:g}")):  # fmt: skip
+        agg: dict[str, list[float]] = {}
+        for r in rows:
+            c = r.get("cpu_s", 0.0)
+            agg.setdefault(key(r), []).append(c if c == c else 0.0)
+        for k, v in sorted(agg.items(), key=lambda kv: -sum(kv[1])):
+            share = 100 * sum(v) / total if total > 0 else 0.0
+            lines.append(f"| {label} {k} | {len(v)} | {sum(v):.1f} | {share:.0f} % |")
+    return lines

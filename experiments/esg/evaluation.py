@@ -202,6 +202,8 @@ def run_study(
                 need[c] = min(n + study.seed_step, study.seed_cap)
                 grow = True
         if not grow:
+            for r in rows:  # what each run cost when it was computed (journaled apart)
+                r["cpu_s"] = store.cost_of(store.key(r)).get("cpu_s", math.nan)
             return rows, status
 
 
