@@ -82,10 +82,13 @@ def write_study(
             "",
             "ESG minus each arm, paired per seed: hit-rate points [95 % t-interval] / "
             "the arm's extra cost (cost_arm / cost_ESG - 1); (cap): undecided at the seed "
-            "cap; largest loss: the arm whose significant loss is largest:",
+            "cap; factor: which of the paper's three factors (GPU sharing, batching, "
+            "re-planning) costs ESG most when switched off, in hit rate and in cost, among "
+            "those whose interval excludes 0 (none: no significant loss):",
             "",
         ]
-        md += rep.factors_md([r for r in tables["paired"] if r["arm"] in arms], arms)
+        md += rep.factors_md([r for r in tables["paired"] if r["arm"] in arms], arms,
+                             tables["cells"])  # fmt: skip
     if tables["paper"]:
         md += [
             "",

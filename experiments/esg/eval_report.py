@@ -82,6 +82,7 @@ def cell_rows(study: Study, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "p99_ms": float(np.mean([r["p99_latency_ms"] for r in rs])),
             "decision_p50_ms": float(np.mean([r["decision_ms_p50"] for r in rs])),
             "decision_p99_ms": float(np.mean([r["decision_ms_p99"] for r in rs])),
+            "decision_cpu_p99_ms": float(np.mean([r["decision_cpu_ms_p99"] for r in rs])),
         })  # fmt: skip
     return out
 
@@ -159,27 +160,36 @@ def _mark(r: dict[str, Any]) -> str:
 def cells_md(cells: list[dict[str, Any]]) -> list[str]:
     """Hit rate and cost per cell (95 % bootstrap intervals over seeds)."""
     lines = ["| scenario | load | arm | seeds | hit rate % | pooled % | cost (1e-6) | p99 ms | "
-             "decision p99 ms |", "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+             "decision p99 ms (wall / CPU) |", "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for r in cells:
         lines.append(
             f"| {r['scenario']} | {r['load']:g} | {r['arm']} | {r['seeds']} | "
             f"{_ci(100 * r['hit'], 100 * r['hit_lo'], 100 * r['hit_hi'])} | "
             f"{100 * r['hit_pooled']:.1f} | "
             f"{_ci(1e6 * r['cost'], 1e6 * r['cost_lo'], 1e6 * r['cost_hi'], 2)} | "
-            f"{r['p99_ms']:.0f} | {r['decision_p99_ms']:.2f} |"
+            f"{r['p99_ms']:.0f} | {r['decision_p99_ms']:.2f} / {r['decision_cpu_p99_ms']:.2f} |"
         )
     return lines
 
 
-def factors_md(paired_table: list[dict[str, Any]], arms: list[str]) -> list[str]:
-    """Per scenario and load: ESG's loss (points, cost %) when each arm replaces it."""
+#: The paper's three factors (the "which factor" columns of the factor table).
+PAPER_FACTORS = ("no-gpu-sharing", "no-batching", "no-replan")
+
+
+def factors_md(
+    paired_table: list[dict[str, Any]], arms: list[str], cells: list[dict[str, Any]]
+) -> list[str]:
+    """Per scenario and load: ESG's loss (points, cost %) when each arm replaces it, and which
+    of the paper's three factors costs ESG most: in hit rate (the largest loss whose interval
+    excludes 0) and in cost (the largest extra cost whose interval excludes 0)."""
+    esg = {(c["scenario"], c["load"]): c["hit"] for c in cells if c["arm"] == "esg"}
     cell: dict[tuple[str, float], dict[str, dict[str, Any]]] = {}
     for r in paired_table:
         cell.setdefault((r["scenario"], r["load"]), {})[r["arm"]] = r
-    head = "| scenario | load | ESG hit % | " + " | ".join(arms) + " | largest loss |"
-    lines = [head, "|---|---|---|" + "---|" * (len(arms) + 1)]
+    head = "| scenario | load | ESG hit % | " + " | ".join(arms) + " | factor: hit | factor: cost |"
+    lines = [head, "|---|---|---|" + "---|" * (len(arms) + 2)]
     for (sc, x), by_arm in cell.items():
-        parts, worst = [], ("-", 0.0)
+        parts = []
         for a in arms:
             if a not in by_arm:
                 parts.append("-")
@@ -187,11 +197,13 @@ def factors_md(paired_table: list[dict[str, Any]], arms: list[str]) -> list[str]
             r = by_arm[a]
             parts.append(f"{_ci(r['gain_pts'], r['gain_pts_lo'], r['gain_pts_hi'])} pts / "
                          f"{r['cost_saving_pct']:+.0f} %{_mark(r)}")  # fmt: skip
-            if r["gain_pts_lo"] > 0 and r["gain_pts"] > worst[1]:
-                worst = (a, r["gain_pts"])
-        esg = next(iter(by_arm.values()))["hit_esg"]
-        lines.append(f"| {sc} | {x:g} | {100 * esg:.1f} | " + " | ".join(parts) +
-                     f" | {worst[0]} |")  # fmt: skip
+        facs = [by_arm[a] for a in PAPER_FACTORS if a in by_arm]
+        hit = [r for r in facs if r["gain_pts_lo"] > 0]
+        cost = [r for r in facs if r["cost_saving_lo"] > 0]
+        top_hit = max(hit, key=lambda r: r["gain_pts"])["arm"] if hit else "none"
+        top_cost = max(cost, key=lambda r: r["cost_saving_pct"])["arm"] if cost else "none"
+        lines.append(f"| {sc} | {x:g} | {100 * esg.get((sc, x), float('nan')):.1f} | " +
+                     " | ".join(parts) + f" | {top_hit} | {top_cost} |")  # fmt: skip
     return lines
 
 

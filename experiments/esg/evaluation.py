@@ -63,8 +63,8 @@ FACTOR_ARMS = ("no-gpu-sharing", "no-batching", "no-replan", "paper-pruning")
 CPU_ARMS = ("batch",)
 #: Metrics kept per run (the simulator's names), besides per-app hit rates.
 KEEP = ("slo_hit_rate", "slo_hits", "measured_requests", "cost", "p50_latency_ms",
-        "p99_latency_ms", "decision_ms_p50", "decision_ms_p99", "cold_starts",
-        "local_transfer_share")  # fmt: skip
+        "p99_latency_ms", "decision_ms_p50", "decision_ms_p99", "decision_cpu_ms_p50",
+        "decision_cpu_ms_p99", "cold_starts", "local_transfer_share")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -80,13 +80,16 @@ class Study:
     seeds0: int = 5
     seed_step: int = 5
     seed_cap: int = 20
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: arms that run at some loads only (arm -> loads); the others run at every load
+    arm_loads: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
-    def arms_of(self, scenario: str) -> list[str]:
-        """The arms that can run on the scenario (CPU_ARMS need CPU-only configurations)."""
+    def arms_of(self, scenario: str, load: float | None = None) -> list[str]:
+        """The arms that can run on the scenario (CPU_ARMS need CPU-only configurations),
+        at `load` (None: at any)."""
         sc = self.scenarios[scenario]
         cpu = sc.get("cpu_configs", 0) > 0 and sc.get("family", "generated") == "generated"
-        return [a for a in self.arms if cpu or a not in CPU_ARMS]
+        return [a for a in self.arms if (cpu or a not in CPU_ARMS)
+                and (load is None or load in self.arm_loads.get(a, (load,)))]  # fmt: skip
 
     def left_out(self) -> dict[str, list[str]]:
         """Per scenario, the study's arms it cannot run."""
@@ -146,7 +149,7 @@ def _keys(study: Study, need: dict[Comparison, int]) -> list[dict[str, Any]]:
     keys = []
     for sc in study.scenarios:
         for x in study.loads:
-            for arm in study.arms_of(sc):
+            for arm in study.arms_of(sc, x):
                 n = ref[(sc, x)] if arm == REFERENCE else need[(sc, x, arm)]
                 keys += [{"scenario": sc, "load": x, "arm": arm, "seed": i} for i in range(n)]
     return keys
@@ -155,7 +158,7 @@ def _keys(study: Study, need: dict[Comparison, int]) -> list[dict[str, Any]]:
 def comparisons(study: Study) -> list[Comparison]:
     """Every (scenario, load, arm) compared with REFERENCE."""
     return [(sc, x, a) for sc in study.scenarios for x in study.loads
-            for a in study.arms_of(sc) if a != REFERENCE]  # fmt: skip
+            for a in study.arms_of(sc, x) if a != REFERENCE]  # fmt: skip
 
 
 def by_cell(rows: list[dict[str, Any]]) -> dict[tuple[str, float, str], dict[int, dict[str, Any]]]:

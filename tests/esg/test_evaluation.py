@@ -24,7 +24,8 @@ def fake_cell(key: dict[str, Any], spec: dict[str, Any], seed: int) -> dict[str,
     cost = {"esg": 1.0, "greedy": 1.1, "infless": 2.0, "static": 3.0}[key["arm"]] * (1 + 0.1 * s)
     return {"slo_hit_rate": hit, "slo_hits": int(100 * hit), "measured_requests": 100,
             "cost": cost, "p50_latency_ms": 1.0, "p99_latency_ms": 2.0, "decision_ms_p50": 0.1,
-            "decision_ms_p99": 0.2, "cold_starts": 0, "local_transfer_share": 0.5,
+            "decision_ms_p99": 0.2, "decision_cpu_ms_p50": 0.1, "decision_cpu_ms_p99": 0.2,
+            "cold_starts": 0, "local_transfer_share": 0.5,
             "per_app_hit": [hit], "per_app_cost": [cost]}  # fmt: skip
 
 
@@ -100,7 +101,7 @@ def test_one_real_cell_is_paired_by_seed():
     b = ev.run_cell({"scenario": "chain3", "load": 0.3, "arm": "greedy", "seed": 0}, spec, 0)
     a2 = ev.run_cell({"scenario": "chain3", "load": 0.3, "arm": "esg", "seed": 0}, spec, 0)
     assert a["measured_requests"] == b["measured_requests"] == 120
-    drop = ("decision_ms_p50", "decision_ms_p99")
+    drop = ("decision_ms_p50", "decision_ms_p99", "decision_cpu_ms_p50", "decision_cpu_ms_p99")
     assert {k: v for k, v in a.items() if k not in drop} == {
         k: v for k, v in a2.items() if k not in drop
     }
