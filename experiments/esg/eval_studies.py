@@ -92,7 +92,8 @@ def contention_study(size: str, name: str = "esg-contention") -> Study:
         seq = {"seeds0": 3, "seed_step": 1, "seed_cap": 3}
     req = {"tiny": 200, "small": 300, "full": 600, "long": 2400}[size]
     scen = {f"shared-{k}": scenario(apps, arrivals=k) for k in kinds}
-    return Study(name, scen, loads, arms, requests=req, **seq)
+    one: dict[str, tuple[float, ...]] = {"no-locality": (0.6,)} if size == "full" else {}
+    return Study(name, scen, loads, arms, requests=req, arm_loads=one, **seq)
 
 
 def mps_study(size: str) -> Study:

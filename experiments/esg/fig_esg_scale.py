@@ -146,8 +146,15 @@ def compute(cfg: ScaleConfig, seed: int, outdir: Path, size: str) -> list[dict[s
 
 
 def _late(r: dict[str, Any], limit_s: float) -> bool:
-    """An offline run that the time limit stopped: no plan, or 95 % of the limit used."""
-    return r["status"] == "timeout" or max(r["wall_ms"]) >= 950.0 * limit_s
+    """An offline run that the time limit stopped: no plan (timeout), not proven where the
+    method is exact and a proof was due (milp, astar_dag), or the limit's CPU time used (the
+    solvers' limit is wall time, which a loaded machine inflates: a proof within the limit
+    counts as in time)."""
+    if r["status"] == "timeout" or max(r["times_ms"]) >= 950.0 * limit_s:
+        return True
+    if r["method"] in ("milp", "astar_dag"):
+        return r["status"] != "optimal" and r["status"] != "infeasible"
+    return r["status"] != "optimal" and max(r["wall_ms"]) >= 950.0 * limit_s
 
 
 def table(rows: list[dict[str, Any]], cfg: ScaleConfig) -> list[dict[str, Any]]:
@@ -175,7 +182,8 @@ def table(rows: list[dict[str, Any]], cfg: ScaleConfig) -> list[dict[str, Any]]:
             "gap_pct": float(np.mean(gaps)) if gaps else None,
             "gap_max_pct": float(np.max(gaps)) if gaps else None,
             "prepare_ms": float(np.mean([r["prepare_ms"] for r in rs])) if m in ONLINE else None,
-            "usable": not late if m in OFFLINE else p99 <= DECISION_LIMIT_MS,
+            "in_limit": not late if m in OFFLINE else True,
+            "within_10ms": p99 <= DECISION_LIMIT_MS,
         })  # fmt: skip
     return sorted(
         out, key=lambda r: (r["sweep"] != "functions", r["size"], METHODS.index(r["method"]))
@@ -186,13 +194,15 @@ def markdown(tab: list[dict[str, Any]], cfg: ScaleConfig) -> str:
     lines = [
         f"Time limit {cfg.time_limit_s:g} s (wall) per plan; {cfg.instances} DAGs per size; "
         "online: one decision per function per DAG. Times are CPU ms of this process (a shared "
-        "machine: wall times are inflated by other jobs), after a warm-up call. unusable: an "
-        f"offline plan past the limit, or an online p99 above {DECISION_LIMIT_MS:g} ms; gap: "
-        "cost over the best proven optimum.",
+        "machine: wall times are inflated by other jobs), after a warm-up call. Two bars: p99 "
+        f"within {DECISION_LIMIT_MS:g} ms (the overhead the summaries state, for a decision "
+        "made per request), and every plan within the time limit (offline; `-` online: the "
+        "policy's prepare, once per app, is its own column); larger sizes of a method past the "
+        "limit are not run. gap: cost over the best proven optimum (MILP or whole-DAG A*).",
         "",
         "| sweep | functions | configs | method | p50 CPU ms | p99 CPU ms | solved | optimal | "
-        "mean / max gap % | prepare ms | usable |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "mean / max gap % | prepare ms | p99 <= 10 ms | within limit |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in tab:
         gap = "-" if r["gap_pct"] is None else f"{r['gap_pct']:.2f} / {r['gap_max_pct']:.2f}"
@@ -200,7 +210,8 @@ def markdown(tab: list[dict[str, Any]], cfg: ScaleConfig) -> str:
         lines.append(
             f"| {r['sweep']} | {r['functions']} | {r['configs']} | {r['method']} | "
             f"{r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['solved']}/{r['instances']} | "
-            f"{r['optimal']} | {gap} | {prep} | {'yes' if r['usable'] else 'no'} |"
+            f"{r['optimal']} | {gap} | {prep} | {'yes' if r['within_10ms'] else 'no'} | "
+            f"{('yes' if r['in_limit'] else 'no') if r['method'] in OFFLINE else '-'} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -20,8 +20,10 @@ NOISE = [0.3, -0.3, 0.25, -0.25, 0.2, -0.2, 0.3, -0.3, 0.1, -0.1, 0.3, -0.3]
 
 def fake_cell(key: dict[str, Any], spec: dict[str, Any], seed: int) -> dict[str, Any]:
     s = key["seed"]
-    hit = {"esg": 0.6, "greedy": 0.1, "infless": 0.6 + NOISE[s], "static": 0.58}[key["arm"]]
-    cost = {"esg": 1.0, "greedy": 1.1, "infless": 2.0, "static": 3.0}[key["arm"]] * (1 + 0.1 * s)
+    hit = {"esg": 0.6, "greedy": 0.1, "infless": 0.6 + NOISE[s], "static": 0.58,
+           "no-gpu-sharing": 0.1}[key["arm"]]  # fmt: skip
+    cost = {"esg": 1.0, "greedy": 1.1, "infless": 2.0, "static": 3.0,
+            "no-gpu-sharing": 2.2}[key["arm"]] * (1 + 0.1 * s)  # fmt: skip
     return {"slo_hit_rate": hit, "slo_hits": int(100 * hit), "measured_requests": 100,
             "cost": cost, "p50_latency_ms": 1.0, "p99_latency_ms": 2.0, "decision_ms_p50": 0.1,
             "decision_ms_p99": 0.2, "decision_cpu_ms_p50": 0.1, "decision_cpu_ms_p99": 0.2,
@@ -105,3 +107,17 @@ def test_one_real_cell_is_paired_by_seed():
     assert {k: v for k, v in a.items() if k not in drop} == {
         k: v for k, v in a2.items() if k not in drop
     }
+
+
+def test_attribution_names_where_the_advantage_comes_from(tmp_path, monkeypatch):
+    monkeypatch.setattr(ev, "run_cell", fake_cell)
+    study = ev.Study("t", {"a": ev.scenario(["chain3"])}, (0.3,),
+                     ("esg", "greedy", "no-gpu-sharing"), seeds0=3, seed_cap=3)  # fmt: skip
+    rows, _ = ev.run_study(study, 0, tmp_path / "j.jsonl")
+    attr = {r["arm"]: r for r in rep.attribution_rows(study, rows) if r["baseline"] == "greedy"}
+    assert attr["esg"]["gain_pts"] == pytest.approx(50.0)
+    assert attr["esg"]["cost_saving_pct"] == pytest.approx(10.0)
+    assert attr["no-gpu-sharing"]["gain_pts"] == pytest.approx(0.0)  # the advantage is gone
+    assert attr["no-gpu-sharing"]["cost_saving_pct"] == pytest.approx(-50.0)
+    table = "\n".join(rep.attribution_md(list(rep.attribution_rows(study, rows))))
+    assert "ESG no-gpu-sharing" in table
