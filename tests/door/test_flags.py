@@ -75,6 +75,7 @@ CASES = [
     ("esg plan {app}", "--max-paths", "--method brute --backend numpy"),
     ("esg plan {app}", "--max-states", "--method split_opt"),
     ("esg plan {app}", "--brute-cap", "--method split_opt"),
+    ("esg plan {app}", "--max-nodes", "--method astar_dag"),
     (
         "sojourn simulate",
         "--servers",
