@@ -59,6 +59,8 @@ def esg() -> None:
 
 _dispatch_rules = constant("schedlab.solvers.esg.dispatch", "DISPATCH_RULES")
 _splits = constant("schedlab.experiments.esg.policies", "SPLITS")
+_prunings = constant("schedlab.experiments.esg.policies", "PRUNINGS")
+_late_rules = constant("schedlab.experiments.esg.policies", "LATE_RULES")
 _share_grids = constant("schedlab.solvers.esg.generate", "SHARE_GRIDS")
 _app_kinds = constant("schedlab.solvers.esg.problem", "APP_KINDS")
 
@@ -285,6 +287,35 @@ add_solve(esg, SOLVE, "plan")
     "split, default), min_latency or slack (the paper's rules), critical_path (no split: "
     "the ablation). Other policies plan the critical path.",
 )
+@click.option(
+    "--no-gpu-sharing",
+    is_flag=True,
+    help="Ablation of the esg policy: whole GPUs only (GPU configurations of share 1; CPU-only "
+    "ones stay).",
+)
+@click.option("--no-batching", is_flag=True, help="Ablation of the esg policy: batch 1 only.")
+@click.option(
+    "--no-replan",
+    is_flag=True,
+    help="Ablation of the esg policy: plan every function of a request once at its arrival "
+    "(each stage at its planned start), never again per stage.",
+)
+@click.option(
+    "--pruning",
+    type=LazyChoice(_prunings),
+    default="schedlab",
+    show_default=True,
+    help="The esg policy's A* pruning: schedlab (DP heuristic, dominance) or paper (blades and "
+    "Pareto filter, sum-of-minimum-costs heuristic, no dominance); same plans, other times.",
+)
+@click.option(
+    "--late",
+    type=LazyChoice(_late_rules),
+    default="drain",
+    show_default=True,
+    help="What a late head takes (no configuration fits its budget), every policy: drain (the "
+    "cheapest whose batch the queued requests fill) or cheapest (the cheapest per request).",
+)
 @click.option("--seed", type=SEED, default=0, show_default=True, help="0..2^63-1.")
 @click.option(
     "--max-events",
@@ -306,6 +337,11 @@ def simulate_cmd(
     cold_start_ms: float,
     dispatch: str,
     split: str | None,
+    no_gpu_sharing: bool,
+    no_batching: bool,
+    no_replan: bool,
+    pruning: str,
+    late: str,
     seed: int,
     max_events: int,
     as_json: bool,
@@ -318,8 +354,9 @@ def simulate_cmd(
     Example:
       schedlab esg generate --stages 3 --configs 40 --seed 1 > app.json
       schedlab esg simulate --apps app.json --policy esg --load 0.6 --json
+      schedlab esg simulate --apps app.json --load 0.6 --no-gpu-sharing --json
     """
-    from schedlab.experiments.esg.policies import make_policy
+    from schedlab.experiments.esg.policies import Factors, make_policy
     from schedlab.experiments.esg.simulator import SimConfig, load_apps, simulate
     from schedlab.solvers.errors import InvalidInput
 
@@ -338,13 +375,20 @@ def simulate_cmd(
         trace=None if trace is None else str(trace),
         max_events=max_events,
     )
-    pol = make_policy(policy, split)
+    factors = Factors(
+        gpu_sharing=not no_gpu_sharing, batching=not no_batching, replan=not no_replan,
+        pruning=pruning,
+    )  # fmt: skip
+    pol = make_policy(policy, split, factors, late)
     try:  # the door's checks read the apps too: name the file unless the trace is named
         m = simulate(apps, pol, cfg)
     except InvalidInput as exc:
         raise exc if exc.source else exc.with_source(str(apps_file)) from None
     if as_json:
-        emit_json({"policy": policy, "load": load, "arrivals": arrivals, **m})
+        extra: dict[str, Any] = {"late": late}
+        if policy == "esg":
+            extra["factors"] = factors.to_dict()
+        emit_json({"policy": policy, "load": load, "arrivals": arrivals, **extra, **m})
         return
     for k, v in m.items():
         click.echo(f"{k:18s} {v}")

@@ -17,6 +17,10 @@ stages are the function's critical path to the sink (longest at fastest configur
   (`SplitPolicy`); static batch 1 at the largest resources.
 When nothing fits (the head is already late), every policy takes its cheapest configuration,
 which drains the backlog fastest per unit of resource (the request misses anyway).
+The esg policy's factors can be switched off one by one (`Factors`, the ablations of ESG's
+paper's three factors, `schedlab esg simulate --no-gpu-sharing / --no-batching / --no-replan`,
+and its A* pruning setting `--pruning paper`): whole GPUs only, batch 1 only, one plan per
+request made at its arrival (`PathPolicy.plan_request`), the paper's A* pruning.
 Decisions are cached per (function, budget rounded down to 0.1 ms): rounding down is safe.
 `decision_work(st, f)` bounds what one decision costs, in simulator steps (an event is one),
 for the simulator's work cap: esg's A* builds a DP table over the remaining stages, so its
@@ -26,7 +30,7 @@ decisions grow with the path length, the Pareto configurations and the DP bucket
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -35,7 +39,7 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.exact_astar import AStarOptions, astar_chain
 from schedlab.solvers.esg.heuristics import MASKS
 from schedlab.solvers.esg.pareto import pareto_indices
-from schedlab.solvers.esg.problem import LAT_TOL, App, Config
+from schedlab.solvers.esg.problem import LAT_TOL, App, Config, Function
 from schedlab.solvers.esg.slo_split import Rule, merged_segments, rule_budgets
 from schedlab.solvers.esg.split_opt import optimize
 
@@ -53,6 +57,75 @@ POLICY_DP_BUCKETS = AStarOptions().dp_buckets
 #: within the whole remaining budget: the ablation "without the split").
 SPLITS = ("opt", "min_latency", "slack", "critical_path")
 DEFAULT_SPLIT = "opt"
+#: What a head takes when no configuration fits its budget (it is late; `--late`): "drain"
+#: the cheapest per request among those whose batch the queued requests already fill (the
+#: batch leaves now; else the smallest batch), "cheapest" the cheapest per request whatever
+#: its batch (the rule before: on the measured profiles it is BERT at batch 128, ~1 s to fill
+#: and 947 ms to run, and one late head then makes every later request late). Ours, for
+#: every policy alike; not stated in the sources read.
+LATE_RULES = ("drain", "cheapest")
+DEFAULT_LATE = "drain"
+#: The esg policy's A* pruning settings (`--pruning`): "schedlab" the defaults of
+#: `AStarOptions` (DP lower-bound heuristic, dominance pruning); "paper" the paper's setting as
+#: claim 14 checks it (latency and cost blades, Pareto filter, heuristic the sum of the
+#: remaining minimum costs, no dominance pruning). Both are exact: they differ in time.
+PRUNINGS: dict[str, AStarOptions] = {
+    "schedlab": AStarOptions(),
+    "paper": AStarOptions(dominance=False, dp_buckets=0),
+}
+#: A GPU share counted as a whole GPU (`--no-gpu-sharing`): shares are written as rounded
+#: decimals (MIG 1/7 = 0.142857), so 1 - 1e-6 and above.
+WHOLE_GPU = 1.0 - 1e-6
+
+
+@dataclass(frozen=True)
+class Factors:
+    """The esg policy's factors (ESG's paper: GPU sharing, task batching, adaptivity), each of
+    which an ablation switches off, and its A* pruning setting (one of PRUNINGS).
+
+    - gpu_sharing False: whole GPUs only (a GPU configuration must take share 1; CPU-only
+      configurations stay: they share no GPU);
+    - batching False: batch 1 only;
+    - replan False: plan every function of a request once, at its arrival (the planned start
+      of each stage from the planning latencies), never again per stage (`plan_request`);
+    - pruning: "schedlab" or "paper" (same plans up to ties; decision time differs)."""
+
+    gpu_sharing: bool = True
+    batching: bool = True
+    replan: bool = True
+    pruning: str = "schedlab"
+
+    def check(self) -> None:
+        if self.pruning not in PRUNINGS:
+            raise InvalidInput(
+                f"pruning (--pruning): unknown {self.pruning!r}; choose one of: "
+                f"{', '.join(PRUNINGS)}"
+            )
+
+    @property
+    def full(self) -> bool:
+        """Every factor on and the default pruning: ESG as evaluated."""
+        return self == Factors()
+
+    def switched_off(self) -> list[str]:
+        """The CLI flags of this setting (empty for full ESG)."""
+        out = [f"--no-{n.replace('_', '-')}" for n in ("gpu_sharing", "batching", "replan")
+               if not getattr(self, n)]  # fmt: skip
+        if self.pruning != "schedlab":
+            out.append(f"--pruning {self.pruning}")
+        return out
+
+    def allowed(self, f: Function) -> np.ndarray:
+        """Configurations of f this setting may use."""
+        ok = np.ones(len(f.configs), dtype=bool)
+        if not self.gpu_sharing:
+            ok &= np.array([c.cpu_only or c.gpu_share >= WHOLE_GPU for c in f.configs])
+        if not self.batching:
+            ok &= np.array([c.batch == 1 for c in f.configs])
+        return ok
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
 
 
 def fill_wait_ms(c: Config, rate_per_s: float) -> float:
@@ -119,12 +192,19 @@ class PathPolicy:
     name = "greedy"
     mask = "greedy"
     split = "critical_path"  # how a DAG's SLO is split (the baselines: not at all)
+    replan = True  # False: `plan_request` at arrival, then that plan (the simulator reads it)
+    late = DEFAULT_LATE  # what a late head takes (LATE_RULES)
+
+    def restrict(self, f: Function) -> np.ndarray:
+        """Configurations the policy may use besides its mask (all; the esg policy's factors
+        narrow it)."""
+        return np.ones(len(f.configs), dtype=bool)
 
     def prepare(self, app: App, rate_per_s: float) -> AppState:
         lats, costs = app.stage_latency(), app.stage_cost()
         lat, cost = [], []
         for f, a, c in zip(app.functions, lats, costs, strict=True):
-            m = MASKS[self.mask](f)
+            m = MASKS[self.mask](f) & self.restrict(f)
             # the file's wait_ms is in the stage latency `a` already: add only the estimate
             wait = np.array([fill_wait_ms(cf, rate_per_s) - cf.wait_ms for cf in f.configs])
             lat.append(np.where(m, a + wait, np.inf))
@@ -160,8 +240,40 @@ class PathPolicy:
                 k = self.choose(st, f, key[1] / 10)
             finally:
                 st.lat[f] = saved
-            st.cache[key] = int(np.argmin(st.cost[f])) if k is None else k
+            st.cache[key] = self.late_choice(st, f, n) if k is None else k
         return st.cache[key]
+
+    def late_choice(self, st: AppState, f: int, queued: int) -> int:
+        """The configuration of a head for which nothing fits (it is late), by `self.late`
+        (LATE_RULES): "cheapest" the cheapest per request (whatever its batch); "drain" the
+        cheapest whose batch the `queued` requests fill (so it leaves now), else the smallest
+        batch."""
+        if self.late == "cheapest" or st.fill is None:
+            return int(np.argmin(st.cost[f]))
+        b = st.fill.batch[f]
+        ok = np.isfinite(st.cost[f]) & (b <= queued)
+        if not ok.any():
+            ok = np.isfinite(st.cost[f]) & (b == b[np.isfinite(st.cost[f])].min())
+        return int(np.argmin(np.where(ok, st.cost[f], np.inf)))
+
+    def plan_request(
+        self, st: AppState, order: list[int], preds: list[list[int]], slo_ms: float,
+        queued: dict[int, int],
+    ) -> list[int]:  # fmt: skip
+        """Every function's configuration for a request at its arrival (`replan` False): in
+        topological `order`, each function decided (`decide`) as a head would be at its planned
+        start, the latest planned finish of its predecessors (planning latencies), with the
+        budget left then; a source with the `queued` requests at its queue (itself included),
+        the others alone. The same rule as per stage, made once, with no feedback."""
+        finish = [0.0] * len(order)
+        plan = [0] * len(order)
+        for f in order:
+            start = max((finish[p] for p in preds[f]), default=0.0)
+            k = self.decide(st, f, slo_ms - start, queued.get(f, 1))
+            plan[f] = k
+            lat = float(st.lat[f][k])
+            finish[f] = start + (lat if math.isfinite(lat) else 0.0)
+        return plan
 
     def batch_timeout_ms(self, st: AppState, f: int, k: int, remaining_ms: float) -> float | None:
         """How long configuration k's batch may wait to fill, counted from the head's arrival
@@ -196,15 +308,33 @@ class EsgPolicy(PathPolicy):
 
     name = "esg"
 
-    def __init__(self, split: str = DEFAULT_SPLIT) -> None:
+    def __init__(self, split: str = DEFAULT_SPLIT, factors: Factors | None = None) -> None:
         if split not in SPLITS:
             raise InvalidInput(
                 f"split (--split): unknown {split!r}; choose one of: {', '.join(SPLITS)}"
             )
         self.split = split
+        self.factors = factors or Factors()
+        self.factors.check()
+        self.replan = self.factors.replan
+        self.astar = PRUNINGS[self.factors.pruning]
+
+    def restrict(self, f: Function) -> np.ndarray:
+        """The configurations the factors allow (`Factors.allowed`)."""
+        return self.factors.allowed(f)
 
     def prepare(self, app: App, rate_per_s: float) -> AppState:
-        """The shared tables, and the split of the app's SLO on them (a DAG only)."""
+        """The shared tables, and the split of the app's SLO on them (a DAG only). A function
+        the factors leave with no configuration is refused, naming it and the flag."""
+        if not self.factors.full:
+            bad = [f.id for f in app.functions if not self.factors.allowed(f).any()]
+            if bad:
+                raise InvalidInput(
+                    f"policy esg {' '.join(self.factors.switched_off())}: app {app.name!r} "
+                    f"function(s) {', '.join(map(repr, bad))} have no configuration left "
+                    "(--no-gpu-sharing keeps share-1 and CPU-only configurations, --no-batching "
+                    "batch-1 ones); give them such configurations or drop the flag"
+                )
         st = super().prepare(app, rate_per_s)
         if self.split == "critical_path" or app.is_chain:
             return st
@@ -260,7 +390,7 @@ class EsgPolicy(PathPolicy):
             keep = np.isfinite(st.lat[i])
             ls.append(st.lat[i][keep])
             cs.append(st.cost[i][keep])
-        s = astar_chain(ls, cs, budget)
+        s = astar_chain(ls, cs, budget, self.astar)
         if s.choice is None:
             return None
         return int(np.flatnonzero(np.isfinite(st.lat[path[0]]))[s.choice[0]])
@@ -388,13 +518,35 @@ class StaticPolicy(PathPolicy):
     name, mask = "static", "static"
 
 
-def make_policy(name: str, split: str | None = None) -> PathPolicy:
-    """A fresh policy object by registered name; `split` (one of SPLITS) for the esg policy."""
+def make_policy(
+    name: str, split: str | None = None, factors: Factors | None = None, late: str | None = None
+) -> PathPolicy:
+    """A fresh policy object by registered name; `split` (one of SPLITS) and `factors` (the
+    ablations, `Factors`) for the esg policy only; `late` (LATE_RULES) for any."""
+    if late is not None and late not in LATE_RULES:
+        raise InvalidInput(
+            f"late (--late): unknown {late!r}; choose one of: {', '.join(LATE_RULES)}"
+        )
+    policy = _make(name, split, factors)
+    policy.late = late or DEFAULT_LATE
+    return policy
+
+
+def _make(name: str, split: str | None, factors: Factors | None) -> PathPolicy:
+    """The policy object of `make_policy`, before its late rule is set."""
     cls = POLICIES.get(name, scope=SUBJECT).obj
     if split is not None and name != "esg" and split != "critical_path":
         raise InvalidInput(
             f"split (--split): only the esg policy splits the SLO (policy {name!r}); "
             "leave it out or choose critical_path"
         )
-    policy: PathPolicy = cls(split) if split is not None and name == "esg" else cls()
-    return policy
+    if factors is not None and name != "esg" and not factors.full:
+        raise InvalidInput(
+            f"{' '.join(factors.switched_off())}: ablations of the esg policy only (policy "
+            f"{name!r}); leave them out"
+        )
+    if name != "esg":
+        policy: PathPolicy = cls()
+        return policy
+    esg: PathPolicy = cls(DEFAULT_SPLIT if split is None else split, factors)
+    return esg

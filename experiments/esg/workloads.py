@@ -25,8 +25,9 @@ import numpy as np
 
 from schedlab.experiments.esg.simulator import arrival_times
 from schedlab.experiments.registry import WORKLOADS, register_workload
-from schedlab.solvers.esg.generate import generate
+from schedlab.solvers.esg.generate import generate, measured_app
 from schedlab.solvers.esg.problem import App
+from schedlab.solvers.esg.secondary import summary_app
 
 SUBJECT = "esg"
 #: Tags of the two kinds of ESG workload.
@@ -108,9 +109,51 @@ for _salt, (_name, (_n, _shape, _layers, _what)) in enumerate(APPS.items()):
     )
 
 
-def app_names() -> tuple[str, ...]:
-    """The registered evaluation apps, in registration order."""
-    return tuple(WORKLOADS.names(scope=SUBJECT, tag=APP))
+#: Apps on profiles with a source (tags MEASURED, SECONDARY): name -> (functions in order,
+#: edges as position pairs or None for a chain). GPU-only: no CPU-only configurations.
+#: Measured: the A100 MIG profiles of ParvaGPU (`generate.measured_app`); secondary: the six
+#: latencies summaries of ESG's paper report, scaled by the measured ratios
+#: (`solvers/esg/secondary.py`). The pipelines (which function feeds which) are ours.
+MEASURED, SECONDARY = "measured", "secondary"
+SOURCED_APPS: dict[str, tuple[str, tuple[str, ...], tuple[tuple[int, int], ...] | None]] = {
+    "mig-chain4": (MEASURED, ("mobilenetv2", "resnet50", "densenet121", "bert"), None),
+    "mig-diamond": (
+        MEASURED, ("resnet50", "mobilenetv2", "densenet121", "bert"),
+        ((0, 1), (0, 2), (1, 3), (2, 3)),
+    ),
+    "s6-chain": (SECONDARY, ("deblur", "super_resolution", "classification"), None),
+    "s6-dag": (
+        SECONDARY, ("super_resolution", "segmentation", "depth", "background_removal"),
+        ((0, 1), (0, 2), (1, 3), (2, 3)),
+    ),
+}  # fmt: skip
+
+
+def _sourced(name: str) -> Callable[..., App]:
+    """A builder of the sourced app `name` (seed, configs, shares, CPU configs: not used; its
+    profiles are fixed, so seeds differ only in their arrivals)."""
+    kind, funcs, edges = SOURCED_APPS[name]
+
+    def build(seed: int, configs: int, *, shares: str = "mig", cpu_configs: int = 0) -> App:
+        if kind == MEASURED:
+            return measured_app(list(funcs), name=name, edges=edges)
+        return summary_app(funcs, edges, name=name)
+
+    build.__doc__ = f"The {name} app ({kind} profiles): {' -> '.join(funcs)}" + (
+        f", edges {list(edges)}" if edges else " (a chain)"
+    )
+    return build
+
+
+for _name, (_kind, _funcs, _edges) in SOURCED_APPS.items():
+    register_workload(SUBJECT, _name, summary=f"{_kind} profiles: {', '.join(_funcs)}",
+                      tags=(_kind,))(_sourced(_name))  # fmt: skip
+
+
+def app_names(tag: str = APP) -> tuple[str, ...]:
+    """The registered evaluation apps of a kind (APP: the generated ones; MEASURED,
+    SECONDARY: the sourced ones), in registration order."""
+    return tuple(WORKLOADS.names(scope=SUBJECT, tag=tag))
 
 
 def build_app(

@@ -127,15 +127,16 @@ def place(
     if rule not in DISPATCH_RULES:
         raise ValueError(f"dispatch rule {rule!r}; choose one of {', '.join(DISPATCH_RULES)}")
     n = len(invokers)
+    free = [inv.free() for inv in invokers]  # once: no container changes before a fit check
     if rule == "random":
         gen = rng if rng is not None else np.random.default_rng(0)
         order = [int(i) for i in gen.permutation(n)]
         warm_order: list[int] | None = order
     elif rule == "no-locality":
-        order = sorted(range(n), key=lambda i: invokers[i].free()[1])
+        order = sorted(range(n), key=lambda i: free[i][1])
         warm_order = None
     else:
-        order = sorted(range(n), key=lambda i: (i not in upstream, invokers[i].free()[1]))
+        order = sorted(range(n), key=lambda i: (i not in upstream, free[i][1]))
         warm_order = sorted(range(n), key=lambda i: i not in upstream)
     if reuse_warm and rule != "no-warm":
         w = warm(invokers, app, fn, vcpus, share, warm_order)
@@ -143,7 +144,11 @@ def place(
             return w
     for ev in (False, True) if evict else (False,):
         for i in order:
-            if fits(invokers[i], vcpus, share, ev):
+            if ev:
+                ok = fits(invokers[i], vcpus, share, True)
+            else:
+                ok = free[i][0] >= vcpus - CAP_TOL and free[i][1] >= share - CAP_TOL
+            if ok:
                 x = Container(app, fn, cfg, vcpus, share)
                 invokers[i].containers.append(x)
                 return Placement(i, x, True)

@@ -337,18 +337,37 @@ def measured_app(
     *,
     name: str | None = None,
     slo_quantile: float = 0.3,
+    edges: Sequence[tuple[int, int]] | None = None,
 ) -> App:
-    """A chain of functions, one per model (in order), on the measured MIG profiles.
+    """Functions, one per model (in order), on the measured MIG profiles: a chain in that
+    order, or the DAG of `edges` (pairs of positions in `models`).
 
-    `slo_ms` None: `generate`'s rule (`quantile_slo`): the sum over the chain of each model's
+    `slo_ms` None: `generate`'s rule (`quantile_slo`): the longest path of each model's
     `slo_quantile` latency over its measured configurations, rounded to 0.1 ms.
     """
     if not models:
         raise InvalidInput("models: name at least one of " + ", ".join(MEASURED_MODELS))
     funcs = tuple(Function(f"f{i}_{m}", tuple(measured_configs(m))) for i, m in enumerate(models))
-    edges = tuple((funcs[i].id, funcs[i + 1].id) for i in range(len(funcs) - 1))
+    return app_of(funcs, slo_ms, name or "measured-" + "-".join(models), slo_quantile, edges)
+
+
+def app_of(
+    funcs: tuple[Function, ...],
+    slo_ms: float | None,
+    name: str,
+    slo_quantile: float,
+    edges: Sequence[tuple[int, int]] | None,
+) -> App:
+    """An app of these functions: a chain in order, or the DAG of `edges` (position pairs);
+    SLO `slo_ms`, or the `quantile_slo` rule when None."""
+    n = len(funcs)
+    pairs = [(i, i + 1) for i in range(n - 1)] if edges is None else list(edges)
+    bad = [e for e in pairs if not (0 <= e[0] < n and 0 <= e[1] < n and e[0] != e[1])]
+    if bad:
+        raise InvalidInput(f"edges: positions must be distinct in 0..{n - 1} (got {bad})")
+    named = tuple((funcs[i].id, funcs[j].id) for i, j in pairs)
     slo = 1.0 if slo_ms is None else slo_ms
-    app = App(name or "measured-" + "-".join(models), slo, funcs, edges, Prices())
+    app = App(name, slo, funcs, named, Prices())
     if slo_ms is None:
-        return App(app.name, quantile_slo(app, slo_quantile), funcs, edges, Prices())
+        return App(app.name, quantile_slo(app, slo_quantile), funcs, named, Prices())
     return app

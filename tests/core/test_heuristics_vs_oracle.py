@@ -24,7 +24,7 @@ from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from schedlab.experiments.codeversion import package_root
@@ -90,19 +90,21 @@ def held_to_oracle(mod: Any, sense: str, problem: Any, result: SolveResult) -> N
         assert math.isclose(result.value, opt, rel_tol=0, abs_tol=tol), f"{where}: not {opt!r}"
 
 
+ROUNDS = 4  # at most this many rounds of EXAMPLES cases, until one case has an answer
+
+
 @pytest.mark.parametrize(("subject", "method"), heuristics())
 def test_heuristic_is_feasible_and_never_better_than_the_optimum(subject, method, record_property):
+    """EXAMPLES cases, and more rounds (other seeds) while none had a value to check: a baseline
+    confined to a small space (ESG's CPU-only BATCH) often finds no plan on a case, and which
+    cases hypothesis draws depends on the literals of the modules loaded so far (its local
+    constants), i.e. on the test order; the rounds keep the check from being vacuous in any
+    order."""
     entry = METHODS.get(method, scope=subject)
     mod, direction = cases(subject), sense(subject)
     seen: list[str] = []
+    answered: list[bool] = []
 
-    @settings(
-        max_examples=EXAMPLES,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-    @given(st.data())
     def check(data: st.DataObject) -> None:
         problem = data.draw(mod.problems(entry))
         result = solve(problem, method, seed=0, options=mod.options(entry))
@@ -110,28 +112,46 @@ def test_heuristic_is_feasible_and_never_better_than_the_optimum(subject, method
         seen.append(str(result.status))
         answered.append(result.value is not None)
 
-    answered: list[bool] = []
-    check()
+    for k in range(ROUNDS):
+        chosen = settings(
+            max_examples=EXAMPLES,
+            deadline=None,
+            derandomize=k == 0,
+            database=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        )
+        run = given(st.data())(chosen(check))
+        (run if k == 0 else seed(k)(run))()
+        if any(answered):
+            break
     counts = {s: seen.count(s) for s in sorted(set(seen))}
     record_property("cases", counts)
     print(f"heuristic property: {subject}/{method}: {len(seen)} cases {counts}")
     assert len(seen) >= EXAMPLES // 2, f"{subject}/{method}: only {len(seen)} cases ran"
-    assert sum(answered) >= 1, f"{subject}/{method}: no case had an answer to check"
+    assert sum(answered) >= 1, f"{subject}/{method}: no case in {len(seen)} had an answer"
 
 
 # ---- the check can fail --------------------------------------------------------------------
-def _first_case(subject: str, method: str) -> Any:
-    """One status case of `subject` that `method` accepts, drawn deterministically."""
-    entry = METHODS.get(method, scope=subject)
-    found: list[Any] = []
+def _answered_case(subject: str) -> tuple[str, Any, SolveResult]:
+    """The first heuristic of `subject` (by name) and status case, drawn deterministically, on
+    which the oracle proves an optimum and the heuristic returns a value."""
+    mod = cases(subject)
+    for method in sorted(METHODS.names(scope=subject, tag="heuristic")):
+        entry = METHODS.get(method, scope=subject)
+        found: list[tuple[str, Any, SolveResult]] = []
 
-    @settings(max_examples=1, deadline=None, derandomize=True, database=None)
-    @given(st.data())
-    def draw(data: st.DataObject) -> None:
-        found.append(data.draw(cases(subject).problems(entry)))
+        @settings(max_examples=40, deadline=None, derandomize=True, database=None)
+        @given(st.data())
+        def draw(data: st.DataObject) -> None:
+            problem = data.draw(mod.problems(entry))
+            res = solve(problem, method, seed=0, options=mod.options(entry))
+            if res.value is not None and mod.oracle(problem)[0] is Status.OPTIMAL:
+                found.append((method, problem, res))
 
-    draw()
-    return found[0]
+        draw()
+        if found:
+            return found[0]
+    raise AssertionError(f"{subject}: no heuristic answered a status case with an optimum")
 
 
 @pytest.mark.parametrize("subject", subjects())
@@ -139,10 +159,7 @@ def test_a_lying_heuristic_is_caught(subject):
     """A value better than the optimum, a wrong `optimal`, a wrong `infeasible` and `error` each
     fail the check (on a real heuristic's answer, altered)."""
     mod, direction = cases(subject), sense(subject)
-    method = METHODS.names(scope=subject, tag="heuristic")[0]
-    entry = METHODS.get(method, scope=subject)
-    problem = _first_case(subject, method)
-    res = solve(problem, method, seed=0, options=mod.options(entry))
+    method, problem, res = _answered_case(subject)
     held_to_oracle(mod, direction, problem, res)  # the honest answer passes
     want, opt = mod.oracle(problem)
     assert want is Status.OPTIMAL and opt is not None and res.value is not None

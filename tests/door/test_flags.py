@@ -75,6 +75,7 @@ CASES = [
     ("esg solve {app}", "--max-work", "--method brute --backend numpy"),
     ("esg solve {app}", "--max-states", "--method split_opt"),
     ("esg solve {app}", "--brute-cap", "--method split_opt"),
+    ("esg solve {app}", "--max-nodes", "--method astar_dag"),
     (
         "sojourn simulate",
         "--servers",

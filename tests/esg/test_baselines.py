@@ -67,7 +67,12 @@ def test_batch_is_cpu_only_and_meets_the_slo_with_its_timeout():
     st = p.prepare(_app(BATCH_CASE, slo_ms=50.0), 100.0)
     assert p.decide(st, 0, 50.0) == 1
     assert p.decide(st, 0, 20.0) == 3  # only the 16-vCPU configuration fits 20 ms
-    assert p.decide(st, 0, 5.0) == 2  # nothing fits: its cheapest, never the GPU's k0
+    # nothing fits (late): the drain rule takes the cheapest a lone request fills (k1, b=1),
+    # with 4 queued the cheapest of all (k2, b=4); never the GPU's k0
+    assert p.decide(st, 0, 5.0) == 1
+    assert p.decide(st, 0, 5.0, queued=4) == 2
+    old = make_policy("batch", late="cheapest")
+    assert old.decide(old.prepare(_app(BATCH_CASE, slo_ms=50.0), 100.0), 0, 5.0) == 2
     # four requests waiting: k2 needs no fill wait (60 ms still > 50): k1 again
     assert p.decide(st, 0, 50.0, queued=4) == 1
     assert p.decide(st, 0, 70.0, queued=4) == 2

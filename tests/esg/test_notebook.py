@@ -10,5 +10,5 @@ def test_notebook_executes_tiny(tmp_path, monkeypatch):
     assert "astar    optimal" in ran.text and "split (slack)" in ran.text
     assert ran.has_image
     d = ran.results / "esg"
-    for name in ("esg.png", "esg.pdf", "esg-sim.csv", "esg-summary.json"):
+    for name in ("esg.png", "esg.pdf", "esg-cells.csv", "esg-summary.json"):
         assert (d / name).exists()
