@@ -20,7 +20,17 @@ def test_registered_for_reproduce():
 
 def test_the_heuristics_are_the_baseline_tag():
     # the figure's heuristics come from the registry tag (batchlocal is not a baseline)
-    assert heuristics() == ("fcfs", "sept", "ssf", "maxpi", "smith", "uindex", "local")
+    assert heuristics() == (
+        "fcfs",
+        "sept",
+        "ssf",
+        "maxpi",
+        "smith",
+        "uindex",
+        "local",
+        "gittins",
+        "sevcik",
+    )
 
 
 def test_files_numbers_and_resume(tmp_path, monkeypatch):

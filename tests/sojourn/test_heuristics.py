@@ -24,7 +24,7 @@ from schedlab.solvers.solve import METHODS, solve
 from schedlab.solvers.validate import Deadline
 from tests.conftest import random_instances
 
-HEURISTICS = ["fcfs", "sept", "ssf", "maxpi", "smith", "uindex", "local"]
+HEURISTICS = ["fcfs", "sept", "ssf", "maxpi", "smith", "uindex", "local", "gittins", "sevcik"]
 OBJECTIVES = [Objective("A"), Objective("B"), Objective("TK", 2), Objective("DK", 3)]
 
 
