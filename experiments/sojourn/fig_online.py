@@ -84,7 +84,7 @@ def config_for(size: str) -> StudyConfig:
         return StudyConfig((4,), (0.5, 0.8, 0.95), 2000, 5, None, (64,), (0.95,), 3,
                            sweep_h=(1.0,), sweep_loads=(0.95,))  # fmt: skip
     return StudyConfig((4, 16), (0.5, 0.7, 0.8, 0.9, 0.95), 10_000, 10, full_trace_path(),
-                       (256,), (0.8, 0.95), 3)  # fmt: skip
+                       (256,), (0.95,), 3)  # fmt: skip
 
 
 def grid_config_for(size: str) -> StudyConfig:
