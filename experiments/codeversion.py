@@ -20,10 +20,10 @@ their study's version.
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
 import os
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -71,6 +71,7 @@ def code_version() -> str:
 
 
 # ---- static import closure -----------------------------------------------------------------
+@functools.cache
 def module_path(name: str, root: Path) -> Path | None:
     """The file of schedlab module `name` under `root` (a module or a package's __init__)."""
     parts = name.split(".")
@@ -88,25 +89,43 @@ def _parents(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def imported_modules(name: str, root: Path) -> set[str]:
+#: An import statement at any indentation (function-level ones too): `from X import names`
+#: (a parenthesized list may span lines) or `import X, Y`. Read from the text, not an AST: an
+#: import-like line inside a string only adds a dependency, which keeps the version sound.
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)"
+    r"|import[ \t]+([^\n#;]*))",
+    re.M,
+)
+
+
+def _names(text: str) -> list[str]:
+    """`a as b, c` -> [a, c] (parentheses, line continuations and comments dropped)."""
+    text = re.sub(r"#[^\n]*", "", text).replace("(", " ").replace(")", " ").replace("\\", " ")
+    return [part.split()[0] for part in text.split(",") if part.split()]
+
+
+@functools.cache
+def imported_modules(name: str, root: Path) -> frozenset[str]:
     """The schedlab modules that module `name` imports anywhere in its body (statically)."""
     path = module_path(name, root)
     if path is None:
-        return set()
-    tree = ast.parse(path.read_bytes(), filename=str(path))
+        return frozenset()
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
-            found.add(base)
-            found.update(f"{base}.{a.name}" for a in node.names)
-    return {m for m in found if module_path(m, root) is not None}
+    for m in _IMPORT.finditer(path.read_text(encoding="utf-8")):
+        base, names, plain = m.group(1), m.group(2), m.group(3)
+        if plain is not None:
+            found.update(_names(plain))
+            continue
+        level = len(base) - len(base.lstrip("."))
+        base = base.lstrip(".")
+        if level:
+            pkg = package.split(".")
+            base = ".".join(pkg[: len(pkg) - level + 1] + ([base] if base else []))
+        found.add(base)
+        found.update(f"{base}.{n}" for n in _names(names))
+    return frozenset(m for m in found if module_path(m, root) is not None)
 
 
 @functools.cache
@@ -194,3 +213,14 @@ def pinned(version: str) -> Iterator[str]:
         yield version
     finally:
         _PINNED.reset(token)
+
+
+def subject_of_module(name: str, root: Path | None = None) -> str:
+    """The subject whose package holds module `name` (schedlab.<folder>.<subject>....), or ""
+    for shared code: a subject is a package under theory/ (every subject has one)."""
+    root = root or package_root()
+    parts = name.split(".")
+    if len(parts) >= 3 and parts[0] == ROOT_NAME and parts[1] in SUBJECT_FOLDERS:
+        if (root / "theory" / parts[2] / "__init__.py").is_file():
+            return parts[2]
+    return ""

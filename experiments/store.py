@@ -21,6 +21,9 @@ from typing import Any
 from schedlab.experiments import codeversion
 from schedlab.solvers.util import atomic_write_text, check_output_path, ensure_output_dir
 
+#: The journal line's field for what the row cost (`sweep.call_cell`); never part of a row.
+COST_KEY = "_cost"
+
 
 def results_dir(outdir: Path, subject: str) -> Path:
     """results/<subject>/, created if needed."""
@@ -44,6 +47,7 @@ class RowStore:
         self.code = codeversion.current()
         self.rows: list[dict[str, Any]] = []
         self._keys: set[tuple[Any, ...]] = set()
+        self._costs: dict[tuple[Any, ...], dict[str, float]] = {}
         self._load()
 
     def _load(self) -> None:
@@ -75,8 +79,16 @@ class RowStore:
             self._remember(row)
 
     def _remember(self, row: dict[str, Any]) -> None:
+        cost = row.pop(COST_KEY, None)
         self.rows.append(row)
-        self._keys.add(self.key(row))
+        key = self.key(row)
+        self._keys.add(key)
+        if isinstance(cost, dict):
+            self._costs[key] = cost
+
+    def cost_of(self, key: tuple[Any, ...]) -> dict[str, float]:
+        """What computing the row `key` cost when it was journaled (`{}` if not recorded)."""
+        return self._costs.get(key, {})
 
     def key(self, row: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(row[k] for k in self.key_fields)
@@ -84,17 +96,18 @@ class RowStore:
     def done(self, **key: Any) -> bool:
         return tuple(key[k] for k in self.key_fields) in self._keys
 
-    def add(self, row: dict[str, Any]) -> None:
-        """Append one finished row durably."""
+    def add(self, row: dict[str, Any], *, cost: dict[str, float] | None = None) -> None:
+        """Append one finished row durably (with what it cost, kept apart from the row)."""
         check_output_path(self.path, "journal")
         new = not self.path.exists()
         with open(self.path, "a") as fh:
             if new:
                 fh.write(json.dumps({"_config": self.config, "_code": self.code}) + "\n")
-            fh.write(json.dumps(row) + "\n")
+            line = {**row, COST_KEY: cost} if cost else row
+            fh.write(json.dumps(line) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
-        self._remember(row)
+        self._remember(dict(line))
 
     def run(
         self,

@@ -21,6 +21,7 @@ import json
 import os
 import pickle
 import sys
+import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -44,30 +45,68 @@ CONNECT_TIMEOUT_S = 30.0  # how long to try reaching a Dask scheduler
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a worker sends back for one cell: its row fields, or the error text."""
+    """What a worker sends back for one cell: its row fields, or the error text, and what the
+    cell cost (`wall_s`, `cpu_s`, `peak_mb`: see `call_cell`)."""
 
     ok: bool
     value: Any
     code: str
+    cost: dict[str, float] | None = None
 
 
-def call_cell(fn: CellFn, cell: dict[str, Any]) -> Outcome:
+def _peak_rss_mb(reset: bool = False) -> float:
+    """This process's peak resident memory (VmHWM) in MB; `reset` starts a new peak (Linux's
+    /proc/self/clear_refs), so a worker's peak is the cell's, not its lifetime's. 0 where
+    /proc is not there."""
+    try:
+        if reset:
+            with open("/proc/self/clear_refs", "w") as fh:
+                fh.write("5")
+            return 0.0
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return 0.0
+
+
+def _process_and_children_cpu() -> float:
+    """CPU seconds of this process and of the children it waited for (a solver that runs as a
+    subprocess, as PuLP's CBC does, counts in the cell that called it)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def call_cell(fn: CellFn, cell: dict[str, Any], clock: str = "process") -> Outcome:
     """Run one cell where it is executed (any engine); never raises, so no cell loses others.
 
     BLAS runs on one thread inside a cell, whatever the engine: a multithreaded BLAS sums in
     another order (last-bit differences), and Dask's workers pin it to one thread anyway, so
-    without this the rows would depend on the engine. Cells run side by side instead."""
+    without this the rows would depend on the engine. Cells run side by side instead.
+    The cost is measured around the call: CPU time of the worker process and its waited-for
+    children (`clock` "process"), or of the calling thread in the main process ("thread", where
+    other studies' threads share the process), and the peak memory of the process during the
+    cell."""
     from threadpoolctl import threadpool_limits
 
     from schedlab.experiments.codeversion import code_version
 
+    cpu = _process_and_children_cpu if clock == "process" else time.thread_time
+    if clock == "process":
+        _peak_rss_mb(reset=True)
+    t0, c0 = time.perf_counter(), cpu()
+    value: Any
     try:
         with threadpool_limits(limits=1, user_api="blas"):
             value = fn(cell)
+        ok = True
     except Exception as exc:  # noqa: BLE001 - reported with the cell's config by the runner
         tb = traceback.format_exc(limit=-3).strip()
-        return Outcome(False, f"{type(exc).__name__}: {exc}\n{tb}", code_version())
-    return Outcome(True, value, code_version())
+        value, ok = f"{type(exc).__name__}: {exc}\n{tb}", False
+    cost = {"wall_s": time.perf_counter() - t0, "cpu_s": cpu() - c0, "peak_mb": _peak_rss_mb()}
+    return Outcome(ok, value, code_version(), cost)
 
 
 @dataclass(frozen=True)
@@ -119,7 +158,7 @@ class SerialEngine:
         self, fn: CellFn, todo: Sequence[tuple[int, dict[str, Any]]]
     ) -> Iterator[tuple[int, Outcome]]:
         for i, cell in todo:
-            yield i, call_cell(fn, cell)
+            yield i, call_cell(fn, cell, clock="thread")
 
     def close(self) -> None:
         pass
@@ -143,7 +182,9 @@ class PoolEngine:
             from concurrent.futures import ProcessPoolExecutor
 
             ctx = mp.get_context(start_method())
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=ctx, initializer=_quiet_worker
+            )
         return self._pool
 
     def run(
@@ -151,16 +192,7 @@ class PoolEngine:
     ) -> Iterator[tuple[int, Outcome]]:
         from concurrent.futures import as_completed
 
-        try:
-            pickle.dumps(fn)
-        except Exception as exc:  # noqa: BLE001 - any pickling failure: run here instead
-            click.echo(
-                f"sweep: the cell function cannot be sent to worker processes ({exc}); "
-                "running its cells in this process (make it a module-level function)",
-                err=True,
-            )
-            yield from SerialEngine().run(fn, todo)
-            return
+        require_picklable(fn)
         pool = self._executor()
         futures = {pool.submit(call_cell, fn, cell): i for i, cell in todo}
         for fut in as_completed(futures):
@@ -203,6 +235,31 @@ class DaskEngine:
 
     def close(self) -> None:
         self.client.close()
+
+
+def require_picklable(fn: CellFn) -> None:
+    """InvalidInput unless `fn` can be sent to a worker process: a study never falls back to
+    running its cells serially in the main process."""
+    try:
+        pickle.dumps(fn)
+    except Exception as exc:  # noqa: BLE001 - any pickling failure is the same mistake
+        name = getattr(fn, "__qualname__", repr(fn))
+        raise InvalidInput(
+            f"sweep: the cell function {name} cannot be sent to worker processes ({exc}); "
+            "make it a module-level function (or a functools.partial of one)"
+        ) from None
+
+
+def _quiet_worker() -> None:
+    """Worker start-up: C libraries that print to file descriptor 1 whatever their output flag
+    (HiGHS's MIP solver prints "HighsMipSolverData::transformNewIntegerFeasibleSolution ...")
+    write to /dev/null instead of the run's terminal; a cell's result is its return value."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:  # pragma: no cover - no descriptors to redirect
+        pass
 
 
 def _result(fut: Any) -> Outcome:
@@ -267,28 +324,34 @@ def run_cells(
     engine: Engine | None = None,
 ) -> list[dict[str, Any]]:
     """Rows ``{**cell, **fn(cell)}`` of every cell, in cell order; finished cells come from
-    `store`'s journal, new ones are appended to it as they finish. Raises `SweepError` (after
-    finishing every other cell) if any cell failed."""
-    from tqdm import tqdm
+    `store`'s journal, new ones are appended to it (with what they cost) as they finish. Raises
+    `SweepError` (after finishing every other cell) if any cell failed.
 
+    Inside a study (`studies.run_study`) the cells count in its manifest and in the run's one
+    progress bar; elsewhere the sweep draws a bar of its own."""
     from schedlab.experiments.codeversion import code_version
+    from schedlab.experiments.studies import current_study
 
     cell_list = [dict(c) for c in cells]
     engine = engine or current_engine()
     done = {store.key(r): r for r in store.rows} if store is not None else {}
     rows: dict[int, dict[str, Any]] = {}
     todo: list[tuple[int, dict[str, Any]]] = []
+    reused_cpu = 0.0
     for i, cell in enumerate(cell_list):
         row = done.get(store.key(cell)) if store is not None else None
-        if row is None:
+        if row is None or store is None:
             todo.append((i, cell))
         else:
             rows[i] = row
+            reused_cpu += store.cost_of(store.key(cell)).get("cpu_s", 0.0)
     name = desc or (store.path.stem if store is not None else "sweep")
+    stats = current_study()
+    if stats is not None:
+        stats.count_cells(len(cell_list), reused_cpu)
+    bar = _Bar(name, len(cell_list), len(rows))
     failures: list[CellFailure] = []
     here = code_version()
-    bar = tqdm(total=len(cell_list), initial=len(rows), desc=name, unit="cell", file=sys.stderr,
-               disable=None, leave=False, dynamic_ncols=True)  # fmt: skip
     try:
         for i, out in engine.run(fn, todo):
             if out.ok and out.code != here:
@@ -296,16 +359,45 @@ def run_cells(
             if out.ok:
                 row = _normalized({**cell_list[i], **out.value})
                 if store is not None:
-                    store.add(row)
+                    store.add(row, cost=out.cost)
                 rows[i] = row
             else:
                 failures.append(CellFailure(i, cell_list[i], str(out.value)))
-            bar.update(1)
+            if stats is not None:
+                stats.count_computed(out.cost, out.ok)
+            bar.update()
     finally:
         bar.close()
     if failures:
         raise SweepError(name, sorted(failures, key=lambda f: f.index), len(cell_list))
     return [rows[i] for i in range(len(cell_list))]
+
+
+class _Bar:
+    """A sweep's progress: the run's one bar when there is one, else a bar of its own."""
+
+    def __init__(self, name: str, total: int, done: int) -> None:
+        from tqdm import tqdm
+
+        from schedlab.experiments.studies import current_progress
+
+        self.shared = current_progress()
+        self.own = None
+        if self.shared is not None:
+            self.shared.add(total, done)
+        else:
+            self.own = tqdm(total=total, initial=done, desc=name, unit="cell", file=sys.stderr,
+                            disable=None, leave=False, dynamic_ncols=True)  # fmt: skip
+
+    def update(self) -> None:
+        if self.shared is not None:
+            self.shared.advance(1)
+        elif self.own is not None:
+            self.own.update(1)
+
+    def close(self) -> None:
+        if self.own is not None:
+            self.own.close()
 
 
 def _normalized(row: dict[str, Any]) -> dict[str, Any]:

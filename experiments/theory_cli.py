@@ -10,18 +10,21 @@ claim that "fails" is a finding: exit code 0.
 from __future__ import annotations
 
 import json
-import sys
+import threading
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import click
 
 from schedlab.experiments.cliflags import seed_option
+from schedlab.experiments.codeversion import subject_of_module
 from schedlab.experiments.output import emit_json, format_table
 from schedlab.experiments.registry import register_command
 from schedlab.experiments.store import RowStore, results_dir, write_csv, write_json
-from schedlab.experiments.sweep import engine_options, using
+from schedlab.experiments.studies import Study, raise_failures, run_studies
+from schedlab.experiments.sweep import SerialEngine, current_engine, engine_options, using
 from schedlab.theory.claims import ClaimSpec, resolve, run_claim
 from schedlab.theory.claims import claims as all_claims
 from schedlab.theory.verdict import SIZES, Runner, RunnerFactory, Verdict
@@ -69,32 +72,86 @@ def _merge_and_write(
 
 
 VERDICT_FIELDS = ["claim", "verdict", "instances", "worst", "evidence", "title"]
+_VERDICT_LOCK = threading.Lock()
+
+
+def record_verdict(outdir: Path, size: str, seed: int, verdict: Verdict) -> Path:
+    """Merge one verdict into the verdict file (JSON) and rewrite the table beside it (CSV), as
+    each claim finishes, so an interrupted run keeps every finished verdict."""
+    path = verdict_file(outdir, size, seed)
+    with _VERDICT_LOCK:
+        merged = _merge_and_write(path, size, seed, [verdict])
+        table = [
+            {"claim": c["id"], "verdict": c["verdict"], "instances": c["instances"],
+             "worst": _worst_text(c["worst"]),
+             "evidence": c["summary"], "title": c["title"]}
+            for c in merged
+        ]  # fmt: skip
+        write_csv(path.with_suffix(".csv"), table, VERDICT_FIELDS)
+    return path
+
+
+def whole_claim_cell(cell: dict[str, Any], outdir: str) -> dict[str, Any]:
+    """A check that computes in its own body, run whole as one cell (in a worker)."""
+    spec = resolve([cell["claim"]])[0]
+    verdict = run_claim(spec, cell["size"], cell["seed"], outdir=Path(outdir))
+    return {"verdict": verdict.to_dict()}
+
+
+def _claim_run(
+    spec: ClaimSpec, size: str, seed: int, outdir: Path, runner: RunnerFactory,
+    sink: dict[str, Verdict],
+) -> list[Path]:  # fmt: skip
+    if spec.in_worker:
+        key = ["claim", "size", "seed"]
+        store = runner(f"claim-{spec.id}-whole", key, {"size": size, "seed": seed})
+        cell = {"claim": spec.id, "size": size, "seed": seed}
+        row = store.run([cell], partial(whole_claim_cell, outdir=str(outdir)), desc=spec.id)[0]
+        verdict = Verdict.from_dict(row["verdict"])
+    else:
+        verdict = run_claim(spec, size, seed, outdir=outdir, runner=runner)
+    sink[spec.id] = verdict
+    path = record_verdict(outdir, size, seed, verdict)
+    return [path, path.with_suffix(".csv"), *map(Path, verdict.files)]
+
+
+def claim_studies(
+    specs: Sequence[ClaimSpec],
+    size: str,
+    seed: int,
+    outdir: Path,
+    *,
+    fresh: bool = False,
+    sink: dict[str, Verdict] | None = None,
+) -> list[Study]:
+    """Each claim check as a study (`claim-<id>`), its rows journaled; verdicts go to `sink`."""
+    runner = journal_runner(outdir, fresh=fresh)
+    sink = {} if sink is None else sink
+    return [
+        Study(
+            name=f"claim-{spec.id}",
+            kind="claim",
+            subject=subject_of_module(spec.func.__module__),
+            size=size,
+            seed=seed,
+            command=f"schedlab verify {spec.id} --size {size} --seed {seed}",
+            run=partial(_claim_run, spec, size, seed, outdir, runner, sink),
+            extra_modules=(spec.func.__module__,),
+        )
+        for spec in specs
+    ]
 
 
 def run_verify(
     specs: Sequence[ClaimSpec], size: str, seed: int, outdir: Path, *, fresh: bool = False
 ) -> tuple[Path, list[Verdict]]:
-    """Run the claims on the current sweep engine; merge their verdicts into the verdict file
-    (JSON) and write the verdict table next to it (CSV, same stem)."""
-    from tqdm import tqdm
-
-    runner = journal_runner(outdir, fresh=fresh)
-    verdicts: list[Verdict] = []
-    bar = tqdm(specs, desc="claims", file=sys.stderr, disable=None)
-    for spec in bar:
-        bar.set_postfix_str(f"claim {spec.id}")
-        verdicts.append(run_claim(spec, size, seed, outdir=outdir, runner=runner))
-    bar.close()
-    path = verdict_file(outdir, size, seed)
-    merged = _merge_and_write(path, size, seed, verdicts)
-    table = [
-        {"claim": c["id"], "verdict": c["verdict"], "instances": c["instances"],
-         "worst": _worst_text(c["worst"]),
-         "evidence": c["summary"], "title": c["title"]}
-        for c in merged
-    ]  # fmt: skip
-    write_csv(path.with_suffix(".csv"), table, VERDICT_FIELDS)
-    return path, verdicts
+    """Run the claims (at once, on the current sweep engine's workers); merge their verdicts
+    into the verdict file (JSON) and the verdict table next to it (CSV, same stem)."""
+    sink: dict[str, Verdict] = {}
+    studies = claim_studies(specs, size, seed, outdir, fresh=fresh, sink=sink)
+    stats = run_studies(studies, outdir, parallel=not isinstance(current_engine(), SerialEngine))
+    raise_failures(stats)
+    return verdict_file(outdir, size, seed), [sink[s.id] for s in specs]
 
 
 @register_command("verify")

@@ -22,6 +22,7 @@ import fnmatch
 import importlib
 import os
 import pkgutil
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -34,6 +35,9 @@ T = TypeVar("T")
 
 PLUGINS_ENV = "SCHEDLAB_PLUGINS"
 _plugins_loaded = False
+#: One lock for every registry's discovery: loading one registry imports modules that may
+#: register into (or look up) another, and Python's import lock is per module.
+_LOAD_LOCK = threading.RLock()
 
 
 def load_plugins() -> None:
@@ -100,6 +104,7 @@ class Registry(Generic[T]):
         self._skip = tuple(skip)
         self._entries: dict[tuple[str, str], Entry[T]] = {}
         self._loaded = False
+        self._loading = False
 
     # --- registration (each registry's module wraps `add` in its one decorator) -----------
     def add(
@@ -131,13 +136,24 @@ class Registry(Generic[T]):
 
     # --- discovery ----------------------------------------------------------------------
     def load(self) -> Registry[T]:
-        """Import every module of the declared packages that may register entries (once)."""
-        if not self._loaded:
-            self._loaded = True
-            load_plugins()
-            for pkg in self._packages:
-                for mod in self._walk(pkg):
-                    importlib.import_module(mod)
+        """Import every module of the declared packages that may register entries (once).
+
+        Thread-safe: a second thread that looks up while the first is still importing waits
+        for it instead of seeing half the entries (studies of a reproduction run in threads).
+        The same thread may re-enter (a module being imported looks an entry up)."""
+        if self._loaded:
+            return self
+        with _LOAD_LOCK:
+            if not self._loaded and not self._loading:
+                self._loading = True
+                try:
+                    load_plugins()
+                    for pkg in self._packages:
+                        for mod in self._walk(pkg):
+                            importlib.import_module(mod)
+                    self._loaded = True
+                finally:
+                    self._loading = False
         return self
 
     def _walk(self, package: str) -> Iterator[str]:

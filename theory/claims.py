@@ -21,12 +21,16 @@ from schedlab.theory.verdict import SIZES, RunnerFactory, Verdict
 
 @dataclass(frozen=True)
 class ClaimSpec:
-    """A registered claim: id ("1", "2a", ...), a slug, a one-line statement, its check."""
+    """A registered claim: id ("1", "2a", ...), a slug, a one-line statement, its check.
+
+    `in_worker`: the check computes in its own body rather than through its runner's rows, so a
+    reproduction runs the whole check as one cell in a worker process (never in the main one)."""
 
     id: str
     slug: str
     title: str
     func: Callable[..., Verdict]
+    in_worker: bool = False
 
 
 #: Every claim check, discovered in the `claim_*` modules of `schedlab.theory`.
@@ -34,12 +38,14 @@ CLAIMS: Registry[ClaimSpec] = Registry("claim", packages=("schedlab.theory",), m
 
 
 def register_claim(
-    claim_id: str, slug: str, title: str
+    claim_id: str, slug: str, title: str, *, in_worker: bool = False
 ) -> Callable[[Callable[..., Verdict]], Callable[..., Verdict]]:
-    """Register the decorated check as claim `claim_id` ("1", "2a", ...) with its slug and title."""
+    """Register the decorated check as claim `claim_id` ("1", "2a", ...) with its slug and title
+    (`in_worker`: see `ClaimSpec`)."""
 
     def deco(func: Callable[..., Verdict]) -> Callable[..., Verdict]:
-        CLAIMS.add(claim_id, ClaimSpec(claim_id, slug, title, func), summary=title)
+        spec = ClaimSpec(claim_id, slug, title, func, in_worker)
+        CLAIMS.add(claim_id, spec, summary=title)
         return func
 
     return deco

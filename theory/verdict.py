@@ -59,6 +59,12 @@ class Verdict:
             "evidence": jsonable(self.evidence),
         }
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Verdict:
+        """The verdict that `to_dict` wrote (its JSON-safe form)."""
+        names = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
 
 def jsonable(x: Any) -> Any:
     if isinstance(x, dict):

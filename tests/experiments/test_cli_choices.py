@@ -18,6 +18,7 @@ PLAIN = {
     ("figure", "size"): SIZES,  # the constant itself (light: no import to defer)
     ("reproduce", "size"): SIZES,
     ("verify", "size"): SIZES,
+    ("report", "size"): SIZES,
 }
 
 

@@ -99,6 +99,13 @@ def test_import_closure_follows_static_and_lazy_imports(tmp_path):
     }
 
 
+def codeversion_caches_clear():
+    from schedlab.experiments import codeversion
+
+    for f in (codeversion.module_path, codeversion.imported_modules, codeversion._closure):
+        f.cache_clear()
+
+
 def test_modules_version_sees_only_the_closure_and_its_data(tmp_path):
     from schedlab.experiments.codeversion import modules_version
 
@@ -117,12 +124,15 @@ def test_modules_version_sees_only_the_closure_and_its_data(tmp_path):
     mods = ("schedlab.solvers.a.m",)
     base = modules_version(mods, pkg)
     modules_version.cache_clear()
+    codeversion_caches_clear()
     (pkg / "solvers/b/m.py").write_text("Y = 2\n")  # another subject: no change
     assert modules_version(mods, pkg) == base
     modules_version.cache_clear()
+    codeversion_caches_clear()
     (pkg / "solvers/a/data/t.csv").write_text("2\n")  # its data: a change
     assert modules_version(mods, pkg) != base
     modules_version.cache_clear()
+    codeversion_caches_clear()
 
 
 def test_scope_versions_separate_subjects():
@@ -140,3 +150,38 @@ def test_pinned_version_is_what_journals_use():
     with codeversion.pinned("abc"):
         assert codeversion.current() == "abc"
     assert codeversion.current() == codeversion.code_version()
+
+
+def _ast_imports(name, root):
+    """The same scan done with the ast module (slower): the reference for the text scan."""
+    import ast
+
+    from schedlab.experiments.codeversion import module_path
+
+    path = module_path(name, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                pkg = package.split(".")
+                base = ".".join(pkg[: len(pkg) - node.level + 1] + ([base] if base else []))
+            found |= {base} | {f"{base}.{a.name}" for a in node.names}
+    return {m for m in found if module_path(m, root) is not None}
+
+
+def test_text_scan_finds_every_import_the_ast_finds():
+    """Over the whole package: the import scan misses nothing a full parse sees."""
+    from schedlab.experiments.codeversion import imported_modules, package_root
+
+    root = package_root()
+    for path in source_files(root):
+        if path.suffix != ".py":
+            continue
+        parts = path.relative_to(root).with_suffix("").parts
+        parts = parts[:-1] if parts[-1] == "__init__" else parts
+        name = ".".join(("schedlab", *parts))
+        assert _ast_imports(name, root) <= imported_modules(name, root), name

@@ -104,11 +104,43 @@ def test_failing_cell_on_worker_processes(tmp_path):
     assert [f.cell for f in err.value.failures] == [{"a": 2, "b": "x"}, {"a": 2, "b": "y"}]
 
 
-def test_unpicklable_cell_function_runs_in_process(tmp_path, capsys):
+def test_unpicklable_cell_function_is_refused_not_run_in_process(tmp_path):
+    """A study never silently runs its cells serially in the main process."""
+    from schedlab.solvers.errors import InvalidInput
+
+    with sweep.using(workers=2), pytest.raises(InvalidInput, match="module-level function"):
+        run_cells(lambda c: {"twice": 2 * c["a"]}, CELLS)
+
+
+def test_journal_keeps_each_cells_cost_apart_from_its_row(tmp_path):
+    rows = study(tmp_path, engine=sweep.SerialEngine())
+    assert all("_cost" not in r for r in rows)
+    lines = [json.loads(x) for x in (tmp_path / "j.jsonl").read_text().splitlines()[1:]]
+    assert all(set(x["_cost"]) == {"wall_s", "cpu_s", "peak_mb"} for x in lines)
+    store = RowStore(tmp_path / "j.jsonl", ["a", "b"], config={"seed": 7})
+    assert all("_cost" not in r for r in store.rows)
+    assert store.cost_of((0, "x"))["cpu_s"] >= 0.0
+    assert study(tmp_path, engine=sweep.SerialEngine()) == rows  # reused, cost stripped
+
+
+def test_cells_count_in_their_study_and_the_one_bar(tmp_path):
+    from schedlab.experiments import studies
+
+    def run() -> list:
+        study(tmp_path / "a")
+        return []
+
+    spec = studies.Study("toy", "figure", "", "small", 0, "toy command", run,
+                         extra_modules=("schedlab.experiments.sweep",))  # fmt: skip
     with sweep.using(workers=2):
-        rows = run_cells(lambda c: {"twice": 2 * c["a"]}, CELLS)
-    assert [r["twice"] for r in rows] == [2 * c["a"] for c in CELLS]
-    assert "cannot be sent to worker processes" in capsys.readouterr().err
+        first = studies.run_studies([spec], tmp_path, parallel=True)[0]
+        again = studies.run_studies([spec], tmp_path, parallel=True)[0]
+    assert (first.status, first.cells, first.computed, first.failed) == ("ok", 6, 6, 0)
+    assert first.peak_mb > 0 and first.cell_cpu_s > 0
+    assert (again.cells, again.computed) == (6, 0)  # a rerun recomputes nothing
+    assert again.cell_cpu_s == pytest.approx(first.cell_cpu_s)  # the journaled cost counts
+    manifest = studies.read_manifests(tmp_path)["toy"]
+    assert manifest["computed"] == 0 and manifest["command"] == "toy command"
 
 
 def test_cli_workers_and_failure_exit_code(tmp_path, monkeypatch):

@@ -108,7 +108,7 @@ def _qm_tables(qm: QualityModel) -> list[np.ndarray]:
     return qm.tables()
 
 
-@register_claim("9", "slaq-greedy-concave", TITLE_9)
+@register_claim("9", "slaq-greedy-concave", TITLE_9, in_worker=True)
 def claim_greedy_concave(
     size: str,
     seed: int,
@@ -237,7 +237,7 @@ def greedy_gap(snap: Snapshot, greedy_fn: GreedyFn = greedy_extra) -> tuple[floa
     )
 
 
-@register_claim("10", "slaq-greedy-fitted", TITLE_10)
+@register_claim("10", "slaq-greedy-fitted", TITLE_10, in_worker=True)
 def claim_greedy_fitted(
     size: str,
     seed: int,

@@ -24,7 +24,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
-@register_claim("11", "pair-mean-preference", TITLE)
+@register_claim("11", "pair-mean-preference", TITLE, in_worker=True)
 def claim_pair_mean(
     size: str,
     seed: int,

@@ -125,6 +125,7 @@ def worst_decrease(
     "6",
     "success-index-monotone",
     "The success-only index pi / E[(X - a)^+] never decreases as a job ages",
+    in_worker=True,
 )
 def claim_success_index_monotone(
     size: str,

@@ -35,7 +35,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
-@register_claim("8", "lop-blocks", TITLE)
+@register_claim("8", "lop-blocks", TITLE, in_worker=True)
 def claim_lop_blocks(
     size: str,
     seed: int,

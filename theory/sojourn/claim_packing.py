@@ -24,7 +24,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
-@register_claim("12", "cycle-packing-bound", TITLE)
+@register_claim("12", "cycle-packing-bound", TITLE, in_worker=True)
 def claim_packing(
     size: str,
     seed: int,

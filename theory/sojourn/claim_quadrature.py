@@ -310,6 +310,7 @@ def _numeric_checks(
     "5",
     "b-linear-ordering",
     "B equals the linear-ordering form; ceil(n/2)+1 Gauss-Legendre nodes are exact",
+    in_worker=True,
 )
 def claim_b_linear_ordering(
     size: str,

@@ -1,0 +1,1 @@
+"""`schedlab report`: every paper claim beside our number, from a results folder."""

@@ -1,0 +1,115 @@
+"""`schedlab report`: the reproduction report (HTML, Markdown, JSON) from a results folder, and
+`--check DIR`: the rows of a committed report whose study code has changed since."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from schedlab.experiments.output import emit_json, format_table
+from schedlab.experiments.registry import SIZES, register_command
+from schedlab.solvers.errors import InvalidInput
+
+
+def make_report(results: Path, out: Path | None = None, size: str | None = None) -> list[Path]:
+    """Collect and write the report of `results` under `out` (default RESULTS/report)."""
+    from schedlab.experiments.report.collect import collect
+    from schedlab.experiments.report.render import write_report
+
+    results = Path(results)
+    if not results.is_dir():
+        raise InvalidInput(f"--results: {results} is not a folder; run `schedlab reproduce` first")
+    return write_report(collect(results, size), out or results / "report")
+
+
+def stale_rows(report_dir: Path) -> tuple[list[dict[str, Any]], int]:
+    """(rows whose study's code version differs from the current code, rows checked) of the
+    committed report in `report_dir`."""
+    from schedlab.experiments.report.collect import current_versions
+
+    path = Path(report_dir) / "report.json"
+    try:
+        data = json.loads(path.read_text())
+        rows = data["rows"]
+    except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise InvalidInput(f"--check: cannot read {path} ({exc}); give a report folder") from None
+    current = current_versions({r["study"] for r in rows if r.get("study")})
+    stale = []
+    for r in rows:
+        now = current.get(r.get("study", ""), "")
+        if r.get("code_version") and now and r["code_version"] != now:
+            stale.append(
+                {
+                    "row": f"{r['subject']}/{r['claim_id']}",
+                    "study": r["study"],
+                    "was": r["code_version"],
+                    "now": now,
+                    "command": r["command"],
+                }
+            )
+    return stale, len(rows)
+
+
+@register_command("report")
+@click.command("report")
+@click.option(
+    "--results",
+    type=click.Path(path_type=Path),
+    default=Path("results"),
+    show_default=True,
+    help="The results folder to report on.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Where to write the report (default: RESULTS/report).",
+)
+@click.option(
+    "--size",
+    type=click.Choice(SIZES),
+    default=None,
+    help="Which size's verdicts to read (default: the last reproduction's).",
+)
+@click.option(
+    "--check",
+    "check_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="List the rows of the committed report in DIR whose study code changed.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def report(
+    results: Path, out: Path | None, size: str | None, check_dir: Path | None, as_json: bool
+) -> None:
+    """Write the reproduction report: every paper claim beside our number, with its verdict.
+
+    \b
+    Examples:
+      schedlab report                                  # results/ -> results/report/
+      schedlab report --results results --out docs/reproduction
+      schedlab report --check docs/reproduction        # stale rows of a committed report
+    """
+    if check_dir is not None:
+        stale, n = stale_rows(check_dir)
+        if as_json:
+            emit_json({"report": str(check_dir), "rows": n, "stale": stale})
+            return
+        if stale:
+            click.echo(
+                format_table(
+                    ["row", "study", "was", "now", "regenerate"],
+                    [[s["row"], s["study"], s["was"], s["now"], s["command"]] for s in stale],
+                )
+            )
+        click.echo(f"{len(stale)} of {n} rows of {check_dir} are stale")
+        return
+    paths = make_report(results, out, size)
+    if as_json:
+        emit_json({"files": [str(p) for p in paths]})
+        return
+    for p in paths:
+        click.echo(str(p))

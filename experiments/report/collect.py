@@ -1,0 +1,335 @@
+"""What the report shows, gathered from a results folder and the claims catalogues.
+
+`collect(results, size=None)` reads every catalogue, each claim row's number from the result
+file and row the catalogue names (or the `verify` verdict file), the study manifests
+(`results/manifests/`: resources and the code version each result was computed at) and the
+run record, and returns one `ReportData`. A claim whose result is absent is `missing`, never a
+number from elsewhere; a row computed at another code version than the current one is marked
+stale, with the command that regenerates it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from schedlab.experiments.report.environment import environment
+from schedlab.experiments.studies import read_manifests
+from schedlab.theory.catalogue import Catalogue, Claim, Number, catalogues
+from schedlab.theory.reproduction import Decision, Estimate, band, decide
+
+RUN_RECORD = "run.json"  # results/manifests/run.json: what `schedlab reproduce` ran
+
+
+@dataclass
+class ClaimRow:
+    """One catalogue claim beside our number, its verdict, freshness and resources."""
+
+    subject: str
+    claim_id: str
+    kind: str
+    locator: str
+    statement: str
+    metric: str
+    primary: str
+    alternatives: list[str]
+    quote: str
+    paper_number: str
+    authors_number: str
+    reference: str  # which number the verdict compares with: paper / authors' code / none
+    ours: str
+    ours_points: list[dict[str, Any]]
+    like_for_like: dict[str, str]
+    deviations: list[str]
+    withdrawn_theorem: bool
+    verify: str
+    verdict: str
+    reason: str
+    evidence: str  # the result file, or the saved counterexample of a failing check
+    study: str
+    command: str
+    freshness: str  # fresh | stale | missing
+    code_version: str
+    current_version: str
+    wall_s: float | None
+    cpu_s: float | None
+    peak_mb: float | None
+    paper_setup: dict[str, str] = field(default_factory=dict)
+    size: str = ""
+    reference_band: list[float] | None = None  # [centre, band low, band high] of the reference
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ReportData:
+    results: Path
+    size: str
+    catalogues: dict[str, Catalogue]
+    rows: list[ClaimRow]
+    manifests: dict[str, dict[str, Any]]
+    run: dict[str, Any]
+    env: dict[str, Any]
+    current_versions: dict[str, str]
+
+
+# ---- reading our numbers -------------------------------------------------------------------
+def _float(x: Any) -> float:
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _same(cell: str, wanted: Any) -> bool:
+    """A row filter: numbers compare as numbers (9 == 9.0), everything else as text."""
+    a, b = _float(cell), _float(wanted)
+    if math.isfinite(a) and math.isfinite(b):
+        return a == b
+    return str(cell) == str(wanted)
+
+
+def read_points(results: Path, claim: Claim) -> tuple[list[Estimate], str]:
+    """Our estimates for a file-backed claim row, and why there are none when so."""
+    o = claim.ours
+    path = Path(results) / o.file
+    if not path.is_file():
+        return [], f"{o.file} is not in the results folder"
+    with path.open(newline="") as fh:
+        rows = [
+            r for r in csv.DictReader(fh) if all(_same(r.get(k, ""), v) for k, v in o.where.items())
+        ]
+    if not rows:
+        return [], f"no row of {o.file} matches {o.where}"
+    if len(rows) > 1 and not o.sweep:
+        return [], f"{len(rows)} rows of {o.file} match {o.where}: the catalogue must name one"
+    if o.column not in rows[0]:
+        return [], f"{o.file} has no column {o.column!r}"
+    out = []
+    for r in rows:
+        seeds = o.seeds if isinstance(o.seeds, int) else _float(r.get(o.seeds or "", ""))
+        value = _float(r.get(o.column))
+        if o.ci:
+            lo, hi = (_float(r.get(c, "")) for c in o.ci)
+        elif o.ci_half:
+            half = _float(r.get(o.ci_half, ""))
+            lo, hi = value - half, value + half
+        else:
+            lo, hi = math.nan, math.nan
+        out.append(
+            Estimate(
+                value=value,
+                low=lo if math.isfinite(lo) else None,
+                high=hi if math.isfinite(hi) else None,
+                at=f"{o.sweep}={r.get(o.sweep)}" if o.sweep else None,
+                seeds=int(seeds)
+                if isinstance(seeds, int | float) and math.isfinite(seeds)
+                else None,
+            )
+        )
+    finite = [p for p in out if math.isfinite(p.value)]
+    return finite, "" if finite else f"{o.file}: {o.column} is empty in the matching rows"
+
+
+def verdict_file(results: Path, size: str, seed: int) -> Path:
+    return Path(results) / "theory" / f"verify-{size}-s{seed}.json"
+
+
+def read_verdicts(results: Path, size: str, seed: int) -> dict[str, dict[str, Any]]:
+    """The `schedlab verify` verdicts of this size and seed, by claim id ({} if none)."""
+    path = verdict_file(results, size, seed)
+    try:
+        data = json.loads(path.read_text())
+        return {str(c["id"]): c for c in data.get("claims", [])}
+    except (OSError, json.JSONDecodeError, AttributeError, KeyError, TypeError):
+        return {}
+
+
+# ---- formatting ----------------------------------------------------------------------------
+def fmt(x: float | None, digits: int = 4) -> str:
+    if x is None or not math.isfinite(x):
+        return "-"
+    return f"{x:.{digits}g}"
+
+
+def number_text(n: Number | None) -> str:
+    if n is None:
+        return "not stated in the sources read"
+    core = f"{fmt(n.low)}-{fmt(n.high)}" if n.shape == "range" else fmt(n.value)
+    prefix = {"max": "up to ", "min": "at least "}.get(n.shape, "")
+    return f"{prefix}{core}{(' ' + n.unit) if n.unit else ''}"
+
+
+def ours_text(points: list[Estimate], unit: str) -> str:
+    if not points:
+        return "-"
+
+    def one(p: Estimate) -> str:
+        ci = f" [{fmt(p.low)}, {fmt(p.high)}]" if p.low is not None and p.high is not None else ""
+        at = f" at {p.at}" if p.at not in (None, "") else ""
+        n = f" ({p.seeds} seeds)" if p.seeds else ""
+        return f"{fmt(p.value)}{ci}{at}{n}"
+
+    shown = points if len(points) <= 4 else [*points[:2], None, points[-1]]
+    text = "; ".join("..." if p is None else one(p) for p in shown)
+    return text + (f" {unit}" if unit and len(points) == 1 else "")
+
+
+# ---- rows ----------------------------------------------------------------------------------
+def _study_of(claim: Claim) -> str:
+    if claim.ours.claim:
+        return f"claim-{claim.ours.claim}"
+    return claim.ours.study
+
+
+def claim_row(
+    claim: Claim,
+    results: Path,
+    verdicts: dict[str, dict[str, Any]],
+    manifests: dict[str, dict[str, Any]],
+    current: dict[str, str],
+    size: str,
+) -> ClaimRow:
+    """One catalogue claim, read against the results folder."""
+    points: list[Estimate] = []
+    why = ""
+    check = None
+    evidence = claim.ours.file
+    if claim.ours.claim:
+        v = verdicts.get(claim.ours.claim)
+        check = v.get("verdict") if v else None
+        evidence = (
+            ", ".join(v.get("files", []))
+            if v and check == "fails"
+            else (f"theory/verify-{size}-s*.json" if v else "")
+        )
+    elif claim.ours.file:
+        points, why = read_points(results, claim)
+    d: Decision = decide(claim, points, check)
+    if size not in claim.sizes and d.verdict == "missing":
+        why = f"computed at size {' and '.join(claim.sizes)} only"
+    study = _study_of(claim)
+    m = manifests.get(study)
+    cur = current.get(study, "")
+    if m is None or (claim.ours.file and not points) or (claim.ours.claim and check is None):
+        fresh = "missing"
+    else:
+        fresh = "fresh" if m.get("code_version") == cur and m.get("status") == "ok" else "stale"
+    unit = (claim.reference[1].unit if claim.reference else "") or ""
+    return ClaimRow(
+        subject=claim.subject,
+        claim_id=claim.id,
+        kind=claim.kind,
+        locator=claim.locator,
+        statement=claim.statement,
+        metric=claim.metric,
+        primary=claim.primary,
+        alternatives=list(claim.alternatives),
+        quote=claim.quote,
+        paper_number=number_text(claim.paper_number),
+        authors_number=number_text(claim.authors_number) if claim.authors_number else "-",
+        reference=claim.reference[0] if claim.reference else "none",
+        ours=(f"check {check}" if check else ours_text(points, unit)) if (points or check) else "-",
+        ours_points=[asdict(p) for p in points],
+        like_for_like=dict(claim.like_for_like),
+        deviations=list(claim.deviations),
+        withdrawn_theorem=claim.withdrawn_theorem,
+        verify=claim.verify or claim.ours.claim,
+        verdict=d.verdict,
+        reason=d.reason if d.verdict != "missing" or not why else why,
+        evidence=evidence,
+        study=study,
+        command=_default_command(claim, claim.sizes[-1])
+        if size not in claim.sizes
+        else (m or {}).get("command", "") or _default_command(claim, size),
+        freshness=fresh,
+        code_version=(m or {}).get("code_version", ""),
+        current_version=cur,
+        wall_s=(m or {}).get("wall_s"),
+        cpu_s=(m or {}).get("cpu_s"),
+        peak_mb=(m or {}).get("peak_mb"),
+        paper_setup=dict(claim.paper_setup),
+        size=(m or {}).get("size", ""),
+        reference_band=_band(claim),
+    )
+
+
+def _band(claim: Claim) -> list[float] | None:
+    """[centre, low, high] of the reference's tolerance band (None without a nonzero one)."""
+    if claim.reference is None:
+        return None
+    number = claim.reference[1]
+    lo, hi = number.band
+    centre = (lo + hi) / 2
+    b_lo, b_hi = band(number, claim)
+    return None if centre == 0 else [centre, b_lo, b_hi]
+
+
+def _default_command(claim: Claim, size: str) -> str:
+    if claim.ours.claim:
+        return f"schedlab verify {claim.ours.claim} --size {size}"
+    if claim.ours.study:
+        return f"schedlab figure {claim.ours.study} --size {size}"
+    return ""
+
+
+def current_versions(names: set[str]) -> dict[str, str]:
+    """The code version each named study would be journaled under now."""
+    from schedlab.experiments.codeversion import subject_of_module
+    from schedlab.experiments.registry import figures
+    from schedlab.experiments.studies import study_version
+    from schedlab.theory.claims import claims
+
+    figs, checks = figures(), claims()
+    out = {}
+    for name in names:
+        if name.startswith("claim-") and name[6:] in checks:
+            mod = checks[name[6:]].func.__module__
+        elif name in figs:
+            mod = figs[name].obj.__module__
+        else:
+            continue
+        out[name] = study_version(subject_of_module(mod), (mod,))
+    return out
+
+
+def run_record(results: Path) -> dict[str, Any]:
+    path = Path(results) / "manifests" / RUN_RECORD
+    try:
+        data = json.loads(path.read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def collect(
+    results: Path, size: str | None = None, cats: dict[str, Catalogue] | None = None
+) -> ReportData:
+    """Everything the report shows, for the results folder `results` (`cats`: the catalogues,
+    by default every subject's)."""
+    results = Path(results)
+    cats = catalogues() if cats is None else cats
+    manifests = read_manifests(results)
+    run = run_record(results)
+    size = size or run.get("size") or _latest_size(manifests) or "small"
+    seed = int(run.get("seed", 0))
+    verdicts = read_verdicts(results, size, seed)
+    names = {_study_of(c) for cat in cats.values() for c in cat.claims} | set(manifests)
+    current = current_versions({n for n in names if n})
+    rows = [
+        claim_row(c, results, verdicts, manifests, current, size)
+        for cat in cats.values()
+        for c in cat.claims
+    ]
+    env = environment(run)
+    return ReportData(results, size, cats, rows, manifests, run, env, current)
+
+
+def _latest_size(manifests: dict[str, dict[str, Any]]) -> str:
+    latest = sorted(manifests.values(), key=lambda m: str(m.get("finished_at", "")))
+    return str(latest[-1].get("size", "")) if latest else ""

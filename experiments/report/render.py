@@ -1,0 +1,199 @@
+"""Writing the report: `index.html` (one self-contained page, figures inline), `report.md`
+(figures beside it under figures/) and `report.json` (one object per claim row), from the
+templates in templates/ (Jinja2; no JavaScript, nothing fetched)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from schedlab.experiments.report.collect import ClaimRow, ReportData, fmt
+from schedlab.experiments.report.pictures import COLOURS, forest, screen_png
+from schedlab.solvers.util import atomic_write_bytes, atomic_write_text, ensure_output_dir
+from schedlab.theory.catalogue import KINDS
+from schedlab.theory.reproduction import VERDICTS
+
+FIGURES = "figures"
+REPORT_FORMAT = 1
+
+
+def _env() -> Any:
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    def make(autoescape: bool) -> Any:
+        return Environment(
+            loader=PackageLoader("schedlab.experiments.report", "templates"),
+            autoescape=autoescape,
+            undefined=StrictUndefined,
+            trim_blocks=False,
+            keep_trailing_newline=True,
+        )
+
+    return make(True), make(False)
+
+
+def checklist(row: ClaimRow) -> str:
+    """W M B S as y / n / ? (workload, metric, baseline, scale)."""
+    short = {"yes": "y", "no": "n", "unknown": "?"}
+    return " ".join(
+        short.get(row.like_for_like.get(k, ""), "?")
+        for k in ("workload", "metric", "baseline", "scale")
+    )
+
+
+def num(x: float | None) -> str:
+    return fmt(x, 3)
+
+
+def md(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def md_table_html(text: str) -> str:
+    """A Markdown pipe table (as the studies write them) as an HTML table."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip().startswith("|")]
+    rows = [[c.strip() for c in ln.strip("|").split("|")] for ln in lines]
+    rows = [r for r in rows if not all(set(c) <= set("-: ") for c in r)]
+    if not rows:
+        return f"<pre>{html.escape(text)}</pre>"
+    head, *body = rows
+    out = ["<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in head) + "</tr>"]
+    out += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in body]
+    return "\n".join(out) + "</table>"
+
+
+def _study_rows(data: ReportData) -> list[dict[str, Any]]:
+    out = []
+    for name, m in sorted(data.manifests.items(), key=lambda kv: (kv[1].get("kind", ""), kv[0])):
+        cur = data.current_versions.get(name)
+        fresh = "fresh" if cur and m.get("code_version") == cur else ("stale" if cur else "-")
+        out.append({**m, "freshness": fresh if m.get("status") == "ok" else "missing"})
+    return out
+
+
+def _figures(data: ReportData, subject: str, out: Path) -> list[dict[str, str]]:
+    """Screen copies of the PNGs that this subject's studies wrote (written under figures/)."""
+    figs = []
+    for name, m in sorted(data.manifests.items()):
+        if m.get("subject") != subject or m.get("kind") != "figure":
+            continue
+        for f in m.get("files", []):
+            path = Path(f)
+            if path.suffix != ".png" or not path.is_file():
+                continue
+            png = screen_png(path)
+            fname = f"{name}--{path.name}"
+            atomic_write_bytes(out / FIGURES / fname, png)
+            figs.append(
+                {"study": name, "file": f, "name": fname, "data": base64.b64encode(png).decode()}
+            )
+    return figs
+
+
+def _exact_tables(data: ReportData, subject: str) -> list[dict[str, str]]:
+    """The Markdown tables written by this subject's exact (gap) studies."""
+    tables = []
+    for name, m in sorted(data.manifests.items()):
+        if m.get("subject") != subject or "gap" not in name:
+            continue
+        for f in m.get("files", []):
+            path = Path(f)
+            if path.suffix == ".md" and path.is_file():
+                text = path.read_text()
+                tables.append({"title": name, "file": f, "md": text, "html": md_table_html(text)})
+    return tables
+
+
+def _papers(data: ReportData, out: Path) -> list[dict[str, Any]]:
+    papers = []
+    for subject, cat in data.catalogues.items():
+        rows = [r for r in data.rows if r.subject == subject]
+        stem = out / FIGURES / f"forest-{subject}"
+        caption = (
+            f"{subject}: paper vs ours, size {data.size}; each claim with a stated number and a "
+            "number of ours (reference = the paper's number, else the authors' code's)"
+        )
+        forest(rows, f"{cat.paper.title} — paper vs ours", stem, caption)
+        papers.append(
+            {
+                "subject": subject,
+                "cat": cat,
+                "rows": rows,
+                "by_kind": Counter(r.kind for r in rows),
+                "by_verdict": Counter(r.verdict for r in rows),
+                "stale": sum(r.freshness == "stale" for r in rows),
+                "forest": base64.b64encode(screen_png(stem.with_suffix(".png"))).decode(),
+                "figures": _figures(data, subject, out),
+                "exact": _exact_tables(data, subject),
+                "deviations": sorted({d for r in rows for d in r.deviations}),
+            }
+        )
+    return papers
+
+
+def report_json(data: ReportData, papers: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "format": REPORT_FORMAT,
+        "size": data.size,
+        "results": str(data.results),
+        "environment": data.env,
+        "papers": {
+            p["subject"]: {
+                "title": p["cat"].paper.title,
+                "citation": p["cat"].paper.citation,
+                "status": p["cat"].paper.status,
+                "read": [vars(s) for s in p["cat"].paper.read],
+                "not_read": list(p["cat"].paper.not_read),
+                "by_kind": dict(p["by_kind"]),
+                "by_verdict": dict(p["by_verdict"]),
+                "figures": [vars(f) for f in p["cat"].figures],
+            }
+            for p in papers
+        },
+        "rows": [r.to_dict() for r in data.rows],
+        "studies": {k: {kk: vv for kk, vv in m.items()} for k, m in data.manifests.items()},
+    }
+
+
+def _attention(rows: list[ClaimRow]) -> list[dict[str, Any]]:
+    """Stale or missing rows grouped by the command that regenerates them."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for r in rows:
+        if r.freshness != "fresh":
+            groups.setdefault((r.freshness, r.command), []).append(f"{r.subject}/{r.claim_id}")
+    return [{"freshness": f, "command": c, "rows": ids} for (f, c), ids in sorted(groups.items())]
+
+
+def write_report(data: ReportData, out: Path) -> list[Path]:
+    """Write index.html, report.md, report.json (and figures/) under `out`; return the paths."""
+    out = ensure_output_dir(Path(out))
+    ensure_output_dir(out / FIGURES)
+    papers = _papers(data, out)
+    attention = _attention(data.rows)
+    context = {
+        "size": data.size,
+        "env": data.env,
+        "results": str(data.results),
+        "generated": time.strftime("%Y-%m-%d %H:%M %Z"),
+        "papers": papers,
+        "kinds": KINDS,
+        "verdicts": VERDICTS,
+        "colours": COLOURS,
+        "attention": attention,
+        "studies": _study_rows(data),
+        "checklist": checklist,
+        "num": num,
+        "md": md,
+    }
+    html_env, md_env = _env()
+    paths = [out / "index.html", out / "report.md", out / "report.json"]
+    atomic_write_text(paths[0], html_env.get_template("report.html.j2").render(**context))
+    atomic_write_text(paths[1], md_env.get_template("report.md.j2").render(**context))
+    atomic_write_text(paths[2], json.dumps(report_json(data, papers), indent=1, default=str) + "\n")
+    return paths

@@ -1,0 +1,106 @@
+"""`schedlab report`: rows read from the results folder, missing and stale marked, --check."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from schedlab.experiments.cli import cli
+from schedlab.experiments.report.collect import collect, current_versions
+from schedlab.experiments.report.render import write_report
+from schedlab.theory.catalogue import catalogues
+
+FIELDS = ["curve", "authors_fit_pct", "authors_naive_pct"]
+
+
+def results_folder(tmp_path, version: str | None = None):
+    """A results folder with a slaq-prediction table and its manifest (nothing else)."""
+    res = tmp_path / "results"
+    (res / "slaq").mkdir(parents=True)
+    with (res / "slaq" / "slaq-prediction.csv").open("w", newline="") as fh:
+        w = csv.DictWriter(fh, FIELDS)
+        w.writeheader()
+        w.writerow({"curve": "logreg", "authors_fit_pct": 4.269, "authors_naive_pct": 6.147})
+        w.writerow({"curve": "svm-poly-mnist", "authors_fit_pct": 9.46, "authors_naive_pct": ""})
+    version = version or current_versions({"slaq-prediction"})["slaq-prediction"]
+    (res / "manifests").mkdir()
+    manifest = {"study": "slaq-prediction", "kind": "figure", "subject": "slaq", "size": "small",
+                "seed": 0, "code_version": version, "status": "ok", "command": "cmd",
+                "cells": 3, "computed": 3, "wall_s": 1.0, "cpu_s": 2.0, "peak_mb": 100.0,
+                "files": [], "finished_at": "now"}  # fmt: skip
+    (res / "manifests" / "slaq-prediction.json").write_text(json.dumps(manifest))
+    return res
+
+
+def rows_by_id(data):
+    return {r.claim_id: r for r in data.rows}
+
+
+def test_rows_read_from_the_results_folder_and_missing_ones_marked(tmp_path):
+    res = results_folder(tmp_path)
+    data = collect(res, "small", {"slaq": catalogues()["slaq"]})
+    rows = rows_by_id(data)
+    fit = rows["prediction-logreg-fit"]
+    assert (fit.verdict, fit.freshness, fit.cpu_s) == ("reproduced", "fresh", 2.0)
+    assert rows["prediction-svm-poly-mnist-fit"].verdict == "refuted"  # 9.46 vs 3.55: 2.7x
+    empty = rows["prediction-svm-poly-mnist-naive"]
+    assert (empty.verdict, empty.freshness) == ("missing", "missing")  # an empty value
+    absent = rows["quality-up-to-73"]
+    assert absent.verdict == "missing" and "not in the results folder" in absent.reason
+    assert rows["greedy-concave"].verdict == "missing"  # no verdict file
+
+
+def test_report_files_and_check(tmp_path):
+    res = results_folder(tmp_path)
+    out = tmp_path / "report"
+    paths = write_report(collect(res, "small"), out)
+    assert [p.name for p in paths] == ["index.html", "report.md", "report.json"]
+    data = json.loads((out / "report.json").read_text())
+    assert {"subject", "claim_id", "kind", "verdict"} <= set(data["rows"][0])
+    html = (out / "index.html").read_text()
+    assert (
+        "data:image/png;base64," in html
+        and "<script" not in html
+        and "http" not in html.split("<body>")[1].split("citation")[0]
+    )
+    res_cli = CliRunner().invoke(cli, ["report", "--check", str(out), "--json"])
+    assert res_cli.exit_code == 0, res_cli.output
+    assert json.loads(res_cli.output)["stale"] == []
+    rows = data["rows"]
+    for r in rows:
+        if r["study"] == "slaq-prediction":
+            r["code_version"] = "0000000000000000"
+    (out / "report.json").write_text(json.dumps(data))
+    stale = json.loads(CliRunner().invoke(cli, ["report", "--check", str(out), "--json"]).output)
+    assert {s["study"] for s in stale["stale"]} == {"slaq-prediction"}
+
+
+def test_a_result_of_other_code_is_stale(tmp_path):
+    res = results_folder(tmp_path, version="0123456789abcdef")
+    row = rows_by_id(collect(res, "small", {"slaq": catalogues()["slaq"]}))["prediction-logreg-fit"]
+    assert (row.verdict, row.freshness) == ("reproduced", "stale")
+
+
+def test_report_of_no_folder_is_a_clear_error(tmp_path):
+    res = CliRunner().invoke(cli, ["report", "--results", str(tmp_path / "none")])
+    assert res.exit_code == 2 and "run `schedlab reproduce` first" in res.output
+
+
+@pytest.mark.browser
+def test_report_page_in_headless_chromium(tmp_path):
+    """Every image decodes and the console stays silent (Debian's Chromium, Playwright)."""
+    from schedlab.experiments.report.browser import check_page, find_browser
+
+    if find_browser() is None:
+        pytest.skip("no Chromium here: apt-get install -y chromium-headless-shell")
+    pytest.importorskip("playwright", reason="Playwright is not installed (pip install .[dev])")
+    res = results_folder(tmp_path)
+    write_report(collect(res, "small"), tmp_path / "report")
+    shot = tmp_path / "report" / "screenshot.png"
+    page = check_page(tmp_path / "report" / "index.html", shot)
+    assert page.images >= len(catalogues())  # a forest plot per paper, at least
+    assert page.broken == [] and page.console_errors == []
+    assert shot.stat().st_size > 10_000

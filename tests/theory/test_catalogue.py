@@ -1,0 +1,102 @@
+"""The claims catalogues: the shipped ones load, and a wrong file is refused with every problem."""
+
+from __future__ import annotations
+
+import pytest
+
+from schedlab.experiments.registry import figures
+from schedlab.solvers.errors import InvalidInput
+from schedlab.theory.catalogue import catalogue_paths, catalogues, load_catalogue
+from schedlab.theory.claims import claims
+
+GOOD = """
+schema = 1
+subject = "toy"
+[paper]
+title = "T"
+citation = "C"
+status = "published"
+not_read = ["the evaluation"]
+[[paper.read]]
+kind = "abstract"
+what = "the abstract"
+[[claims]]
+id = "a"
+kind = "paper"
+locator = "abstract"
+statement = "s"
+metric = "m"
+primary = "p"
+[claims.paper_setup]
+workload = "w"
+baseline = "b"
+scale = "not stated in the sources read"
+[claims.paper_number]
+value = 3.4
+unit = "x"
+shape = "max"
+[claims.ours]
+file = "toy/t.csv"
+column = "ratio"
+study = "toy"
+[claims.like_for_like]
+workload = "yes"
+metric = "yes"
+baseline = "yes"
+scale = "unknown"
+"""
+
+
+def test_a_good_file_loads(tmp_path):
+    path = tmp_path / "claims.toml"
+    path.write_text(GOOD)
+    cat = load_catalogue(path)
+    (c,) = cat.claims
+    assert (c.key, c.kind, c.paper_number.value, c.reference[0]) == ("toy/a", "paper", 3.4, "paper")
+
+
+def test_every_problem_is_listed_with_where_it_is(tmp_path):
+    bad = (
+        GOOD.replace('kind = "paper"', 'kind = "opinion"')
+        .replace('scale = "unknown"', 'scale = "maybe"\ncolour = "red"')
+        .replace('primary = "p"\n', "")
+        .replace('shape = "max"', 'shape = "range"')
+    )
+    path = tmp_path / "claims.toml"
+    path.write_text(bad)
+    with pytest.raises(InvalidInput) as err:
+        load_catalogue(path)
+    text = str(err.value)
+    assert str(path) in text
+    for part in (
+        "claims[0] (a).kind: 'opinion' is not one of",
+        "like_for_like.scale: 'maybe' is not one of",
+        "unknown key 'colour'",
+        "missing required key 'primary'",
+        "shape 'range' needs low and high",
+    ):
+        assert part in text, part
+
+
+def test_shipped_catalogues_load_and_name_registered_studies():
+    cats = catalogues()
+    assert cats, "no catalogue under theory/<subject>/claims.toml"
+    names = set(figures())
+    for cat in cats.values():
+        for c in cat.claims:
+            if c.ours.file:
+                assert c.ours.study in names, f"{c.key}: study {c.ours.study!r} not registered"
+        for f in cat.figures:
+            assert not f.ours or f.ours in names, f"{cat.subject} figure map: {f.ours!r}"
+
+
+def test_every_claim_check_of_a_subject_with_a_catalogue_has_a_row():
+    """A registered `verify` claim gets its kind and locator in its subject's catalogue."""
+    from schedlab.experiments.codeversion import subject_of_module
+
+    cats = catalogues()
+    covered = {c.ours.claim or c.verify for cat in cats.values() for c in cat.claims}
+    for spec in claims().values():
+        subject = subject_of_module(spec.func.__module__)
+        if subject in catalogue_paths():
+            assert spec.id in covered, f"claim {spec.id} ({subject}) has no catalogue row"
