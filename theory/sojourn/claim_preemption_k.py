@@ -53,8 +53,8 @@ REL_TOL = 1e-9
 DEFAULTS: dict[str, dict[str, Any]] = {
     "small": {"ns": [2, 3, 4], "per_n": 3, "max_checkpoints": 2, "climb_ns": [4],
               "climb_steps": 6},
-    "full": {"ns": [2, 3, 4, 5], "per_n": 20, "max_checkpoints": 3, "climb_ns": [3, 4, 5],
-             "climb_steps": 25},
+    "full": {"ns": [2, 3, 4, 5], "per_n": 16, "max_checkpoints": 3, "climb_ns": [3, 4, 5],
+             "climb_steps": 15},
 }  # fmt: skip
 CLAIM_TITLES = {
     "TK": "TK (time of the K-th success): neither checkpoint preemption nor adaptivity beats "
