@@ -281,6 +281,11 @@ def run_studies(studies: Sequence[Study], outdir: Path, *, parallel: bool) -> li
     """Run the studies (at once, in threads, when `parallel`; else one after another), each
     printing its line as it finishes; returns their stats in the given order. A failing study
     does not stop the others."""
+    from schedlab.experiments.sweep import current_engine
+
+    start = getattr(current_engine(), "start", None)
+    if start is not None:
+        start()  # fork the workers before any study thread exists
     with progress() as bar:
         if not parallel or len(studies) <= 1:
             out = []

@@ -187,6 +187,21 @@ class PoolEngine:
             )
         return self._pool
 
+    def start(self) -> None:
+        """Start every worker now, from the calling thread, with the registries loaded.
+
+        Call it before other threads run (`studies.run_studies` does): a forked worker copies
+        the locks of the parent as they are at that instant, and a lock another thread holds
+        (the registries' discovery lock, an import) would stay held in the worker forever.
+        Forked now, the workers also inherit the imported registries instead of each
+        importing them again."""
+        from schedlab.solvers.registry import load_all
+
+        load_all()
+        pool = self._executor()
+        for fut in [pool.submit(_ready) for _ in range(self.workers)]:
+            fut.result()
+
     def run(
         self, fn: CellFn, todo: Sequence[tuple[int, dict[str, Any]]]
     ) -> Iterator[tuple[int, Outcome]]:
@@ -248,6 +263,10 @@ def require_picklable(fn: CellFn) -> None:
             f"sweep: the cell function {name} cannot be sent to worker processes ({exc}); "
             "make it a module-level function (or a functools.partial of one)"
         ) from None
+
+
+def _ready() -> bool:
+    return True
 
 
 def _quiet_worker() -> None:

@@ -38,6 +38,26 @@ _plugins_loaded = False
 #: One lock for every registry's discovery: loading one registry imports modules that may
 #: register into (or look up) another, and Python's import lock is per module.
 _LOAD_LOCK = threading.RLock()
+#: Every registry made, so that `load_all` can discover them all at once.
+_ALL: list[Registry[Any]] = []
+
+
+def load_all() -> None:
+    """Load every registry now (before forking workers, say, so that they inherit them)."""
+    for r in list(_ALL):
+        r.load()
+
+
+def _after_fork_in_child() -> None:
+    """A forked child starts with a free discovery lock and no discovery in progress: the
+    thread that held the parent's lock does not exist in the child."""
+    global _LOAD_LOCK
+    _LOAD_LOCK = threading.RLock()
+    for r in _ALL:
+        r._loading = False
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def load_plugins() -> None:
@@ -105,6 +125,7 @@ class Registry(Generic[T]):
         self._entries: dict[tuple[str, str], Entry[T]] = {}
         self._loaded = False
         self._loading = False
+        _ALL.append(self)
 
     # --- registration (each registry's module wraps `add` in its one decorator) -----------
     def add(

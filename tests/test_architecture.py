@@ -22,7 +22,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBJECTS = ("sojourn", "synergy", "slaq", "esg")
-SHARED = {"solvers": {"kernels"}, "theory": set(), "experiments": {"traces", "bench", "report"}}
+SHARED = {
+    "solvers": {"kernels"},
+    "theory": set(),
+    "experiments": {"traces", "bench", "report", "gap"},
+}
 CONTRACTS = {
     "solvers": "solver-subjects",
     "theory": "theory-subjects",
@@ -93,7 +97,7 @@ def test_every_subject_package_is_in_its_contract():
 
 def test_shared_packages_sit_below_the_subjects():
     assert contract_layers("solver-subjects")[1:] == [{"kernels"}]
-    assert contract_layers("experiment-subjects")[1:] == [{"traces"}]
+    assert contract_layers("experiment-subjects")[1:] == [{"traces", "gap"}]
     assert contract_layers("theory-subjects")[1:] == [
         {"claims", "reproduction"},
         {"verdict", "catalogue"},

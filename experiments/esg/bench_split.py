@@ -20,18 +20,23 @@ copied here) with the esg policy under each split.
 from __future__ import annotations
 
 import math
-import time
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from schedlab.experiments.registry import register_benchmark
+from schedlab.solvers.esg.generate import generate_layered
+
+layered = generate_layered  # the benchmark's layered DAGs, by their old name here
 
 CONFIGS = 10
 #: (depth, width) of the layered DAGs; each with `PER_SHAPE` seeds.
 SHAPES = [(2, 3), (3, 3), (4, 2), (3, 4), (5, 2), (2, 4)]
 PER_SHAPE = 2
 RANDOM_DAGS = 12
+MILP_LIMIT_S = 120.0
 ONLINE_APPS, ONLINE_LOADS, ONLINE_REQUESTS = (1, 2, 3), (0.2, 0.4), 2000
 FIGURE_LOADS = (0.1, 0.2, 0.3, 0.5)
 METHODS: list[tuple[str, str, dict[str, Any]]] = [
@@ -41,71 +46,71 @@ METHODS: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
-def layered(depth: int, width: int, seed: int) -> Any:
-    """A source, `depth` layers of `width` functions, a sink; every function linked to one or
-    two functions of the next layer (and reached from one of the previous), seeded."""
-    from schedlab.solvers.esg.generate import random_function
-    from schedlab.solvers.esg.plan import longest_path
-    from schedlab.solvers.esg.problem import App, Prices
+def studies(quick: bool, outdir: Path) -> list[Any]:
+    """The gap study (`experiments/esg/gapspec.py`) on the random DAGs (family "split": the
+    ESG figure's DAGs at seed 0, `CONFIGS` configurations) and the layered ones (family
+    "layered", seeds 1000 D + 100 W + s), every method of `METHODS` against the MILP."""
+    from schedlab.experiments.esg.gapspec import dag_rungs
+    from schedlab.experiments.gap.spec import Rung
+    from schedlab.experiments.gap.study import run_study
 
-    rng = np.random.default_rng(seed)
-    n = depth * width + 2
-    ids = [f"f{i}" for i in range(n)]
-    funcs = tuple(random_function(fid, CONFIGS, rng) for fid in ids)
-    layers = [[0]] + [list(range(1 + d * width, 1 + (d + 1) * width)) for d in range(depth)]
-    layers.append([n - 1])
-    edges: set[tuple[int, int]] = set()
-    for a, b in zip(layers, layers[1:], strict=False):
-        for u in a:
-            for v in rng.choice(b, size=min(len(b), int(rng.integers(1, 3))), replace=False):
-                edges.add((u, int(v)))
-        for v in b:
-            if not any(e[1] == v for e in edges):
-                edges.add((a[int(rng.integers(len(a)))], v))
-    named = tuple((ids[u], ids[v]) for u, v in sorted(edges))
-    app = App(f"layered-{depth}x{width}-s{seed}", 1.0, funcs, named, Prices())
-    q = [float(np.quantile([c.latency_ms for c in f.configs], 0.3)) for f in funcs]
-    return App(app.name, round(longest_path(app, q), 1), funcs, named, Prices())
-
-
-def dags(quick: bool) -> list[tuple[str, Any]]:
-    """(family, app) for every DAG of the benchmark (seed 0)."""
-    from schedlab.solvers.esg.generate import generate
-
-    k = 3 if quick else RANDOM_DAGS
-    out = [("random", generate(5 + i % 4, CONFIGS, 20_000 * 0 + i, shape="dag")) for i in range(k)]
+    methods = [
+        f"{m}[{','.join(f'{k}={v}' for k, v in o.items())}]" if o else m for _, m, o in METHODS
+    ]
     shapes = SHAPES[:2] if quick else SHAPES
-    for d, w in shapes:
-        for s in range(1 if quick else PER_SHAPE):
-            out.append((f"layered {d}x{w}", layered(d, w, 1000 * d + 100 * w + s)))
-    return out
+    layered_rungs = [
+        Rung(
+            "layered",
+            d * w + 2,
+            f"layered {d}x{w}",
+            "dag",
+            {"depth": d, "width": w},
+            1 if quick else PER_SHAPE,
+            ("milp",),
+            MILP_LIMIT_S,
+        )
+        for d, w in shapes
+    ]
+    random = dag_rungs(3 if quick else RANDOM_DAGS, CONFIGS, MILP_LIMIT_S)
+    return [
+        run_study("esg", "split", "", 0, outdir, methods=methods, rungs=random),
+        run_study("esg", "layered", "", 0, outdir, methods=methods, rungs=layered_rungs),
+    ]
 
 
 def rows(quick: bool) -> tuple[list[list[Any]], list[list[Any]]]:
     """(summary rows per method over all DAGs, rows per family and method)."""
-    from schedlab.solvers.result import Status
+    from schedlab.solvers.esg.generate import generate
     from schedlab.solvers.solve import solve
 
-    per: list[dict[str, Any]] = []
-    apps = dags(quick)
+    app = generate(5, CONFIGS, 0, shape="dag")
     for _, method, options in METHODS:  # warm-up: imports (networkx, PuLP) are not timed
-        solve(apps[0][1], method, options=options)
-    solve(apps[0][1], "milp")
-    for fam, app in apps:
-        opt = solve(app, "milp", time_limit=120.0)
-        rec: dict[str, Any] = {"family": fam, "milp_ms": 1000 * opt.runtime_s}
-        best = opt.value if opt.status is Status.OPTIMAL else None
-        rec["ok"] = best is not None
-        for label, method, options in METHODS:
-            t0 = time.perf_counter()
-            r = solve(app, method, options=options)
-            ms = 1000 * (time.perf_counter() - t0)
-            gap = None
-            if best is not None and r.value is not None:
-                gap = 100.0 * (r.value - best) / best
-            proved = r.status is Status.OPTIMAL
-            rec[label] = (gap, ms, proved)
-        per.append(rec)
+        solve(app, method, options=options)
+    solve(app, "milp")
+    labels = {
+        (f"{m}[{','.join(f'{k}={v}' for k, v in o.items())}]" if o else m): label
+        for label, m, o in METHODS
+    }
+    per: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp:  # nothing cached: every solve is timed here
+        found = studies(quick, Path(tmp))
+    for study in found:
+        by: dict[tuple[str, int], dict[str, Any]] = {}
+        for r in study.rows:
+            by.setdefault((r["rung"], r["i"]), {})[r["method"]] = r
+        for (rung, _), cells in by.items():
+            opt = cells["milp"]
+            fam = "random" if study.family == "split" else rung
+            rec: dict[str, Any] = {
+                "family": fam,
+                "milp_ms": 1000 * opt["runtime_s"],
+                "ok": opt["proven"],
+            }
+            for method, label in labels.items():
+                r = cells[method]
+                gap = 100.0 * r["gap"] if r["gap"] is not None and opt["proven"] else None
+                rec[label] = (gap, 1000 * r["runtime_s"], r["status"] == "optimal")
+            per.append(rec)
     fams = sorted({r["family"] for r in per}, key=lambda f: (f != "random", f))
     return _table(per, "all"), [row for f in fams for row in _table(per, f)]
 
@@ -120,11 +125,33 @@ def _table(per: list[dict[str, Any]], family: str) -> list[list[Any]]:
         ms = [r[label][1] for r in sel]
         equal = sum(g is not None and g <= 1e-7 for g in gaps)
         proved = sum(r[label][2] for r in sel)
-        out.append([family, label, len(sel), _f(np.mean(gaps)), _f(np.max(gaps)), equal,
-                    proved, _f(np.mean(ms)), _f(np.max(ms))])  # fmt: skip
+        out.append(
+            [
+                family,
+                label,
+                len(sel),
+                _f(np.mean(gaps)),
+                _f(np.max(gaps)),
+                equal,
+                proved,
+                _f(np.mean(ms)),
+                _f(np.max(ms)),
+            ]
+        )
     ms = [r["milp_ms"] for r in sel]
-    out.append([family, "milp (optimum)", len(sel), "0.00", "0.00", len(sel), len(sel),
-                _f(np.mean(ms)), _f(np.max(ms))])  # fmt: skip
+    out.append(
+        [
+            family,
+            "milp (optimum)",
+            len(sel),
+            "0.00",
+            "0.00",
+            len(sel),
+            len(sel),
+            _f(np.mean(ms)),
+            _f(np.max(ms)),
+        ]
+    )
     return out
 
 
@@ -145,8 +172,16 @@ def online_rows(quick: bool) -> list[list[Any]]:
             cfg = SimConfig(load=load, requests=500 if quick else ONLINE_REQUESTS, seed=0)
             for split in SPLITS:
                 m = simulate([app], make_policy("esg", split), cfg)
-                out.append([app.name, load, m["split"], f"{100 * m['slo_hit_rate']:.1f}",
-                            f"{1e6 * m['cost']:.3f}", f"{m['p99_latency_ms']:.1f}"])  # fmt: skip
+                out.append(
+                    [
+                        app.name,
+                        load,
+                        m["split"],
+                        f"{100 * m['slo_hit_rate']:.1f}",
+                        f"{1e6 * m['cost']:.3f}",
+                        f"{m['p99_latency_ms']:.1f}",
+                    ]
+                )
     return out
 
 
@@ -174,8 +209,17 @@ def run(quick: bool) -> None:
     from schedlab.experiments.esg.policies import SPLITS
     from schedlab.experiments.output import format_table
 
-    head = ["dags", "method", "n", "mean_gap_%", "worst_gap_%", "=milp", "proved_optimal",
-            "mean_ms", "max_ms"]  # fmt: skip
+    head = [
+        "dags",
+        "method",
+        "n",
+        "mean_gap_%",
+        "worst_gap_%",
+        "=milp",
+        "proved_optimal",
+        "mean_ms",
+        "max_ms",
+    ]
     total, fams = rows(quick)
     print(format_table(head, total))
     print()

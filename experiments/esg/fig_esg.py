@@ -272,35 +272,50 @@ def _same_value(x: float | None, y: float | None) -> bool:
     return math.isclose(x, y, rel_tol=1e-9)
 
 
-def exact_row(key: dict[str, Any], cfg: dict[str, Any], seed: int) -> dict[str, Any]:
-    from schedlab.solvers.esg.exact_enum import BruteOptions
-    from schedlab.solvers.esg.generate import generate
-    from schedlab.solvers.solve import solve
+def _instances(rows: list[dict[str, Any]]) -> dict[tuple[float, int], dict[str, Any]]:
+    """A gap study's rows by instance (size, i), then by method."""
+    out: dict[tuple[float, int], dict[str, Any]] = {}
+    for r in rows:
+        out.setdefault((r["size"], r["i"]), {})[r["method"]] = r
+    return out
 
-    i = key["i"]
-    if key["kind"] == "chain":
-        app = generate(3 + i % 4, cfg["configs"], 10_000 * seed + i)
-        a, c = solve(app, "astar"), solve(app, "cpsat")
-        # brute force only within its default cap (full size has chains of 1e12 paths);
-        # the larger chains are checked against CP-SAT only
-        fits = a.stats["raw_space"] <= BruteOptions().max_paths
-        b = solve(app, "brute") if fits else None
-        return {
-            "status": a.status.value,
-            "agree_brute": None if b is None else _same_value(a.value, b.value),
-            "agree_cpsat": _same_value(a.value, c.value),
-            "nodes_expanded": a.stats["nodes_expanded"],
-            "raw_space": a.stats["raw_space"],
-            "astar_ms": 1000 * a.runtime_s,
+
+def exact_rows(cfg: dict[str, Any], seed: int, outdir: Path) -> list[dict[str, Any]]:
+    """The exact comparison, from the shared gap study (`experiments/esg/gapspec.py`): on
+    `cfg["chains"]` chains A* against CP-SAT and, where the raw space is within brute force's
+    default cap (full size has chains of 1e12 paths), brute force (family "astar"); on
+    `cfg["dags"]` DAGs the SLO split's paper rules against the MILP optimum (family "split")."""
+    from schedlab.experiments.esg.gapspec import CHAIN_STAGES, DAG_STAGES, chain_rungs, dag_rungs
+    from schedlab.experiments.gap.study import run_study
+
+    chains = run_study("esg", "astar", "", seed, outdir,
+                       rungs=chain_rungs(cfg["chains"], cfg["configs"]))  # fmt: skip
+    dags = run_study("esg", "split", "", seed, outdir,
+                     rungs=dag_rungs(cfg["dags"], max(cfg["configs"] // 3, 4)))  # fmt: skip
+    out = []
+    for (stages, i), by in _instances(chains.rows).items():
+        a, c, b = by["astar"], by["cpsat"], by.get("brute")
+        out.append({
+            "kind": "chain", "i": 4 * i + CHAIN_STAGES.index(int(stages)),
+            "status": a["status"],
+            "agree_brute": None if b is None else _same_value(a["value"], b["value"]),
+            "agree_cpsat": _same_value(a["value"], c["value"]),
+            "nodes_expanded": a["nodes_expanded"], "raw_space": a["raw_space"],
+            "astar_ms": 1000 * a["runtime_s"],
+        })  # fmt: skip
+    for (stages, i), by in _instances(dags.rows).items():
+        opt = by["milp"]
+        row: dict[str, Any] = {
+            "kind": "dag",
+            "i": 4 * i + DAG_STAGES.index(int(stages)),
+            "status": opt["status"],
+            "dag": opt["problem_kind"] == "dag",
         }
-    app = generate(5 + i % 4, max(cfg["configs"] // 3, 4), 20_000 * seed + i, shape="dag")
-    opt = solve(app, "milp")
-    row: dict[str, Any] = {"status": opt.status.value, "dag": app.kind == "dag"}
-    for rule in ("min_latency", "slack"):
-        r = solve(app, "split", options={"rule": rule})
-        gap = (r.value - opt.value) / opt.value if opt.value and r.value is not None else None
-        row[f"gap_{rule}"] = gap
-    return row
+        for rule in ("min_latency", "slack"):
+            r = by[f"split[rule={rule}]"]
+            row[f"gap_{rule}"] = r["gap"] if opt["proven"] else None
+        out.append(row)
+    return sorted(out, key=lambda r: (r["kind"], r["i"]))
 
 
 def _parts() -> set[str]:
@@ -320,12 +335,7 @@ def compute(cfg: dict[str, Any], seed: int, outdir: Path, size: str) -> dict[str
             config=header,
         )
         sim_rows = sim.run(sim_keys(cfg), partial(sim_row, cfg=cfg, seed=seed), desc="esg-sim")
-    ex_rows: list[Any] = []
-    if "exact" in parts:
-        ex = RowStore(d / f"esg-exact-{size}.jsonl", ["kind", "i"], config=header)
-        keys = [{"kind": "chain", "i": i} for i in range(cfg["chains"])]
-        keys += [{"kind": "dag", "i": i} for i in range(cfg["dags"])]
-        ex_rows = ex.run(keys, partial(exact_row, cfg=cfg, seed=seed), desc="esg-exact")
+    ex_rows = exact_rows(cfg, seed, outdir) if "exact" in parts else []
     return {"sim": sim_rows, "exact": ex_rows}
 
 

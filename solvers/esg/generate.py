@@ -219,6 +219,31 @@ def generate(
     return App(app.name, quantile_slo(app, slo_quantile), funcs, tuple(edges), Prices())
 
 
+def generate_layered(depth: int, width: int, seed: int, *, configs: int = 10) -> App:
+    """A source, `depth` layers of `width` functions, a sink; every function linked to one or
+    two functions of the next layer (and reached from one of the previous), `configs`
+    configurations per function (`random_function`), the SLO the longest path of each
+    function's 0.3 latency quantile (one decimal). Benchmark `bench_split`'s layered family."""
+    rng = np.random.default_rng(seed)
+    n = depth * width + 2
+    ids = [f"f{i}" for i in range(n)]
+    funcs = tuple(random_function(fid, configs, rng) for fid in ids)
+    layers = [[0]] + [list(range(1 + d * width, 1 + (d + 1) * width)) for d in range(depth)]
+    layers.append([n - 1])
+    edges: set[tuple[int, int]] = set()
+    for a, b in zip(layers, layers[1:], strict=False):
+        for u in a:
+            for v in rng.choice(b, size=min(len(b), int(rng.integers(1, 3))), replace=False):
+                edges.add((u, int(v)))
+        for v in b:
+            if not any(e[1] == v for e in edges):
+                edges.add((a[int(rng.integers(len(a)))], v))
+    named = tuple((ids[u], ids[v]) for u, v in sorted(edges))
+    app = App(f"layered-{depth}x{width}-s{seed}", 1.0, funcs, named, Prices())
+    q = [float(np.quantile([c.latency_ms for c in f.configs], 0.3)) for f in funcs]
+    return App(app.name, round(longest_path(app, q), 1), funcs, named, Prices())
+
+
 def quantile_slo(app: App, slo_quantile: float = 0.3) -> float:
     """The generator's SLO rule: the longest path of each function's `slo_quantile` latency
     over its GPU configurations (CPU-only ones do not count), rounded to 0.1 ms (at least 0.1)."""

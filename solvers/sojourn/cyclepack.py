@@ -45,6 +45,7 @@ before its value is summed.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -451,6 +452,7 @@ class CyclePacker:
             "packing_rounds": 0,
             "packing_columns": 0,
             "packing_fill_columns": 0,
+            "packing_master_s": 0.0,
         }
         history: list[float] = []
         general = exact = False
@@ -478,7 +480,9 @@ class CyclePacker:
                 break
             cols += new
             stats["packing_columns"] += len(new)
+            t_master = time.perf_counter()
             solved = self._master(cols, deadline, tol)
+            stats["packing_master_s"] += time.perf_counter() - t_master
             if solved is None:
                 break
             mu, ell = solved

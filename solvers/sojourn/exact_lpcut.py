@@ -57,6 +57,7 @@ from schedlab.solvers.kernels.order_search import multistart
 from schedlab.solvers.result import SolveResult
 from schedlab.solvers.sojourn.cyclepack import CyclePacker, MasterLp
 from schedlab.solvers.sojourn.lop import (
+    INTEGER_SLACK,
     ModelFactory,
     RoundResult,
     Triple,
@@ -159,11 +160,15 @@ def lagrangian_value(
     coef: np.ndarray,
     rhs: np.ndarray,
     y: np.ndarray,
+    fixed: np.ndarray | None = None,
 ) -> float:
     """const + s (sum_j min(0, (d + A^T y)_j) - y r) for 3-term rows A (cols, coef = +-1, rhs)
     and y >= 0, minus a rigorous bound on its floating-point error: a lower bound on every
     order's pair cost C + sum_j D_j x_j whenever d = D / s up to rounding and const = C
     correctly rounded (weak duality holds for any y >= 0; only the arithmetic can err).
+    `fixed` (per column: -1 free in [0, 1], 0 or 1 fixed there): column j's term is then
+    red_j x_j, a lower bound over the orders that respect the fixed pairs only (the forced
+    pairs of a crossing problem, which every optimal order respects: `lop_graph`).
 
     Error analysis (u = 2^-53, standard model): d_j carries at most 3u|d_j| relative to D_j / s;
     column j's reduced cost sums 1 + k_j terms in order (np.add.at), error at most
@@ -175,7 +180,10 @@ def lagrangian_value(
     the optimum could not close."""
     red = d.copy()
     np.add.at(red, cols.ravel(), (coef * y[:, None]).ravel())
-    s1 = math.fsum(np.minimum(red, 0.0).tolist())
+    term = np.minimum(red, 0.0)
+    if fixed is not None:
+        term = np.where(fixed == 1, red, np.where(fixed == 0, 0.0, term))
+    s1 = math.fsum(term.tolist())
     s2 = math.fsum((y * rhs).tolist())
     lb = s1 - s2
     value = const + s * lb
@@ -217,6 +225,7 @@ class HighsCutModel:
         route: Route | None = None,
         threads: int = 1,
         packing_fill: bool = True,
+        forced: np.ndarray | None = None,
     ) -> None:
         import highspy
 
@@ -225,6 +234,9 @@ class HighsCutModel:
         self.route: Route = route or ("packing" if packing else "lp")
         self.lp_stalled = False  # the LP rounds stopped on LP_STALL_ROUNDS without progress
         self.lp_solver: LpSolver = "ipm"  # the LP rounds' HiGHS solver (`pick_lp_solver`)
+        self.lp_solver_pref: LpSolver | None = None  # set: the LP rounds' solver, whatever
+        # the deficit (crossing blocks: `lop_graph.tune_for_graphs`)
+        self.per_pair = PER_PAIR  # incumbent cycles per reversed pair and round
         self.packing_master = packing_master
         self.threads = threads  # the packing masters' (PDLP's); HiGHS runs on one
         self.packing_fill = packing_fill  # the packing's 3-cycle fill (`CyclePacker`'s fill)
@@ -257,6 +269,8 @@ class HighsCutModel:
         self.packing_stopped = False  # the cycle packing ran out of time without closing
         self.best_lb: float | None = None  # best Lagrangian bound over the LP rounds
         self.W = Wb
+        self.lp_s = 0.0  # seconds in HiGHS's LP rounds (`lp_rounds`)
+        self.search_s = 0.0  # seconds in the local searches (start search, LP rounding)
         self.pair_min = pairwise_min_bound(Wb)
         h = self.h = highspy.Highs()
         for k, v in (("output_flag", False), ("primal_feasibility_tolerance", 1e-9),
@@ -269,6 +283,21 @@ class HighsCutModel:
         P = len(self.d)
         h.addVars(P, np.zeros(P), np.ones(P))
         h.changeColsCost(P, np.arange(P, dtype=np.int32), self.d)
+        self.fixed: np.ndarray | None = None  # per column -1 (free), 0 or 1 (`fix_forced`)
+        if forced is not None:
+            self.fix_forced(forced)
+
+    def fix_forced(self, forced: np.ndarray) -> None:
+        """Fix x_ab (a < b) to 1 where forced[a, b] (a precedes b in every optimal order) and
+        to 0 where forced[b, a]: the LP and MIP range over those orders only, and the
+        Lagrangian bound counts fixed columns at their values (`lagrangian_value`)."""
+        a, b = self.iu
+        fixed = np.where(forced[a, b], 1, np.where(forced[b, a], 0, -1)).astype(np.int8)
+        idx = np.nonzero(fixed >= 0)[0]
+        if len(idx):
+            v = fixed[idx].astype(float)
+            self.h.changeColsBounds(len(idx), idx.astype(np.int32), v, v)
+        self.fixed = fixed
 
     def add_triangles(self, triples: Sequence[Triple]) -> None:
         """Both inequalities of each triple, or after a MIP solve only the one its tournament
@@ -338,7 +367,7 @@ class HighsCutModel:
             return None
         cols, coef = np.concatenate(self.rows_cols), np.concatenate(self.rows_coef)
         return lagrangian_value(self.d, self.s, self.const, cols, coef,
-                                np.concatenate(self.rows_rhs), y)  # fmt: skip
+                                np.concatenate(self.rows_rhs), y, self.fixed)  # fmt: skip
 
     def _offer(self, order: Sequence[int]) -> None:
         cost = lop_cost(self.W, order)
@@ -358,7 +387,9 @@ class HighsCutModel:
         closes the block when it meets the best order within the closing slack."""
         if self.order is None:
             return {}
+        t = time.perf_counter()
         self._offer(search_start(self.W, self.order, self.seed, deadline))
+        self.search_s += time.perf_counter() - t
         packer = CyclePacker(self.W, seed=self.seed, master=self.packing_master,
                              threads=self.threads, fill=self.packing_fill)  # fmt: skip
         out = packer.certify(self.order, self.close_abs, deadline)
@@ -375,7 +406,7 @@ class HighsCutModel:
         best order (proof without MIP), no triangle is violated, or the deadline. Each LP
         solution, rounded and improved by insertion descent, is offered as an incumbent; rows
         slack at the LP optimum are deleted."""
-        rounds = cuts = purged = general = 0
+        rounds = cuts = purged = general = fallback = 0
         own: list[float] = []  # the best of this phase's own Lagrangian bounds, per round
         self.h.setOptionValue("solver", self.lp_solver)
         self.h.setOptionValue("run_crossover", "off")  # interior point only: no basis to keep
@@ -385,11 +416,24 @@ class HighsCutModel:
             self._time_limit(deadline)
             t_run = time.perf_counter()
             self.h.run()
+            self.lp_s += time.perf_counter() - t_run
             # the slowest round, even one stopped by time, sizes the MIP's root (dense n = 300:
             # a simplex round cut off at the limit, or a quick warm-started one just before it,
             # let the MIP start in the 5% left, and its presolve overran the limit by 15 s)
             self.last_lp_s = max(self.last_lp_s, time.perf_counter() - t_run)
             if self.h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
+                if (
+                    self.lp_solver_pref == "ipm"
+                    and self.lp_solver == "ipm"
+                    and not deadline.passed()
+                ):
+                    # the interior point without crossover can end imprecise (kUnknown: PACE
+                    # #50's second round); the dual simplex solves the same LP again (only
+                    # where the interior point was preferred: crossing blocks)
+                    self.lp_solver = "simplex"
+                    self.h.setOptionValue("solver", "simplex")
+                    fallback += 1
+                    continue
                 break  # stopped by time: keep the last optimal LP's bound
             x = np.asarray(self.h.getSolution().col_value, dtype=float)
             if len(x) != len(self.d):
@@ -399,7 +443,9 @@ class HighsCutModel:
                 self._raise_bound(lb)
             own.append(max(own[-1] if own else -math.inf, -math.inf if lb is None else lb))
             Y = self._tournament(x)
+            t = time.perf_counter()
             self._offer(rounded_order(self.W, Y))
+            self.search_s += time.perf_counter() - t
             if self._closed():
                 self.closed_by_lp = True
                 break
@@ -407,7 +453,7 @@ class HighsCutModel:
                 self.lp_stalled = True
                 break
             assert self.order is not None
-            new = incumbent_cycles(Y, self.order, self.D)
+            new = incumbent_cycles(Y, self.order, self.D, self.per_pair)
             if not len(new):  # the restricted family holds: separate every triangle
                 cyc = violated_cycles(Y, cuts_per_round(self.n))
                 new = np.asarray([t if k == 1 else (t[0], t[2], t[1]) for t, k in cyc])
@@ -420,7 +466,8 @@ class HighsCutModel:
         self.h.setOptionValue("solver", "choose")
         self.h.setOptionValue("run_crossover", "on")
         return {"lp_rounds": rounds, "lp_cuts": cuts, "lp_general_cuts": general,
-                "lp_rows_purged": purged, "lp_stalled": int(self.lp_stalled)}  # fmt: skip
+                "lp_rows_purged": purged, "lp_stalled": int(self.lp_stalled),
+                "lp_ipm_fallbacks": fallback}  # fmt: skip
 
     def deficit_share(self) -> float:
         """(best order's cost - pairwise minimum) / pairwise minimum: what a dual certificate
@@ -447,6 +494,8 @@ class HighsCutModel:
         the interior point at n = 60-100, and an exact vertex's duals for the bound); else the
         interior point from scratch (cyclic family: degenerate LPs where one simplex round took
         41 s against about 2 s at n = 150)."""
+        if self.lp_solver_pref is not None:
+            return self.lp_solver_pref
         return "simplex" if self.deficit_share() > SIMPLEX_MIN_DEFICIT else "ipm"
 
     def add_all_triangles(self, deadline: Deadline) -> bool:
@@ -531,6 +580,7 @@ class HighsCutModel:
                 stats.update(self.packing_certificate(lp_deadline))
             if route != "full" and not self.closed_by_lp:
                 stats.update(self.lp_rounds(lp_deadline))
+            stats["lp_s"], stats["search_s"] = self.lp_s, self.search_s
             if self.order is not None and hint is not None and list(hint) != self.order:
                 stats["lp_incumbent"] = 1
             if self.closed_by_lp and self.order is not None:
@@ -556,7 +606,9 @@ class HighsCutModel:
             stats["mip_skipped_for_time"] = 1
             return RoundResult(self._start_before(start_x), False, lp_bound, stats)
         self._time_limit(deadline)
+        t = time.perf_counter()
         self.h.run()
+        stats["mip_s"] = time.perf_counter() - t
         info = self.h.getInfo()
         status = self.h.getModelStatus()
         proven = status == self.hs.HighsModelStatus.kOptimal
@@ -624,9 +676,12 @@ def block_close_abs(Wb: np.ndarray) -> float:
     return block_slacks(Wb, [np.arange(Wb.shape[0])])[0]
 
 
-def lpcut_factory(options: LpcutOptions, seed: int | None) -> ModelFactory:
+def lpcut_factory(
+    options: LpcutOptions, seed: int | None, *, integral: bool = False
+) -> ModelFactory:
     """lpcut's block model builder for `lop.solve_lop` / `lop.solve_lop_matrix`; refuses a
-    route that its options rule out."""
+    route that its options rule out. `integral`: integer costs, whose MIP may stop within
+    `lop.INTEGER_SLACK` (the bound rounds up)."""
     from schedlab.solvers.sojourn.exact_milp import block_gap_abs
 
     if options.route not in ROUTES:
@@ -635,7 +690,7 @@ def lpcut_factory(options: LpcutOptions, seed: int | None) -> ModelFactory:
         raise InvalidInput("route: 'packing' needs the packing on (drop --no-packing)")
     return lambda Wb, _deadline, slack: HighsCutModel(
         Wb,
-        gap_abs=block_gap_abs(Wb),
+        gap_abs=INTEGER_SLACK if integral else block_gap_abs(Wb),
         close_abs=slack,
         seed=seed,
         packing=options.packing,

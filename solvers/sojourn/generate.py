@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput, Problems
-from schedlab.solvers.sojourn.problem import MAX_JOBS, MAX_OUTCOMES, Instance
+from schedlab.solvers.sojourn.problem import MAX_JOBS, MAX_OUTCOMES, Instance, SojournProblem
 from schedlab.solvers.validate import MAX_MAGNITUDE, check_alloc
 
 FAMILIES = ("default", "cyclic")
@@ -62,6 +64,16 @@ def generate(
         "max_checkpoints": max_checkpoints,
     }
     return Instance.from_dict({"jobs": jobs, "name": f"random-n{n}-s{seed}", "meta": meta})
+
+
+def generate_problem(
+    n: int, seed: int, *, objective: str = "B", k: int | None = None, **options: Any
+) -> SojournProblem:
+    """`generate(n, seed, **options)` under `objective` (K = `k` for TK and DK): a problem
+    `solve` takes (the gap study's generator)."""
+    from schedlab.solvers.sojourn.objectives import Objective
+
+    return SojournProblem(generate(n, seed, **options), Objective(objective, k))
 
 
 def pair_mean_u(pi: np.ndarray) -> np.ndarray:

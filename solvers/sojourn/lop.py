@@ -35,6 +35,21 @@ SLACK_SHARE = 0.9  # of the proof tolerance (result.PROOF_TOL) that the blocks' 
 # (`block_slacks`); the rest covers float error, 1e5 times more than it needs
 TRIANGLE_MODES = ("lazy", "all", "separate")  # separate: none up front, the back end cuts
 Triple = tuple[int, int, int]
+INTEGER_SLACK = 0.5  # a block of integer costs closes once its bound is this close to its cost
+ROUND_MARGIN = 0.25  # ... and its bound b counts as ceil(b - ROUND_MARGIN): sound for a sound b
+# (every order's cost is an integer), and a MIP dual bound that HiGHS's tolerances put a hair
+# above the optimum still rounds to it
+
+
+def integer_bound(lb: float) -> float:
+    """The integer bound implied by a lower bound on an integer minimum (`ROUND_MARGIN`)."""
+    return float(math.ceil(lb - ROUND_MARGIN)) if math.isfinite(lb) else lb
+
+
+def is_integral(W: np.ndarray) -> bool:
+    """Whether every entry of W is an integer small enough for exact float sums (< 2^50 in
+    all): then every order's cost is an exact integer and bounds round up (`integer_bound`)."""
+    return bool(np.all(W == np.round(W))) and float(np.abs(W).sum()) < 2.0**50
 
 
 def refuse_non_lop(objective: Objective, method: str) -> None:
@@ -267,7 +282,9 @@ def solve_block(
     if nb <= 1 or (shortcut and not three_cycles(pref, limit=1)):
         return BlockOutcome(best_order, best_cost, bound, True, stats)
     if warm_start:  # a good incumbent and MIP start / hint for the back end
+        t = time.perf_counter()
         best_order = insertion_descent(Wb, best_order)
+        stats["search_s"] = time.perf_counter() - t
         best_cost = lop_cost(Wb, best_order)
     proven = False
     if deadline.passed():
@@ -410,6 +427,7 @@ def solve_lop_matrix(
     warm_start: bool = False,
     extra_stats: dict[str, Any] | None = None,
     offset: float = 0.0,
+    integral: bool = False,
 ) -> BlockOutcome:
     """The linear-ordering core on a raw cost matrix W >= 0: min over orders of
     sum_{a before b} W[a, b], block by block (`decompose`), each block by `solve_block` with
@@ -419,6 +437,8 @@ def solve_lop_matrix(
     every block closed, and the stats (numbers summed over blocks; `routes`: the route each
     block that ran a solver took, when its back end names one). A sojourn objective builds W
     from its instance (`solve_lop`); a benchmark matrix from its file (`lop_matrix`).
+    `integral` (W of integers, `is_integral`): every block's slack is INTEGER_SLACK and its
+    bound rounds up (`integer_bound`), instead of the shares of the relative proof tolerance.
     """
     n = W.shape[0]
     blocks = preference_blocks(W) if decompose else [np.arange(n)]
@@ -435,14 +455,14 @@ def solve_lop_matrix(
     routes: list[str] = []
     solved = 0
     label = np.empty(n, dtype=np.int64)
-    slacks = block_slacks(W, blocks, offset)
+    slacks = [INTEGER_SLACK] * len(blocks) if integral else block_slacks(W, blocks, offset)
     for bi, blk in enumerate(blocks):
         label[blk] = bi
         Wb = W[np.ix_(blk, blk)]
         out = solve_block(Wb, factory, triangles, deadline, decompose, warm_start, slacks[bi])
         stats["lazy_rounds"] = max(stats["lazy_rounds"], out.stats["rounds"])
         order.extend(int(blk[i]) for i in out.order)
-        bound += out.bound
+        bound += integer_bound(out.bound) if integral else out.bound
         proven &= out.proven
         solved += out.proven
         for k, v in out.stats.items():

@@ -27,7 +27,7 @@ import numpy as np
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult, certify
 from schedlab.solvers.sojourn.exact_lpcut import LpcutOptions, lpcut_factory, lpcut_stats
-from schedlab.solvers.sojourn.lop import solve_lop_matrix
+from schedlab.solvers.sojourn.lop import is_integral, solve_lop_matrix
 from schedlab.solvers.validate import Deadline, check_alloc
 
 MAX_N = 5000  # a file asking for more rows than this is refused (memory: n^2 pair tables)
@@ -175,9 +175,10 @@ def solve_lop_benchmark(
     opts = options or LpcutOptions()
     t0 = time.perf_counter()
     deadline = Deadline.after(time_limit)
-    factory = lpcut_factory(opts, seed)
     n = M.shape[0]
     W, shift = core_costs(M)
+    integral = is_integral(W)
+    factory = lpcut_factory(opts, seed, integral=integral)
     core = solve_lop_matrix(
         W,
         factory,
@@ -186,6 +187,7 @@ def solve_lop_benchmark(
         decompose=opts.decompose,
         warm_start=opts.warm_start,
         extra_stats=lpcut_stats(opts),
+        integral=integral,
     )
     cert = certify(core.cost, core.bound, "min")
     total = float(M.sum() - np.trace(M))

@@ -186,6 +186,10 @@ def start_point(st: ExactStructure, deadline: Deadline) -> tuple[Counts, MultiCh
     (seconds faster at 2,000 servers) with one; None when it lies outside the model's set or
     the deadline has passed (both heuristics are compiled or LP-based and cannot be
     interrupted, so neither is started late)."""
+    # the hints' modules, imported here so that the code version of the exact methods (their
+    # static import closure, `experiments/codeversion.py`) covers them: `solve` finds them by name
+    from schedlab.solvers.synergy import heuristic_opt, heuristics  # noqa: F401
+
     if deadline.passed():
         return None
     res = solve(st.snap, "opt" if deadline.at is None else "tune")

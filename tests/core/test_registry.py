@@ -103,3 +103,32 @@ def test_bad_plugin_name_is_invalid_input(monkeypatch):
     with pytest.raises(InvalidInput, match="SCHEDLAB_PLUGINS: cannot import plugin module"):
         r.load_plugins()
     monkeypatch.setattr(r, "_plugins_loaded", True)
+
+
+def test_a_forked_child_does_not_inherit_a_held_discovery_lock():
+    """Studies run in threads while workers fork: a worker must not wait forever for the
+    discovery lock that another thread of its parent held at the instant of the fork."""
+    import os
+    import threading
+
+    import schedlab.solvers.registry as reg
+
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with reg._LOAD_LOCK:
+            held.set()
+            release.wait(10)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    held.wait(5)
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: the lock must be free
+            os._exit(0 if reg._LOAD_LOCK.acquire(timeout=5) else 1)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        release.set()
+        t.join()
+    assert os.waitstatus_to_exitcode(status) == 0

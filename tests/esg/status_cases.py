@@ -211,22 +211,26 @@ def _latency(draw: st.DrawFn) -> float:
 
 
 @st.composite
-def _config(draw: st.DrawFn) -> Config:
+def _config(draw: st.DrawFn, cpu_only_too: bool = False) -> Config:
     wait = draw(st.sampled_from((0.0, 0.0, draw(st.floats(0.0, 5.0)))))
+    # apps: a fifth CPU-only (the BATCH and INFless baselines' spaces)
+    cpu_only = cpu_only_too and draw(st.integers(0, 4)) == 0
     return Config(
         batch=draw(st.integers(1, 4)),
-        vcpus=draw(st.floats(0.0, 8.0)),
-        gpu_share=draw(st.floats(0.01, 1.0)),
+        vcpus=draw(st.floats(0.25 if cpu_only else 0.0, 8.0)),
+        gpu_share=0.0 if cpu_only else draw(st.floats(0.01, 1.0)),
         latency_ms=draw(_latency()),
         wait_ms=wait,
     )
 
 
 @st.composite
-def _functions(draw: st.DrawFn, n: int, max_configs: int) -> tuple[Function, ...]:
+def _functions(
+    draw: st.DrawFn, n: int, max_configs: int, cpu_only_too: bool = False
+) -> tuple[Function, ...]:
     out = []
     for i in range(n):
-        configs = draw(st.lists(_config(), min_size=1, max_size=max_configs))
+        configs = draw(st.lists(_config(cpu_only_too), min_size=1, max_size=max_configs))
         transfer = draw(st.sampled_from((0.0, 0.0, draw(st.floats(0.0, 2.0)))))
         out.append(Function(f"f{i}", tuple(configs), transfer_ms=transfer))
     return tuple(out)
@@ -262,7 +266,7 @@ def _near(draw: st.DrawFn, x: float, tol: float) -> float:
 def apps(draw: st.DrawFn, chains_only: bool = False) -> App:
     """An app of 1-4 functions, 1-4 configurations each, its budget at or around an optimum."""
     n = draw(st.integers(1, 4))
-    funcs = draw(_functions(n, 4))
+    funcs = draw(_functions(n, 4, cpu_only_too=True))
     ids = [f.id for f in funcs]
     chain = tuple((ids[i], ids[i + 1]) for i in range(n - 1))
     if chains_only or draw(st.booleans()):
@@ -325,6 +329,6 @@ def queue_problems(draw: st.DrawFn) -> QueuesProblem:
 def problems(entry: Entry) -> st.SearchStrategy:
     """Problems `entry` accepts: queue sets for q_*, chains for A* (exact on chains only; on a
     DAG it runs the SLO split, a heuristic), chains and DAGs for the others."""
-    if entry.name in QUEUE_METHODS:
+    if "queues" in (entry.meta.get("kinds") or ()):  # the q_* methods, exact or not
         return queue_problems()
     return apps(chains_only=entry.name == "astar")

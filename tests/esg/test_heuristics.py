@@ -21,7 +21,7 @@ def test_heuristics_feasible_and_not_below_optimum(shape):
         opt = solve(app, "milp")
         for m in HEURISTICS:
             r = solve(app, m)
-            if r.status is Status.INFEASIBLE:
+            if r.solution is None:  # greedy: proven infeasible; a baseline: none in its space
                 continue
             assert r.status is Status.FEASIBLE, (app.name, m)
             assert r.solution.latency_ms <= app.budget + LAT_TOL

@@ -58,6 +58,7 @@ def test_lazy_choices_are_their_defining_constants():
     from schedlab.solvers.esg.problem import APP_KINDS
     from schedlab.solvers.slaq.predict import MODELS
     from schedlab.solvers.slaq.problem import OBJECTIVES as SLAQ_OBJECTIVES
+    from schedlab.solvers.sojourn.exact_lpcut import ROUTES
     from schedlab.solvers.sojourn.generate import FAMILIES
     from schedlab.solvers.sojourn.objectives import OBJECTIVES
     from schedlab.solvers.sojourn.outcomes import EVALUATIONS
@@ -68,6 +69,7 @@ def test_lazy_choices_are_their_defining_constants():
         ("sojourn evaluate", "objective"): OBJECTIVES,
         ("sojourn solve", "objective"): OBJECTIVES,
         ("sojourn generate", "family"): FAMILIES,
+        ("lop solve", "route"): ROUTES,
         ("sojourn evaluate", "how"): EVALUATIONS,
         ("synergy snapshot", "gpu_mix"): tuple(GPU_MIXES),
         ("slaq snapshot", "objective"): SLAQ_OBJECTIVES,

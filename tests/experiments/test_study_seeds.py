@@ -15,6 +15,7 @@ from schedlab.experiments.cli import cli
         ["reproduce", "--seed", "-1"],
         ["verify", "4", "--seed", "-1"],
         ["figure", "sojourn-gap", "--seed", str(2**63)],
+        ["gap", "sojourn", "--seed", "-1"],
     ],
 )
 def test_bad_study_seed_is_a_usage_error(args, tmp_path):

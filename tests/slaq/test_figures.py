@@ -64,3 +64,22 @@ def test_prediction_figure_tiny(tmp_path, monkeypatch):
 def test_paper_numbers_kept():
     assert fig_prediction.PAPER[("logreg", "naive")] == pytest.approx(6.15)
     assert fig_prediction.PAPER[("svm-poly-mnist", "auto")] == pytest.approx(3.55)
+
+
+def test_gap_figure_tiny_every_heuristic_against_the_optimum(tmp_path):
+    from schedlab.solvers.solve import METHODS
+
+    spec = figures()["slaq-gap"]
+    assert spec.meta["in_reproduce"]
+    paths = spec.obj("tiny", 0, tmp_path)
+    d = tmp_path / "slaq"
+    for name in ("slaq-gap.csv", "slaq-gap-snapshots.csv", "slaq-gap.md", "slaq-gap.png"):
+        assert d / name in paths
+    summary = read(d / "slaq-gap.csv")
+    compared = {r["method"] for r in summary if r["role"] == "method"}
+    assert compared == set(METHODS.names(scope="slaq", tag="heuristic"))
+    for r in summary:
+        assert int(r["proven"]) == int(r["instances"]) == 3  # the DP proves every snapshot
+        assert float(r["mean_gap"]) >= -1e-9 and int(r["disagree"]) == 0  # milp = dp
+    greedy_sum = next(r for r in summary if r["method"] == "greedy" and r["kind"] == "sum")
+    assert float(greedy_sum["worst_gap"]) <= 1e-9  # greedy is optimal for concave sums

@@ -32,9 +32,16 @@ def synthetic(count: int, seed: int) -> list[np.ndarray]:
 def assert_same(fast, ref) -> None:
     assert len(fast) == len(ref)
     for a, b in zip(fast, ref, strict=True):
-        assert (a.family, a.note) == (b.family, b.note)
         assert a.candidates.keys() == b.candidates.keys() and a.offsets.keys() == b.offsets.keys()
-        np.testing.assert_allclose(a.predict(H), b.predict(H), rtol=1e-9, atol=1e-300)
+        if a.family != b.family and {a.family, b.family} <= set(b.candidates):
+            # `auto` on an exact tie of the two families' residuals (equal to ~1e-16: both fit
+            # the same points equally well, as at scale 1e12 under OpenBLAS's Haswell kernels):
+            # the last bit decides, so either family is the documented choice.
+            r = [b.candidates[f] for f in (a.family, b.family)]
+            assert r[0] == pytest.approx(r[1], rel=1e-12), (a.family, b.family, r)
+        else:
+            assert (a.family, a.note) == (b.family, b.note)
+            np.testing.assert_allclose(a.predict(H), b.predict(H), rtol=1e-9, atol=1e-300)
         for f in a.candidates:
             # root residuals: a near-perfect fit's residual is a difference of close numbers
             ra, rb = np.sqrt(a.candidates[f]), np.sqrt(b.candidates[f])

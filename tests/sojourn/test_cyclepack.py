@@ -223,7 +223,8 @@ def test_pdlp_threads_change_no_round_of_the_packing():
     slack = block_close_abs(W)
     one, two = (CyclePacker(W, seed=0, threads=t).certify(start, slack) for t in (1, 2))
     assert one.closed and one.stats["packing_rounds"] >= 3
-    assert (one.bound, one.order, one.stats) == (two.bound, two.order, two.stats)
+    counts = [{k: v for k, v in r.stats.items() if not k.endswith("_s")} for r in (one, two)]
+    assert (one.bound, one.order, counts[0]) == (two.bound, two.order, counts[1])  # not the times
 
 
 def test_a_stopped_packing_leaves_no_mip_to_overrun_the_limit():

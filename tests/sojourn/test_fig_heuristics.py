@@ -1,4 +1,5 @@
-"""Figure sojourn-heuristics: files, honest numbers, resume, registration; bench smoke run."""
+"""Figure sojourn-heuristics (the shared gap study): files, honest numbers, resume, registration;
+bench smoke run."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import math
 
 import pytest
 
+import schedlab.experiments.gap.study as gap_study
 from schedlab.experiments.registry import BENCHMARKS, figures
-from schedlab.experiments.sojourn import fig_heuristics
-from schedlab.experiments.sojourn.fig_heuristics import CONFIGS, NAME, STEM, heuristics, make
+from schedlab.experiments.sojourn.fig_heuristics import NAME, STEM, figure
 from schedlab.experiments.sweep import SweepError
+from schedlab.solvers.solve import METHODS
 
 
 def test_registered_for_reproduce():
@@ -18,58 +20,34 @@ def test_registered_for_reproduce():
     assert "bench_exact" in BENCHMARKS.names()
 
 
-def test_the_heuristics_are_the_baseline_tag():
-    # the figure's heuristics come from the registry tag (batchlocal is not a baseline)
-    assert heuristics() == (
-        "fcfs",
-        "sept",
-        "ssf",
-        "maxpi",
-        "smith",
-        "uindex",
-        "local",
-        "gittins",
-        "sevcik",
-    )
-
-
 def test_files_numbers_and_resume(tmp_path, monkeypatch):
-    cfg = CONFIGS["tiny"]
-    paths = make(cfg, 1, tmp_path, "tiny")
+    paths = figure("tiny", 1, tmp_path)
     names = {p.name for p in paths}
-    assert {f"{STEM}.png", f"{STEM}.pdf", f"{STEM}.csv", f"{STEM}-instances.csv"} <= names
+    assert {f"{STEM}.png", f"{STEM}.pdf", f"{STEM}.csv", f"{STEM}-instances.csv",
+            f"{STEM}.md"} <= names  # fmt: skip
     for p in paths:
         assert p.exists() and p.stat().st_size > 0
     with open(tmp_path / "sojourn" / f"{STEM}.csv") as fh:
         table = list(csv.DictReader(fh))
-    assert len(table) == 2 * len(cfg["ns"]) * len(heuristics())
+    heuristics = METHODS.names(scope="sojourn", tag="heuristic")  # every registered one
+    groups = {r["group"] for r in table}
+    assert groups == {"A", "B", "TK (K = n/2)", "DK (K = n/2)"}
+    assert len(table) == 4 * 2 * (1 + len(heuristics))  # objectives x n x (exact + heuristics)
     for r in table:
-        assert int(r["proven_optimal"]) == cfg["count"]  # dp proves every tiny instance
-        assert float(r["mean_gap_pct"]) >= -1e-7  # no heuristic beats a proven optimum
-        assert float(r["max_gap_pct"]) >= float(r["mean_gap_pct"]) - 1e-9
-        if r["heuristic"] == "smith" and r["objective"] == "A":
-            assert math.isclose(float(r["max_gap_pct"]), 0.0, abs_tol=1e-7)
+        assert int(r["proven"]) == 3  # dp proves every tiny instance
+        assert float(r["mean_gap"]) >= -1e-9  # no heuristic beats a proven optimum
+        assert float(r["worst_gap"]) >= float(r["mean_gap"]) - 1e-9
+        if r["method"] == "smith" and r["group"] == "A":  # Smith's rule is optimal for A
+            assert math.isclose(float(r["worst_gap"]), 0.0, abs_tol=1e-9)
             assert float(r["share_optimal"]) == 1.0
 
-    # a rerun resumes from the journal: no row is recomputed
-    def boom(*a, **k):
+    def boom(cell):
         raise AssertionError("row recomputed")
 
-    monkeypatch.setattr(fig_heuristics, "compute_row", boom)
-    monkeypatch.setattr(fig_heuristics, "plot", lambda *a, **k: [])  # drawing checked above
-    make(cfg, 1, tmp_path, "tiny")
+    monkeypatch.setattr(gap_study, "solve_cell", boom)  # a rerun reads every cell back
+    figure("tiny", 1, tmp_path)
     with pytest.raises(SweepError, match="recomputed"):  # a failing cell, reported by the sweep
-        make(cfg, 2, tmp_path, "tiny")  # another seed is another computation
-
-
-def test_unproven_optimum_is_left_out():
-    rows = [
-        {"objective": o, "n": 20, "i": 0, "exact_status": "feasible",
-         **{f"{h}_gap": None for h in heuristics()}}
-        for o in ("A", "B")
-    ]  # fmt: skip
-    for s in fig_heuristics.summarize(rows):
-        assert s["not_proven"] == 1 and s["proven_optimal"] == 0 and s["mean_gap_pct"] is None
+        figure("tiny", 2, tmp_path)  # another seed is another computation
 
 
 def test_bench_exact_quick_runs(capsys, monkeypatch):

@@ -32,6 +32,7 @@ from schedlab.solvers.synergy.profiles import GRID_TOL, TPUT_TOL, ProfileSet
 
 BOTH_STATUSES = False
 HAIRS = (0.0, 0.0, 1e-6, -1e-6, 1e-10, -1e-10)
+RUN_SETS = ("proportional", "any")
 _LAST = {"run_set": "proportional"}  # the run set of the problem drawn last (see `options`)
 
 
@@ -74,7 +75,7 @@ def _profiles(draw: st.DrawFn) -> dict:
 
 
 @st.composite
-def _draft(draw: st.DrawFn) -> Snapshot:
+def _draft(draw: st.DrawFn, run_sets: tuple[str, ...] = RUN_SETS) -> Snapshot:
     prof = ProfileSet.from_dict(draw(_profiles()))
     servers = draw(st.integers(1, 2))
     g = draw(st.integers(1, 3))
@@ -85,13 +86,13 @@ def _draft(draw: st.DrawFn) -> Snapshot:
         Job(f"j{i}", draw(st.sampled_from(prof.names)), draw(st.integers(1, min(3, servers * g))))
         for i in range(draw(st.integers(1, 4)))
     )
-    run_set = draw(st.sampled_from(["proportional", "any"]))
+    run_set = draw(st.sampled_from(list(run_sets)))
     return Snapshot(cluster, jobs, prof, meta={"run_set": run_set})
 
 
 @st.composite
-def _snapshot(draw: st.DrawFn) -> Snapshot:
-    snap = draw(_draft())
+def _snapshot(draw: st.DrawFn, run_sets: tuple[str, ...] = RUN_SETS) -> Snapshot:
+    snap = draw(_draft(run_sets))
     _, best = _search(snap)
     which = draw(st.sampled_from(["cpus", "mem"]))
     hair = draw(st.sampled_from(HAIRS))
@@ -112,13 +113,17 @@ def _snapshot(draw: st.DrawFn) -> Snapshot:
 
 
 def problems(entry: Entry) -> st.SearchStrategy:
-    """Rounds of 1..4 jobs on 1..2 servers of 1..3 GPUs, a capacity at an optimum's use."""
-    return _snapshot()
+    """Rounds of 1..4 jobs on 1..2 servers of 1..3 GPUs, a capacity at an optimum's use. A
+    heuristic's rounds have the run set "any": its allocation need not run exactly the jobs
+    GPU-proportional runs (GREEDY skips some), and every allocation of whole jobs within the
+    capacities is feasible there, so its optimum bounds every heuristic."""
+    return _snapshot(RUN_SETS if entry.meta.get("exact") else ("any",))
 
 
 def options(entry: Entry) -> dict:
-    """The run set of the problem drawn just before (the property test draws, then solves)."""
-    return {"run_set": _LAST["run_set"]}
+    """The run set of the problem drawn just before (the property test draws, then solves);
+    heuristics take no options."""
+    return {"run_set": _LAST["run_set"]} if entry.meta.get("exact") else {}
 
 
 def _floor(grid: tuple[float, ...], v: float) -> int:

@@ -26,10 +26,13 @@ SRC = Path(schedlab.__file__).resolve().parents[1]
 
 
 def test_fast_methods_come_from_the_table():
-    assert fast_methods() == ["proportional", "greedy", "tune", "opt"]
-    assert METHODS.names(scope="synergy", tag="paper") == fast_methods()
+    # read from the registry, never pinned: a new allocator (a plugin too) joins them
+    fast = fast_methods()
+    assert fast and fast == METHODS.names(scope="synergy", tag="fast")
+    assert set(METHODS.names(scope="synergy", tag="paper")) <= set(fast)  # the figures' ones
     exact = METHODS.names(scope="synergy", tag="exact")
-    assert set(exact) == {"milp", "cpsat", "enum"} and not set(exact) & set(fast_methods())
+    assert exact and not set(exact) & set(fast)
+    assert set(fast) <= set(METHODS.names(scope="synergy", tag="heuristic"))
 
 
 def test_solve_and_round_allocator_run_the_same_allocator():

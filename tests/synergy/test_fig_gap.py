@@ -1,34 +1,34 @@
-"""Figure synergy-gap at tiny size: files, honest gaps, resumability."""
+"""Figure synergy-gap at tiny size (the shared gap study): files, honest gaps, resumability."""
 
 from __future__ import annotations
 
 import csv
 
+import schedlab.experiments.gap.study as gap_study
 from schedlab.experiments.registry import figures
 from schedlab.experiments.synergy import fig_gap
+from schedlab.solvers.solve import METHODS
 
 
-def test_tiny_figure_writes_files_and_resumes(tmp_path):
+def test_tiny_figure_writes_files_and_resumes(tmp_path, monkeypatch):
     assert "synergy-gap" in figures() and figures()["synergy-gap"].meta["in_reproduce"]
     paths = fig_gap.make("tiny", 0, tmp_path)
     names = {p.name for p in paths}
-    assert {
-        "synergy-gap.csv",
-        "synergy-gap-snapshots.csv",
-        "synergy-gap.png",
-        "synergy-gap.pdf",
-    } <= names
+    assert {"synergy-gap.csv", "synergy-gap-snapshots.csv", "synergy-gap.md", "synergy-gap.png",
+            "synergy-gap.pdf"} <= names  # fmt: skip
     rows = list(csv.DictReader(open(tmp_path / "synergy" / "synergy-gap-snapshots.csv")))
-    assert len(rows) == 2 * 2 * 2  # mixes x sizes x count
+    heuristics = METHODS.names(scope="synergy", tag="heuristic")  # every one, by the registry
+    assert len(rows) == 2 * 2 * 2 * (1 + len(heuristics))  # mixes x sizes x count x methods
     for r in rows:
-        assert r["exact_status"] == "optimal"
-        for h in ("proportional", "tune", "opt"):  # in the exact feasible set: never better
-            assert float(r[f"{h}_gap"]) >= -1e-9
-            assert r[f"{h}_feasible_set"] == "True"
+        if r["method"] in ("proportional", "tune", "opt") and r["proven"] == "True":
+            assert float(r["gap"]) >= -1e-9  # in the exact feasible set: never better
+            assert r["in_exact_feasible_set"] == "True"
     summary = list(csv.DictReader(open(tmp_path / "synergy" / "synergy-gap.csv")))
-    assert len(summary) == 2 * 2 * 4
-    # rerun resumes from the journal: same rows, nothing recomputed
-    journal = tmp_path / "synergy" / "synergy-gap-tiny.jsonl"
-    before = journal.read_text()
+    assert len(summary) == 2 * 2 * (1 + len(heuristics))
+    assert {"mean_gap", "median_lo", "share_optimal", "share_in_feasible_set"} <= set(summary[0])
+
+    def boom(cell):
+        raise AssertionError("a cached cell was recomputed")
+
+    monkeypatch.setattr(gap_study, "solve_cell", boom)  # a rerun reads every cell back
     fig_gap.make("tiny", 0, tmp_path)
-    assert journal.read_text() == before

@@ -1,0 +1,395 @@
+"""One-sided crossing minimization (PACE 2024 `.gr` graphs) as a sparse linear-ordering problem.
+
+A PACE 2024 graph (`p ocr n0 n1 m`, then m lines `a b`, a fixed vertex 1..n0 and a free vertex
+n0+1..n0+n1; lines starting with `c` are comments) is drawn with the fixed layer in its order;
+the problem is an order of the free layer with the fewest edge crossings. Placing u before v
+costs c(u, v) = #{(a, b): a in N(u), b in N(v), a > b} crossings, so an order's crossing number
+is the linear-ordering cost sum_{u before v} c(u, v): the LOP core's problem.
+
+Most pairs are decided before any solver runs (theory/sojourn/lop_graph.py has the proofs and
+their numerical checks):
+- a free vertex without edges costs nothing anywhere (listed last);
+- `c(u, v) = 0 < c(v, u)` (u's neighbours all at or left of v's): u precedes v in every optimal
+  order (the forced pairs; an exchange argument special to crossing costs, false for a general
+  LOP). Only pairs with both counts positive (overlapping neighbour spans) are counted
+  (`kernels.crossings.overlapping_pairs`), so nothing of size n^2 is built;
+- the preference digraph (u -> v when c(u, v) <= c(v, u)) is semicomplete, so sorting by
+  out-degree lists its strong components contiguously in topological order; a prefix is a union
+  of components exactly when Landau's count holds (`blocks`). Across blocks every pair is at its
+  cheaper cost in every optimal order (`lop.preference_blocks`' lemma); each block is solved
+  alone on its dense cost matrix (`block_matrix`), with the forced pairs inside it marked.
+
+Crossing numbers are integers: a block's sound lower bound rounds up to the next integer, so a
+block closes once its bound is within half a crossing of its order (`lop.INTEGER_SLACK`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kernels.crossings import crossing_number, overlapping_pairs, spans
+from schedlab.solvers.result import SolveResult, certify
+from schedlab.solvers.sojourn.exact_lpcut import (
+    HighsCutModel,
+    LpcutOptions,
+    LpSolver,
+    block_close_abs,
+    lpcut_factory,
+    lpcut_stats,
+)
+from schedlab.solvers.sojourn.lop import (
+    INTEGER_SLACK,
+    BlockModel,
+    ModelFactory,
+    integer_bound,
+    solve_block,
+)
+from schedlab.solvers.validate import Deadline, check_alloc, read_text_file
+
+MAX_VERTICES = 10_000_000  # n0, n1 and m above this are refused
+BLOCK_BYTES_PER_PAIR = 200  # memory of a block's dense tables and model per pair (checked)
+
+
+@dataclass(frozen=True)
+class OcrGraph:
+    """A two-layer graph: free vertex v (0-based; file id n0 + 1 + v) has the sorted fixed
+    neighbours nbr[ptr[v]:ptr[v + 1]] (file ids 1..n0; repeated for a repeated edge)."""
+
+    name: str
+    n0: int
+    n1: int
+    ptr: np.ndarray
+    nbr: np.ndarray
+
+    @property
+    def m(self) -> int:
+        return int(self.ptr[-1])
+
+    def ids_of(self, order: list[int]) -> list[int]:
+        """The file's ids (n0 + 1 + v) of free vertices listed 0-based."""
+        return [self.n0 + 1 + int(v) for v in order]
+
+    def crossings(self, order: list[int] | np.ndarray) -> int:
+        """The crossing number of the drawing with the free vertices in `order` (0-based),
+        counted from the edges (`kernels.crossings.crossing_number`)."""
+        o = np.asarray(order, dtype=np.int64)
+        if sorted(o.tolist()) != list(range(self.n1)):
+            raise InvalidInput(f"order: not a permutation of the {self.n1} free vertices")
+        return crossing_number(o, self.ptr, self.nbr)
+
+
+def _header(tokens: list[str], ln: int, name: str) -> tuple[int, int, int]:
+    if len(tokens) not in (5, 6) or tokens[1] != "ocr":
+        raise InvalidInput(
+            f"{name}: line {ln}: the problem line must read 'p ocr n0 n1 m' (PACE 2024), "
+            f"got {' '.join(tokens)!r}"
+        )
+    out = []
+    for field, tok in zip(("n0", "n1", "m"), tokens[2:5], strict=True):
+        if not tok.isdigit() or int(tok) > MAX_VERTICES:
+            raise InvalidInput(
+                f"{name}: line {ln}: {field} = {tok!r} must be an integer in 0..{MAX_VERTICES}"
+            )
+        out.append(int(tok))
+    return out[0], out[1], out[2]
+
+
+def parse_ocr_text(text: str, name: str = "<text>") -> OcrGraph:
+    """The graph of a PACE 2024 `.gr` text; InvalidInput names the line and what is wrong."""
+    lines = text.splitlines()
+    head = None
+    for ln, line in enumerate(lines, 1):
+        t = line.split()
+        if t and t[0] != "c":
+            if t[0] != "p":
+                raise InvalidInput(f"{name}: line {ln}: expected the problem line 'p ocr n0 n1 m'")
+            head = ln, *_header(t, ln, name)
+            break
+    if head is None:
+        raise InvalidInput(f"{name}: no problem line 'p ocr n0 n1 m' (is it a PACE .gr file?)")
+    hl, n0, n1, m = head
+    body = [(ln, line.split()) for ln, line in enumerate(lines[hl:], hl + 1)]
+    body = [(ln, t) for ln, t in body if t and t[0] != "c"]
+    if len(body) != m:
+        raise InvalidInput(f"{name}: the problem line says m = {m} edges, the file has {len(body)}")
+    check_alloc(40.0 * m + 16.0 * n1, f"the graph {name} ({m} edges)")
+    a = np.empty(m, dtype=np.int64)
+    b = np.empty(m, dtype=np.int64)
+    for k, (ln, t) in enumerate(body):
+        ok = len(t) == 2 and t[0].isdigit() and t[1].isdigit()
+        x, y = (int(t[0]), int(t[1])) if ok else (0, 0)
+        if not (ok and 1 <= x <= n0 and n0 < y <= n0 + n1):
+            raise InvalidInput(
+                f"{name}: line {ln}: an edge is 'a b' with a fixed vertex a in 1..{n0} and a "
+                f"free vertex b in {n0 + 1}..{n0 + n1}, got {' '.join(t)!r}"
+            )
+        a[k], b[k] = x, y - n0 - 1
+    order = np.lexsort((a, b))
+    ptr = np.zeros(n1 + 1, dtype=np.int64)
+    np.cumsum(np.bincount(b, minlength=n1), out=ptr[1:])
+    return OcrGraph(name, n0, n1, ptr, a[order])
+
+
+def read_ocr_file(path: str | Path) -> OcrGraph:
+    """Read one PACE 2024 `.gr` file."""
+    p = Path(path)
+    return parse_ocr_text(read_text_file(p, "a PACE .gr graph"), str(p))
+
+
+def write_ocr_text(g: OcrGraph) -> str:
+    """The `.gr` text of `g` (edges by free vertex, then fixed vertex)."""
+    deg = np.diff(g.ptr)
+    free = np.repeat(np.arange(g.n1), deg) + g.n0 + 1
+    lines = [f"p ocr {g.n0} {g.n1} {g.m}"] + [f"{a} {b}" for a, b in zip(g.nbr, free, strict=True)]
+    return "\n".join(lines) + "\n"
+
+
+def random_ocr_graph(n0: int, n1: int, seed: int, *, mean_degree: float = 2.0,
+                     span: int = 6, isolated_share: float = 0.05) -> OcrGraph:  # fmt: skip
+    """A random two-layer graph shaped like the PACE instances: free vertex v gets
+    1 + Poisson(mean_degree - 1) distinct neighbours drawn within `span` positions of a
+    centre that drifts along the fixed layer (so most pairs are forced and blocks form), a
+    share of free vertices none. Same seed, same graph."""
+    if n0 < 1 or n1 < 1:
+        raise InvalidInput(f"n0, n1: need at least one vertex per layer (got {n0}, {n1})")
+    rng = np.random.default_rng(seed)
+    centre = np.sort(rng.uniform(0, n0, n1))[rng.permutation(n1)]
+    ptr, nbr = [0], []
+    for v in range(n1):
+        k = 0 if rng.random() < isolated_share else 1 + int(rng.poisson(max(mean_degree - 1, 0)))
+        lo = int(np.clip(centre[v] - span, 0, n0 - 1))
+        hi = int(np.clip(centre[v] + span, lo + 1, n0))
+        pick = rng.choice(np.arange(lo, hi), size=min(k, hi - lo), replace=False) + 1
+        nbr.extend(sorted(int(a) for a in pick))
+        ptr.append(len(nbr))
+    return OcrGraph(f"random-{n0}-{n1}-{seed}", n0, n1, np.array(ptr, dtype=np.int64),
+                    np.array(nbr, dtype=np.int64))  # fmt: skip
+
+
+def is_ocr_text(text: str) -> bool:
+    """Whether the first line that is not a comment is a problem line ('p ...')."""
+    for line in text.splitlines():
+        t = line.split()
+        if t and t[0] != "c":
+            return t[0] == "p"
+    return False
+
+
+@dataclass(frozen=True)
+class SparseCrossings:
+    """The pairs of a graph's free vertices that a solver has to decide: `u[k]`, `v[k]` with
+    both counts `cuv[k]` = c(u, v) and `cvu[k]` = c(v, u) positive; every other pair of
+    `active` vertices (those with an edge) has a zero count one way (forced, or a tie at zero
+    for two vertices on one and the same fixed vertex)."""
+
+    graph: OcrGraph
+    active: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+    cuv: np.ndarray
+    cvu: np.ndarray
+
+    @classmethod
+    def of(cls, g: OcrGraph) -> SparseCrossings:
+        deg = np.diff(g.ptr)
+        active = np.nonzero(deg > 0)[0]
+        u, v, cuv, cvu = overlapping_pairs(g.ptr, g.nbr, active)
+        return cls(g, active, u, v, cuv, cvu)
+
+    def out_degrees(self) -> np.ndarray:
+        """Per vertex (indexed by vertex, 0 for inactive): how many active w have an arc
+        v -> w of the preference digraph (c(v, w) <= c(w, v), w != v)."""
+        g = self.graph
+        left, right = spans(g.ptr, g.nbr)
+        ls = np.sort(left[self.active])
+        # c(v, w) = 0 iff right[v] <= left[w]; v itself counts when it sits on one vertex
+        zero = len(ls) - np.searchsorted(ls, right, side="left")
+        zero = zero - (right <= left)
+        out = np.where(np.diff(g.ptr) > 0, zero, 0).astype(np.int64)
+        np.add.at(out, self.u, (self.cuv <= self.cvu).astype(np.int64))
+        np.add.at(out, self.v, (self.cvu <= self.cuv).astype(np.int64))
+        return out
+
+
+def blocks(sc: SparseCrossings) -> list[np.ndarray]:
+    """The strong components of the preference digraph on the active vertices, in topological
+    order (each as vertex ids, in out-degree order). Sorted by out-degree (descending; ties by
+    neighbour span), a prefix of k of the n vertices has no arc back into it exactly when its
+    out-degrees sum to C(k, 2) + T_k + k (n - k) and no two-way pair straddles it, where T_k
+    counts the two-way pairs (ties c(u, v) = c(v, u)) inside it (Landau's count for a
+    semicomplete digraph): the cuts are found in O(pairs + n log n), without the n x n table."""
+    g = sc.graph
+    act = sc.active
+    n = len(act)
+    if n == 0:
+        return []
+    outd = sc.out_degrees()
+    left, right = spans(g.ptr, g.nbr)
+    order = act[np.lexsort((act, right[act], left[act], -outd[act]))]
+    pos = np.full(g.n1, -1, dtype=np.int64)
+    pos[order] = np.arange(n)
+    # two-way pairs: overlapping ties, and vertices on one and the same single fixed vertex
+    tie = sc.cuv == sc.cvu
+    p1, p2 = pos[sc.u[tie]], pos[sc.v[tie]]
+    lo, hi = np.minimum(p1, p2), np.maximum(p1, p2)
+    point = left[order] == right[order]
+    key = np.where(point, left[order], -1)
+    blocked = np.zeros(n + 1, dtype=np.int64)  # cuts k in (lo, hi] are not allowed
+    np.add.at(blocked, lo + 1, 1)
+    np.add.at(blocked, hi + 1, -1)
+    inside = np.zeros(n + 1, dtype=np.int64)  # T_k: two-way pairs with both ends below k
+    np.add.at(inside, hi + 1, 1)
+    for a in np.unique(key[point]):  # groups on one fixed vertex (contiguous in this order)
+        at = np.nonzero(key == a)[0]
+        if len(at) > 1:
+            blocked[at.min() + 1] += 1
+            blocked[at.max() + 1] -= 1
+            inside[at.max() + 1] += len(at) * (len(at) - 1) // 2
+    blocked = np.cumsum(blocked)
+    inside = np.cumsum(inside)
+    k = np.arange(n + 1)
+    prefix = np.concatenate([[0], np.cumsum(outd[order])])
+    full = k * (k - 1) // 2 + inside + k * (n - k)
+    cut = np.nonzero((prefix == full) & (blocked == 0))[0]
+    cut = cut[(cut > 0) & (cut < n)]
+    return [order[a:b] for a, b in zip(np.r_[0, cut], np.r_[cut, n], strict=True)]
+
+
+def block_matrix(sc: SparseCrossings, blk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(W, forced) for the block's vertices in the given order: W[i, j] = c(blk[i], blk[j])
+    (exact integers as floats) and forced[i, j] when c(i, j) = 0 < c(j, i) (i precedes j in
+    every optimal order). Pairs not overlapping have c one way 0 and the other way all their
+    edge pairs but those sharing a fixed vertex."""
+    g = sc.graph
+    nb = len(blk)
+    check_alloc(BLOCK_BYTES_PER_PAIR * nb * nb, f"a block of {nb} free vertices of {g.name}")
+    left, right = spans(g.ptr, g.nbr)
+    deg = np.diff(g.ptr)[blk].astype(np.float64)
+    L, R = left[blk], right[blk]
+    mult_l, mult_r = end_multiplicities(g, blk)
+    zero = R[:, None] <= L[None, :]  # c(i, j) = 0
+    shared = np.where(R[:, None] == L[None, :], mult_r[:, None] * mult_l[None, :], 0.0)
+    W = np.where(zero.T, np.outer(deg, deg) - shared.T, 0.0)  # c(i, j) when c(j, i) = 0
+    loc = np.full(g.n1, -1, dtype=np.int64)
+    loc[blk] = np.arange(nb)
+    inb = (loc[sc.u] >= 0) & (loc[sc.v] >= 0)
+    i, j = loc[sc.u[inb]], loc[sc.v[inb]]
+    W[i, j] = sc.cuv[inb]
+    W[j, i] = sc.cvu[inb]
+    np.fill_diagonal(W, 0.0)
+    forced = (W == 0) & (W.T > 0)
+    return W, forced
+
+
+def end_multiplicities(g: OcrGraph, blk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How many edges each vertex of `blk` has to its leftmost and to its rightmost
+    neighbour (more than one for a repeated edge)."""
+    key = np.repeat(np.arange(g.n1, dtype=np.int64), np.diff(g.ptr)) * (g.n0 + 2) + g.nbr
+    left, right = spans(g.ptr, g.nbr)
+    base = blk.astype(np.int64) * (g.n0 + 2)
+
+    def count(x: np.ndarray) -> np.ndarray:
+        hi = np.searchsorted(key, base + x, "right")
+        return (hi - np.searchsorted(key, base + x, "left")).astype(np.float64)
+
+    return count(left[blk]), count(right[blk])
+
+
+def forced_order(sc: SparseCrossings, blk: np.ndarray) -> np.ndarray:
+    """The vertices of `blk` by (left end, right end, id): every pair that is not free (one
+    count zero) sits at its zero count in this order."""
+    left, right = spans(sc.graph.ptr, sc.graph.nbr)
+    return blk[np.lexsort((blk, right[blk], left[blk]))]
+
+
+GRAPH_PER_PAIR = 3  # incumbent cycles per reversed pair and round on crossing blocks (lpcut's
+# PER_PAIR is 12). CPU s by the interior point, 2 / 3 / 5 per pair: PACE #50 3.5 / 2.5 / 27.0
+# (5: the rounds stalled into the MIP), #63 15.9 / 9.2 / -, #64 17.9 / 11.0 / 10.8
+GRAPH_LP_SOLVER: LpSolver = "ipm"  # the LP rounds' solver on crossing blocks: 2 per pair by
+# dual simplex / by the interior point, CPU s: #63 48.6 / 15.9, lpcut's default (simplex, 12 per
+# pair) 57.3; #58 22.6 (default) / 11.5 (interior point, 2 per pair)
+
+
+def block_factory(
+    factory: ModelFactory, forced: np.ndarray | None, tuned: bool = True
+) -> ModelFactory:
+    """`factory`'s block models with the block's forced pairs fixed (`fix_forced`) and, with
+    `tuned`, the LP rounds of crossing blocks (GRAPH_PER_PAIR, GRAPH_LP_SOLVER)."""
+
+    def make(Wb: np.ndarray, deadline: Deadline, slack: float) -> BlockModel:
+        model = factory(Wb, deadline, slack)
+        if isinstance(model, HighsCutModel):
+            if forced is not None:
+                model.fix_forced(forced)
+            if tuned:
+                model.per_pair, model.lp_solver_pref = GRAPH_PER_PAIR, GRAPH_LP_SOLVER
+        return model
+
+    return make
+
+
+def solve_graph(
+    g: OcrGraph,
+    *,
+    time_limit: float | None = None,
+    seed: int | None = 0,
+    options: LpcutOptions | None = None,
+    fix_forced: bool = True,
+    integral: bool = True,
+    tuned: bool = True,
+) -> SolveResult[list[int]]:
+    """The fewest crossings of `g` by lpcut, block by block: blocks without a free pair take
+    `forced_order` (every pair at its zero count), the others their dense block matrix. The
+    value is the crossing number of the order returned, counted from the edges; the bound is
+    the sum over blocks of their rounded-up bounds plus, for every free pair split between two
+    blocks, its smaller count: a lower bound for any partition into blocks, since an order's
+    cost is its pairs' costs. The status is `certify`'s."""
+    opts = options or LpcutOptions()
+    t0 = time.perf_counter()
+    deadline = Deadline.after(time_limit)
+    sc = SparseCrossings.of(g)
+    bl = blocks(sc)
+    factory = lpcut_factory(opts, seed, integral=integral)
+    loc = np.full(g.n1, -1, dtype=np.int64)
+    for bi, blk in enumerate(bl):
+        loc[blk] = bi
+    inside = loc[sc.u] == loc[sc.v]
+    free_in = np.bincount(loc[sc.u[inside]], minlength=len(bl))
+    order: list[int] = []
+    bound = float(np.minimum(sc.cuv, sc.cvu)[~inside].sum())
+    proven = True
+    stats: dict[str, Any] = {"blocks": len(bl), "free_pairs": len(sc.u), "solver_blocks": 0,
+                             "largest_block": max((len(b) for b in bl), default=0),
+                             "largest_solver_block": 0, **lpcut_stats(opts)}  # fmt: skip
+    stats["prepare_s"] = time.perf_counter() - t0
+    routes: list[str] = []
+    for bi, blk in enumerate(bl):
+        if free_in[bi] == 0:
+            order.extend(int(v) for v in forced_order(sc, blk))
+            continue
+        Wb, forced = block_matrix(sc, blk)
+        fac = block_factory(factory, forced if fix_forced else None, tuned)
+        slack = INTEGER_SLACK if integral else block_close_abs(Wb)
+        out = solve_block(Wb, fac, "separate", deadline, True, opts.warm_start, slack)
+        order.extend(int(blk[i]) for i in out.order)
+        bound += integer_bound(out.bound) if integral else out.bound
+        proven &= out.proven
+        stats["solver_blocks"] += 1
+        stats["largest_solver_block"] = max(stats["largest_solver_block"], len(blk))
+        for k, v in out.stats.items():
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                stats[k] = stats.get(k, 0) + v
+            elif k == "route":
+                routes.append(str(v))
+    order.extend(int(v) for v in np.nonzero(np.diff(g.ptr) == 0)[0])  # no edge: anywhere
+    value = float(g.crossings(order))
+    cert = certify(value, bound, "min")
+    stats = {**stats, **cert.stats, "routes": routes, "all_blocks_closed": bool(proven)}
+    res = SolveResult(cert.status, cert.value, cert.bound, order, "lpcut", 0.0, stats)
+    return replace(res, runtime_s=time.perf_counter() - t0)

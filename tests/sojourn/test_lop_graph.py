@@ -1,0 +1,230 @@
+"""PACE 2024 crossing graphs as a linear-ordering problem: the reader, the pair counts against
+the edges, the sparse blocks against the dense ones, lpcut on graphs against a subset DP, the
+forced-pair lemma's check (and that it can fail), and `schedlab lop solve`."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from schedlab.experiments.cli import cli
+from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kernels.crossings import crossing_number, overlapping_pairs
+from schedlab.solvers.result import Status
+from schedlab.solvers.sojourn.lop import lop_cost, preference_blocks
+from schedlab.solvers.sojourn.lop_graph import (
+    SparseCrossings,
+    block_matrix,
+    blocks,
+    parse_ocr_text,
+    random_ocr_graph,
+    solve_graph,
+    write_ocr_text,
+)
+from schedlab.solvers.sojourn.lop_matrix import write_lop_text
+from schedlab.theory.sojourn.lop_graph import check_forced_pairs
+
+
+def brute_counts(g, vertices):
+    """c(u, v) for every ordered pair, straight from the neighbour lists."""
+    nb = [g.nbr[g.ptr[v] : g.ptr[v + 1]] for v in vertices]
+    C = np.array([[float((a[:, None] > b[None, :]).sum()) for b in nb] for a in nb])
+    np.fill_diagonal(C, 0.0)
+    return C
+
+
+def subset_dp(W: np.ndarray) -> float:
+    """The least linear-ordering cost by dynamic programming over subsets (v placed last of S
+    pays W[u, v] for every u in S): independent of every solver."""
+    n = W.shape[0]
+    f = np.full(1 << n, np.inf)
+    f[0] = 0.0
+    for S in range(1, 1 << n):
+        members = [v for v in range(n) if S >> v & 1]
+        for v in members:
+            rest = S & ~(1 << v)
+            cost = f[rest] + sum(W[u, v] for u in members if u != v)
+            f[S] = min(f[S], cost)
+    return float(f[-1])
+
+
+def test_reader_round_trip_and_comments():
+    g = random_ocr_graph(20, 15, 3)
+    text = "c a comment\n" + write_ocr_text(g).replace("\n", "\nc inside\n", 1)
+    h = parse_ocr_text(text)
+    assert (h.n0, h.n1, h.m) == (g.n0, g.n1, g.m)
+    assert np.array_equal(h.ptr, g.ptr) and np.array_equal(h.nbr, g.nbr)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("", "no problem line"),
+        ("p td 2 2 1\n1 3\n", "p ocr n0 n1 m"),
+        ("p ocr 2 x 1\n1 3\n", "n1 = 'x'"),
+        ("p ocr 2 2 2\n1 3\n", "m = 2 edges, the file has 1"),
+        ("p ocr 2 2 1\n3 3\n", "line 2"),
+        ("p ocr 2 2 1\n1 2\n", "free vertex b in 3..4"),
+        ("1 2\np ocr 2 2 1\n", "line 1"),
+    ],
+)
+def test_reader_errors_name_the_line(text, needle):
+    with pytest.raises(InvalidInput, match=needle.replace("(", r"\(").replace(".", r"\.")):
+        parse_ocr_text(text, "g.gr")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pair_counts_and_crossings_against_the_edges(seed):
+    g = random_ocr_graph(12, 9, seed, mean_degree=3.0, span=4)
+    sc = SparseCrossings.of(g)
+    W, forced = block_matrix(sc, sc.active)
+    C = brute_counts(g, sc.active)
+    assert np.array_equal(W, C)
+    assert np.array_equal(forced, (C == 0) & (C.T > 0))
+    u, v, cuv, cvu = overlapping_pairs(g.ptr, g.nbr, sc.active, backend="numpy")
+    mine = sorted(zip(sc.u, sc.v, sc.cuv, sc.cvu, strict=True))
+    assert sorted(zip(u, v, cuv, cvu, strict=True)) == mine
+    assert ((W > 0) & (W.T > 0)).sum() == 2 * len(sc.u)  # every pair with both counts, once
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(g.n1)
+    loc = {int(x): i for i, x in enumerate(sc.active)}
+    act = [loc[int(x)] for x in order if int(x) in loc]
+    want = lop_cost(W, act)
+    assert g.crossings(order) == want
+    assert crossing_number(order, g.ptr, g.nbr, backend="numpy") == want
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_sparse_blocks_are_the_dense_ones(seed):
+    g = random_ocr_graph(10, 4 + seed % 9, seed, mean_degree=2.2, span=3, isolated_share=0.1)
+    sc = SparseCrossings.of(g)
+    W, _ = block_matrix(sc, sc.active)
+    dense = sorted(sorted(sc.active[b].tolist()) for b in preference_blocks(W))
+    assert sorted(sorted(b.tolist()) for b in blocks(sc)) == dense
+
+
+def test_twins_on_one_fixed_vertex_form_one_block():
+    text = "p ocr 4 4 4\n2 5\n2 6\n2 7\n4 8\n"
+    sc = SparseCrossings.of(parse_ocr_text(text))
+    got = [sorted(b.tolist()) for b in blocks(sc)]
+    assert got == [[0, 1, 2], [3]]  # 5, 6, 7 on vertex 2: ties at zero; 8 after them
+    r = solve_graph(parse_ocr_text(text))
+    assert r.status is Status.OPTIMAL and r.value == r.bound == 0
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("fix", [True, False])
+def test_solve_graph_against_a_subset_dp(seed, fix):
+    g = random_ocr_graph(14, 11, 100 + seed, mean_degree=2.6, span=6)
+    sc = SparseCrossings.of(g)
+    W, _ = block_matrix(sc, sc.active)
+    r = solve_graph(g, time_limit=60, seed=0, fix_forced=fix)
+    assert r.status is Status.OPTIMAL
+    assert r.value == subset_dp(W) == r.bound
+    assert sorted(r.solution) == list(range(g.n1))
+    assert g.crossings(r.solution) == r.value
+
+
+def test_a_hard_block_is_solved_by_the_lp_and_counts_its_time():
+    g = random_ocr_graph(60, 60, 7, mean_degree=3.0, span=25, isolated_share=0.0)
+    r = solve_graph(g, time_limit=60, seed=0)
+    assert r.status is Status.OPTIMAL
+    assert r.stats["solver_blocks"] >= 1 and r.stats["largest_solver_block"] >= 30
+    assert r.stats["lp_s"] > 0 and r.stats["search_s"] > 0
+
+
+def test_a_stopped_solve_keeps_a_sound_bound():
+    g = random_ocr_graph(120, 120, 8, mean_degree=3.0, span=40, isolated_share=0.0)
+    r = solve_graph(g, time_limit=0.05, seed=0)
+    assert r.status in (Status.FEASIBLE, Status.OPTIMAL)
+    assert r.bound is not None and r.bound <= r.value
+    assert g.crossings(r.solution) == r.value
+
+
+def test_the_forced_pair_check_holds_on_graphs_and_fails_on_matrices():
+    assert check_forced_pairs(40, seed=0, rule="graph").violations == []
+    bad = check_forced_pairs(40, seed=0, rule="matrix")
+    assert bad.instances == 40 and len(bad.violations) >= 5
+
+
+def test_lop_solve_cli_on_a_graph_and_a_matrix(tmp_path):
+    g = random_ocr_graph(14, 10, 5, mean_degree=2.6, span=6)
+    gr = tmp_path / "g.gr"
+    gr.write_text(write_ocr_text(g))
+    res = CliRunner().invoke(cli, ["lop", "solve", str(gr), "--json", "--time-limit", "30"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    sc = SparseCrossings.of(g)
+    assert out["status"] == "optimal" and out["sense"] == "min"
+    assert out["value"] == out["bound"] == subset_dp(block_matrix(sc, sc.active)[0])
+    assert sorted(out["order"]) == list(range(g.n0 + 1, g.n0 + g.n1 + 1))
+    assert {"runtime_s", "stats", "max_rss_mb"} <= set(out)
+    M = np.array([[0, 3, 1, 0], [1, 0, 4, 2], [5, 0, 0, 1], [2, 2, 0, 0]], dtype=float)
+    mat = tmp_path / "m.mat"
+    mat.write_text(write_lop_text(M))
+    out = json.loads(CliRunner().invoke(cli, ["lop", "solve", str(mat), "--json"]).output)
+    o = np.array(out["order"]) - 1
+    assert out["status"] == "optimal" and out["sense"] == "max"
+    best = max(np.triu(M[np.ix_(p, p)], 1).sum() for p in itertools.permutations(range(4)))
+    assert out["value"] == out["bound"] == float(np.triu(M[np.ix_(o, o)], 1).sum()) == best
+
+
+def test_lop_solve_cli_refuses_a_bad_file_with_exit_2(tmp_path):
+    bad = tmp_path / "bad.gr"
+    bad.write_text("p ocr 2 2 1\n1 9\n")
+    res = CliRunner().invoke(cli, ["lop", "solve", str(bad)])
+    assert res.exit_code == 2
+    assert "line 2" in res.output and "Traceback" not in res.output
+
+
+def test_bench_exact_pace_table_on_generated_graphs(tmp_path):
+    graphs = {f"{k}.gr": random_ocr_graph(12, 10, 40 + k, mean_degree=2.6, span=6) for k in (2, 10)}
+    for name, g in graphs.items():
+        (tmp_path / name).write_text(write_ocr_text(g))
+    cmd = [sys.executable, "-m", "schedlab.experiments.bench", "bench_exact", "--lop-dir",
+           str(tmp_path), "--quick", "--json"]  # fmt: skip
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    lines = [json.loads(line) for line in out.strip().splitlines()]
+    assert [d["name"] for d in lines] == ["2.gr", "10.gr"]  # natural order, one JSON per line
+    for d in lines:
+        g = graphs[d["name"]]
+        sc = SparseCrossings.of(g)
+        assert d["status"] == "optimal" and d["n"] == g.n1
+        assert d["optimum"] == d["value"] == d["bound"] == subset_dp(block_matrix(sc, sc.active)[0])
+        assert 0 <= d["lp_share"] <= 1 and 0 <= d["search_share"] <= 1
+    table = subprocess.run(cmd[:-1], capture_output=True, text=True, check=True).stdout
+    assert "LP share" in table and "search share" in table and "10.gr" in table
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fixed_columns_bound_the_orders_that_respect_them(seed):
+    # the LP rounds with forced pairs fixed (`HighsCutModel.fix_forced`): the bound is at most
+    # the least cost over the orders respecting the fixed pairs (brute force), and on a crossing
+    # matrix, where every optimal order respects them, it closes on the true optimum
+    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
+
+    g = random_ocr_graph(10, 7, 300 + seed, mean_degree=3.0, span=5, isolated_share=0.0)
+    sc = SparseCrossings.of(g)
+    W, forced = block_matrix(sc, sc.active)
+    n = W.shape[0]
+    rng = np.random.default_rng(seed)
+    keep = forced & (rng.random(forced.shape) < 0.7)  # any subset of a transitive relation
+    fi, fj = np.nonzero(keep)
+    ok = []
+    for p in itertools.permutations(range(n)):
+        pos = np.empty(n, dtype=np.int64)
+        pos[list(p)] = np.arange(n)
+        if np.all(pos[fi] < pos[fj]):
+            ok.append(lop_cost(W, p))
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=keep)
+    model._offer(list(range(n)))
+    model.lp_rounds()
+    assert model.best_lb is None or model.best_lb <= min(ok) + 1e-9
+    assert model.best_lb is None or model.best_lb >= min(ok) - n * n  # not vacuous
+    assert min(ok) == subset_dp(W)  # the lemma: fixing forced pairs keeps the optimum
