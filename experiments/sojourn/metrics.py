@@ -2,7 +2,9 @@
 
 A replication's statistic is its own mean over jobs; the 95% interval is
 mean +- t_{0.975, R-1} * s / sqrt(R) over the R replication means (None when R = 1).
-Percentiles pool the jobs of every replication.
+Percentiles pool the jobs of every replication; each replication's own p90 and p99 of the
+successful jobs' sojourn are kept too (`replication_p90_successful`, ...), for paired
+comparisons of the tail.
 """
 
 from __future__ import annotations
@@ -38,13 +40,15 @@ def _percentiles(x: np.ndarray) -> dict[str, float | None]:
 
 def summarize(runs: Sequence[Run]) -> dict[str, Any]:
     """JSON-ready summary of replications of one policy on one workload setting."""
-    succ_means = []
-    all_means = []
+    succ_means, all_means, succ_p90, succ_p99 = [], [], [], []
     for r in runs:
         s = r.sojourn_s
         ok = r.success
         succ_means.append(float(s[ok].mean()) if ok.any() else float("nan"))
         all_means.append(float(s.mean()))
+        p90, p99 = np.percentile(s[ok], (90, 99)) if ok.any() else (math.nan, math.nan)
+        succ_p90.append(float(p90))
+        succ_p99.append(float(p99))
     ms, cs = mean_ci(succ_means)
     ma, ca = mean_ci(all_means)
     mu, cu = mean_ci([r.utilization for r in runs])
@@ -65,4 +69,6 @@ def summarize(runs: Sequence[Run]) -> dict[str, Any]:
         "successful_jobs": float(np.mean([r.success.sum() for r in runs])),
         "replication_means_successful": succ_means,
         "replication_means_all": all_means,
+        "replication_p90_successful": succ_p90,
+        "replication_p99_successful": succ_p99,
     }

@@ -16,6 +16,7 @@ import numpy as np
 
 from schedlab.experiments.registry import register_workload
 from schedlab.experiments.sojourn.runner import WorkloadSource
+from schedlab.experiments.sojourn.success_models import MAX_HETEROGENEITY
 from schedlab.experiments.sojourn.workload_model import Workload
 from schedlab.experiments.sojourn.workload_philly import (
     OUTCOME_MODEL,
@@ -66,7 +67,13 @@ def synthetic_source(
 
 
 def philly_source(
-    trace: Path | None, servers: int, *, jobs: int | None = None, load: float | None = None
+    trace: Path | None,
+    servers: int,
+    *,
+    jobs: int | None = None,
+    load: float | None = None,
+    success_model: str = "uniform",
+    heterogeneity: float = 0.0,
 ) -> Workload:
     """The Philly trace at `trace` (the shipped 2,000-job subsample when None)."""
     if trace is None:
@@ -75,7 +82,14 @@ def philly_source(
         tr = replace(tr, source="philly_sample.csv (shipped subsample)")
     else:
         tr = read_trace(trace)
-    return philly_workload(tr, servers, jobs=jobs, load=load)
+    return philly_workload(
+        tr,
+        servers,
+        jobs=jobs,
+        load=load,
+        success_model=success_model,
+        heterogeneity=heterogeneity,
+    )
 
 
 @dataclass(frozen=True)
@@ -120,6 +134,20 @@ class PhillyOptions:
         default=None,
         metadata={"help": "Philly-format CSV (default: the shipped 2,000-job subsample)"},
     )
+    outcome_model: Literal["uniform", "by-gpus", "by-cluster", "by-duration"] = field(
+        default="uniform",
+        metadata={
+            "help": "Philly: how P(success) depends on the job (mean kept at 0.624); see "
+            "docs/sojourn.md"
+        },
+    )
+    heterogeneity: float = field(
+        default=0.0,
+        metadata={
+            "help": "Philly: strength h of the outcome model (0 none, 2 strong; < 0 reverses)",
+            "range": (-MAX_HETEROGENEITY, MAX_HETEROGENEITY),
+        },
+    )
 
 
 @register_workload(
@@ -130,12 +158,22 @@ def philly(
 ) -> WorkloadRun:
     """The Philly trace's jobs and arrivals, rescaled to `load` when given."""
     trace = None if options.trace is None else Path(options.trace)
-    w = philly_source(trace, servers, jobs=jobs, load=load)
+    w = philly_source(
+        trace,
+        servers,
+        jobs=jobs,
+        load=load,
+        success_model=options.outcome_model,
+        heterogeneity=options.heterogeneity,
+    )
     info = {
         "workload": "philly",
         "trace": w.meta["trace"],
         "load": load,
         "outcome_model": OUTCOME_MODEL,
+        "success_model": options.outcome_model,
+        "heterogeneity": options.heterogeneity,
+        "success_description": w.meta["success_description"],
     }
     warnings = []
     if w.excluded_jobs:

@@ -132,23 +132,28 @@ def test_heuristic_is_feasible_and_never_better_than_the_optimum(subject, method
 
 
 # ---- the check can fail --------------------------------------------------------------------
+def _answered(subject: str, method: str) -> list[tuple[str, Any, SolveResult]]:
+    """(method, case, answer) for each of 40 status cases, drawn deterministically, on which
+    the oracle proves an optimum and `method` returns a value."""
+    mod, entry = cases(subject), METHODS.get(method, scope=subject)
+    found: list[tuple[str, Any, SolveResult]] = []
+
+    @settings(max_examples=40, deadline=None, derandomize=True, database=None)
+    @given(st.data())
+    def draw(data: st.DataObject) -> None:
+        problem = data.draw(mod.problems(entry))
+        res = solve(problem, method, seed=0, options=mod.options(entry))
+        if res.value is not None and mod.oracle(problem)[0] is Status.OPTIMAL:
+            found.append((method, problem, res))
+
+    draw()
+    return found
+
+
 def _answered_case(subject: str) -> tuple[str, Any, SolveResult]:
-    """The first heuristic of `subject` (by name) and status case, drawn deterministically, on
-    which the oracle proves an optimum and the heuristic returns a value."""
-    mod = cases(subject)
+    """The first heuristic of `subject` (by name) with an answered case (`_answered`)."""
     for method in sorted(METHODS.names(scope=subject, tag="heuristic")):
-        entry = METHODS.get(method, scope=subject)
-        found: list[tuple[str, Any, SolveResult]] = []
-
-        @settings(max_examples=40, deadline=None, derandomize=True, database=None)
-        @given(st.data())
-        def draw(data: st.DataObject) -> None:
-            problem = data.draw(mod.problems(entry))
-            res = solve(problem, method, seed=0, options=mod.options(entry))
-            if res.value is not None and mod.oracle(problem)[0] is Status.OPTIMAL:
-                found.append((method, problem, res))
-
-        draw()
+        found = _answered(subject, method)
         if found:
             return found[0]
     raise AssertionError(f"{subject}: no heuristic answered a status case with an optimum")

@@ -144,7 +144,7 @@ def _inconsistencies(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def _perturb(inst: Instance, rng: np.random.Generator, scale: float) -> Instance:
+def perturb_instance(inst: Instance, rng: np.random.Generator, scale: float) -> Instance:
     """A nearby instance with the same job structure (sizes and probabilities jittered)."""
     sizes, probs = [], []
     for j in inst.jobs:
@@ -173,7 +173,7 @@ def _climb(start: Instance, steps: int, seed: int) -> tuple[str, float, float, i
     cur_v = compare_policies(cur, "B", best_order_dp)
     best_pre = cur_v["gain_preemptive_over_adaptive"]
     for step in range(steps):
-        cand = _perturb(cur, rng, 0.3 if step < steps // 2 else 0.1)
+        cand = perturb_instance(cur, rng, 0.3 if step < steps // 2 else 0.1)
         v = compare_policies(cand, "B", best_order_dp)
         best_pre = max(best_pre, v["gain_preemptive_over_adaptive"])
         if v["gain_adaptive_over_fixed"] > cur_v["gain_adaptive_over_fixed"]:

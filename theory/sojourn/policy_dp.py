@@ -20,6 +20,13 @@ chooses when outcomes are revealed). So the optimal action does not depend on S,
 a DP over states alone in which a success completing at time t adds t * phi(next state).
 `literal_value_B` is the (state, S) DP used to check this reduction on tiny instances, and
 `evaluate_policy_exact` re-evaluates any policy by enumerating every joint outcome.
+
+Objectives TK and DK (the short paper's first K successes) stop at the K-th success: a state
+with K successes is terminal. DK adds each success's completion time (additive, like A); TK
+adds the K-th success's completion time, or the elapsed time at the end when fewer than K
+jobs succeed (the makespan, which no policy changes). `order_margin` measures how far
+the best fixed order is from being beaten at any state it reaches (the adversarial search's
+objective: a negative margin is a preemptive or adaptive step that helps).
 """
 
 from __future__ import annotations
@@ -34,7 +41,8 @@ from schedlab.solvers.sojourn.problem import Instance
 
 State = tuple[int, ...]
 MODES = ("preemptive", "adaptive", "fixed")
-KINDS = ("A", "B")
+KINDS = ("A", "B", "TK", "DK")
+STOPPING = ("TK", "DK")  # objectives that stop at the K-th success
 MAX_STATES = 2_000_000
 
 
@@ -76,12 +84,17 @@ class PolicyResult:
 class _Model:
     """Shared state arithmetic for one instance."""
 
-    def __init__(self, inst: Instance, kind: str) -> None:
+    def __init__(self, inst: Instance, kind: str, k: int | None = None) -> None:
         if kind not in KINDS:
             raise InvalidInput(f"objective: policy DP supports {KINDS} (got {kind!r})")
+        if (kind in STOPPING) != (k is not None):
+            raise InvalidInput(f"k: give K exactly for objectives {STOPPING} (got {kind}, k={k})")
+        if k is not None and not 1 <= k <= inst.n:
+            raise InvalidInput(f"k: must lie in 1..{inst.n} (got {k})")
         self.jobs = [_Job(j.sizes, j.probs) for j in inst.jobs]
         self.n = inst.n
         self.kind = kind
+        self.k = k
         size = 1
         for j in self.jobs:
             size *= 2 * j.k
@@ -120,13 +133,33 @@ class _Model:
             nxt = s[:i] + (j.k + c,) + s[i + 1 :]
             cost = 0.0
             if c == j.k - 1:
-                cost = t if self.kind == "A" else t * self.inv_n(nxt)
+                cost = self._success_cost(t, nxt)
             out.append((q, nxt, cost))
         if q < 1 and c < j.k - 1:
             out.append((1.0 - q, s[:i] + (c + 1,) + s[i + 1 :], 0.0))
         return out
 
+    def _success_cost(self, t: float, nxt: State) -> float:
+        """Cost of a success completing at time t into state nxt."""
+        if self.kind in ("A", "DK"):
+            return t
+        if self.kind == "B":
+            return t * self.inv_n(nxt)
+        return t if self.successes(nxt) == self.k else 0.0  # TK: the K-th success
+
+    def stopped(self, s: State) -> bool:
+        """TK/DK: the K-th success has completed (nothing more counts)."""
+        return self.k is not None and self.successes(s) >= self.k
+
+    def terminal_cost(self, s: State) -> float:
+        """Cost at a state with no choice left: TK's makespan when fewer than K succeeded."""
+        if self.kind == "TK" and not self.stopped(s):
+            return self.elapsed(s)
+        return 0.0
+
     def allowed(self, s: State, mode: str, order: Sequence[int] | None) -> list[int]:
+        if self.stopped(s):
+            return []
         live = [i for i in range(self.n) if self.alive(s, i)]
         if mode == "preemptive" or not live:
             return live
@@ -153,45 +186,116 @@ def initial_state(inst: Instance) -> State:
     return (0,) * inst.n
 
 
+class PolicySolver:
+    """The exact value function of one policy class (memoized DP over job states).
+
+    `value(s)` is the optimal expected cost-to-go from state s, `q(s, i)` that of serving job
+    i to its next level first; `policy` holds the chosen job per state solved.
+    """
+
+    def __init__(
+        self,
+        inst: Instance,
+        kind: str,
+        mode: str = "preemptive",
+        order: Sequence[int] | None = None,
+        k: int | None = None,
+    ) -> None:
+        if mode not in MODES:
+            raise InvalidInput(f"mode: choose one of {MODES} (got {mode!r})")
+        if (mode == "fixed") != (order is not None):
+            raise InvalidInput("order: give an order exactly when mode is 'fixed'")
+        self.model = _Model(inst, kind, k)
+        self.mode, self.order = mode, order
+        self.memo: dict[State, float] = {}
+        self.policy: dict[State, int] = {}
+
+    def q(self, s: State, i: int) -> float:
+        return sum(p * (cost + self.value(nxt)) for p, nxt, cost in self.model.branches(s, i))
+
+    def value(self, s: State) -> float:
+        got = self.memo.get(s)
+        if got is not None:
+            return got
+        choices = self.model.allowed(s, self.mode, self.order)
+        if not choices:
+            v = self.model.terminal_cost(s)
+            self.memo[s] = v
+            return v
+        best, arg = float("inf"), -1
+        for i in choices:
+            v = self.q(s, i)
+            if v < best - 1e-15 * abs(best) or arg < 0:
+                best, arg = v, i
+        self.memo[s] = best
+        self.policy[s] = arg
+        return best
+
+
 def optimal_policy(
     inst: Instance,
     kind: str,
     mode: str = "preemptive",
     order: Sequence[int] | None = None,
+    k: int | None = None,
 ) -> PolicyResult:
-    """Minimal expected objective `kind` over the policies of class `mode`, by exact DP.
+    """Minimal expected objective `kind` (K = `k` for TK/DK) over the policies of class `mode`.
 
     mode "preemptive": any alive job may be served at each checkpoint; "adaptive": the next
     job is chosen from the observed outcomes but a started job runs to its end; "fixed": the
     given `order`, non-preemptively (a check of the DP against the closed forms).
     """
-    if mode not in MODES:
-        raise InvalidInput(f"mode: choose one of {MODES} (got {mode!r})")
-    if (mode == "fixed") != (order is not None):
-        raise InvalidInput("order: give an order exactly when mode is 'fixed'")
-    model = _Model(inst, kind)
-    memo: dict[State, float] = {}
-    policy: dict[State, int] = {}
+    solver = PolicySolver(inst, kind, mode, order, k)
+    v = solver.value(initial_state(inst))
+    return PolicyResult(v, mode, kind, solver.policy, len(solver.memo))
 
-    def value(s: State) -> float:
-        got = memo.get(s)
-        if got is not None:
-            return got
-        best, arg = float("inf"), -1
-        choices = model.allowed(s, mode, order)
-        if not choices:
-            memo[s] = 0.0
-            return 0.0
+
+def order_margin(solver: PolicySolver, order: Sequence[int], tie: float = 1e-12) -> float:
+    """How much better the fixed `order`'s next step is than any other, where it matters.
+
+    Over every state that the non-preemptive `order` reaches with positive probability and
+    where a choice exists, the smallest Q(s, other job) - Q(s, order's job) under `solver`'s
+    value function, relative to its optimal value at the start; gaps within `tie` of zero
+    (ties: e.g. under TK when every remaining job must succeed) are left out; inf when none
+    is left. Under the preemptive class every alive job is an alternative (also a switch away
+    from a started job), under the adaptive class the unstarted jobs between two jobs. A
+    margin below zero means that class beats the order (the order's step at a state it
+    reaches is not optimal); >= 0 means the order is optimal in the class. Unlike the gains,
+    the margin varies smoothly where the claim holds (zero gain), so a search can descend on
+    it toward a counterexample.
+    """
+    model = solver.model
+    scale = max(abs(solver.value((0,) * model.n)), 1e-300)
+    margin = float("inf")
+    for s in _reached_by_order(model, order):
+        choices = model.allowed(s, solver.mode, None)
+        ours = next(i for i in order if model.alive(s, i))
+        if ours not in choices:  # adaptive: a started job must finish (never on this path)
+            continue
+        mine = solver.q(s, ours)
         for i in choices:
-            v = sum(p * (cost + value(nxt)) for p, nxt, cost in model.branches(s, i))
-            if v < best - 1e-15 * abs(best) or arg < 0:
-                best, arg = v, i
-        memo[s] = best
-        policy[s] = arg
-        return best
+            if i != ours:
+                gap = (solver.q(s, i) - mine) / scale
+                if abs(gap) > tie:
+                    margin = min(margin, gap)
+    return margin
 
-    v = value(initial_state(inst))
-    return PolicyResult(v, mode, kind, policy, len(memo))
+
+def _reached_by_order(model: _Model, order: Sequence[int]) -> list[State]:
+    """States with a choice that the non-preemptive `order` reaches with positive probability."""
+    seen: set[State] = set()
+    out: list[State] = []
+    stack = [(0,) * model.n]
+    while stack:
+        s = stack.pop()
+        if s in seen or not model.allowed(s, "preemptive", None):
+            continue
+        seen.add(s)
+        if len(model.allowed(s, "preemptive", None)) >= 2:
+            out.append(s)
+        i = next(j for j in order if model.alive(s, j))
+        stack.extend(nxt for p, nxt, _ in model.branches(s, i) if p > 0)
+    return out
 
 
 def literal_value_B(inst: Instance, mode: str = "preemptive") -> float:
@@ -223,9 +327,16 @@ def literal_value_B(inst: Instance, mode: str = "preemptive") -> float:
 
 
 def evaluate_policy_exact(
-    inst: Instance, policy: Callable[[State], int] | dict[State, int], kind: str
+    inst: Instance,
+    policy: Callable[[State], int] | dict[State, int],
+    kind: str,
+    k: int | None = None,
 ) -> float:
-    """Exact value of a policy by enumerating every joint outcome (independent of the DP)."""
+    """Exact value of a policy by enumerating every joint outcome (independent of the DP).
+
+    TK/DK (K = `k`): the run stops at the K-th success; TK's value is that success's time,
+    or the time at which every job has ended when fewer than K succeed.
+    """
     choose = policy.__getitem__ if isinstance(policy, dict) else policy
     jobs = [_Job(j.sizes, j.probs) for j in inst.jobs]
     total = 0.0
@@ -236,8 +347,8 @@ def evaluate_policy_exact(
         if prob == 0:
             continue
         s = list(initial_state(inst))
-        t, succ_sum, succ = 0.0, 0.0, 0
-        while any(c < j.k for j, c in zip(jobs, s, strict=True)):
+        t, succ_sum, succ, last_success = 0.0, 0.0, 0, -1.0
+        while any(c < j.k for j, c in zip(jobs, s, strict=True)) and (k is None or succ < k):
             i = choose(tuple(s))
             j, c = jobs[i], s[i]
             if not c < j.k:
@@ -248,31 +359,45 @@ def evaluate_policy_exact(
                 if c == j.k - 1:
                     succ_sum += t
                     succ += 1
+                    last_success = t if k is not None and succ == k else last_success
             else:
                 s[i] = c + 1
-        cost = succ_sum if kind == "A" else (succ_sum / succ if succ else 0.0)
-        total += prob * cost
+        total += prob * _realized_cost(kind, t, succ_sum, succ, last_success)
     return total
 
 
-def decision_states(inst: Instance) -> list[State]:
-    """Every state with at least two alive jobs (where a preemptive policy has a choice)."""
+def _realized_cost(kind: str, t: float, succ_sum: float, succ: int, last: float) -> float:
+    """One outcome's cost: t is the stopping time, last the K-th success's time (-1: none)."""
+    if kind in ("A", "DK"):
+        return succ_sum
+    if kind == "B":
+        return succ_sum / succ if succ else 0.0
+    return last if last >= 0 else t  # TK: reached the K-th success, else the makespan
+
+
+def decision_states(inst: Instance, k: int | None = None) -> list[State]:
+    """Every state with at least two alive jobs (and, with K = `k`, fewer than K successes):
+    where a preemptive policy has a choice."""
     jobs = [_Job(j.sizes, j.probs) for j in inst.jobs]
     out = []
     for s in itertools.product(*[range(2 * j.k) for j in jobs]):
-        if sum(1 for j, c in zip(jobs, s, strict=True) if c < j.k) >= 2:
+        done = sum(1 for j, c in zip(jobs, s, strict=True) if c == 2 * j.k - 1)
+        alive = sum(1 for j, c in zip(jobs, s, strict=True) if c < j.k)
+        if alive >= 2 and (k is None or done < k):
             out.append(tuple(s))
     return out
 
 
-def brute_force_preemptive(inst: Instance, kind: str, max_policies: int = 100_000) -> float:
+def brute_force_preemptive(
+    inst: Instance, kind: str, max_policies: int = 100_000, k: int | None = None
+) -> float:
     """Best deterministic Markov preemptive policy by trying them all (tiny instances only).
 
     An optimality oracle independent of the DP's minimization: each policy is evaluated by
     `evaluate_policy_exact`.
     """
     jobs = [_Job(j.sizes, j.probs) for j in inst.jobs]
-    dstates = decision_states(inst)
+    dstates = decision_states(inst, k)
     options = [
         [i for i, (j, c) in enumerate(zip(jobs, s, strict=True)) if c < j.k] for s in dstates
     ]
@@ -294,6 +419,6 @@ def brute_force_preemptive(inst: Instance, kind: str, max_policies: int = 100_00
         def policy(s: State, t: dict[State, int] = table) -> int:
             return t.get(s, fallback(s))
 
-        v = evaluate_policy_exact(inst, policy, kind)
+        v = evaluate_policy_exact(inst, policy, kind, k)
         best = min(best, v)
     return best
