@@ -7,16 +7,20 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from schedlab.solvers.util import atomic_write_bytes  # noqa: E402
+from schedlab.solvers.util import atomic_write_bytes
 
 
-def new_figure(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
-    return plt.subplots(*args, **kwargs)
+def new_figure(
+    nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | None = None, **kwargs: Any
+) -> tuple[Any, Any]:
+    """A figure and its axes (`Figure.subplots`'s arguments), outside pyplot: no global figure
+    list shared by the study threads, nothing to close, no GUI backend chosen."""
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots(nrows, ncols, **kwargs)
 
 
 #: Drawing runs one figure at a time: studies run in threads (`experiments.studies`), and
@@ -37,5 +41,4 @@ def save_figure(fig: Any, stem: Path, caption: str) -> list[Path]:
             path = Path(f"{stem}.{ext}")
             atomic_write_bytes(path, buf.getvalue())
             out.append(path)
-        plt.close(fig)
     return out

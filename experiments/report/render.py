@@ -96,11 +96,20 @@ def _figures(data: ReportData, subject: str, out: Path) -> list[dict[str, str]]:
     return figs
 
 
+def _gap_studies() -> set[str]:
+    """The figures tagged as gap studies (heuristics against the proven optimum)."""
+    from schedlab.experiments.gap.report import GAP_TAG
+    from schedlab.experiments.registry import figures
+
+    return {name for name, e in figures().items() if GAP_TAG in e.tags}
+
+
 def _exact_tables(data: ReportData, subject: str) -> list[dict[str, str]]:
-    """The Markdown tables written by this subject's exact (gap) studies."""
-    tables = []
+    """The Markdown tables written by this subject's gap studies (the figures tagged `gap`):
+    the report's heuristic-versus-optimum section."""
+    tables, gap = [], _gap_studies()
     for name, m in sorted(data.manifests.items()):
-        if m.get("subject") != subject or "gap" not in name:
+        if m.get("subject") != subject or name not in gap:
             continue
         for f in m.get("files", []):
             path = Path(f)

@@ -104,3 +104,21 @@ def test_report_page_in_headless_chromium(tmp_path):
     assert page.images >= len(catalogues())  # a forest plot per paper, at least
     assert page.broken == [] and page.console_errors == []
     assert shot.stat().st_size > 10_000
+
+
+def test_heuristic_section_takes_the_gap_tagged_studies(tmp_path):
+    """sojourn-heuristics (tagged gap, no "gap" in its name) is in the section; an untagged
+    study's table (slaq-quality) is not."""
+    res = results_folder(tmp_path)
+    for study, subject in (("sojourn-heuristics", "sojourn"), ("slaq-quality", "slaq")):
+        table = res / subject / f"{study}.md"
+        table.parent.mkdir(exist_ok=True)
+        table.write_text(f"| method | gap |\n|---|---|\n| {study}-row | 0.1 |\n")
+        manifest = json.loads((res / "manifests" / "slaq-prediction.json").read_text())
+        manifest.update(study=study, subject=subject, files=[str(table)])
+        (res / "manifests" / f"{study}.json").write_text(json.dumps(manifest))
+    out = tmp_path / "report"
+    write_report(collect(res, "small"), out)
+    md = (out / "report.md").read_text()
+    assert "sojourn-heuristics-row" in md
+    assert "slaq-quality-row" not in md

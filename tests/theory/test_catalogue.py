@@ -90,13 +90,17 @@ def test_shipped_catalogues_load_and_name_registered_studies():
             assert not f.ours or f.ours in names, f"{cat.subject} figure map: {f.ours!r}"
 
 
-def test_every_claim_check_of_a_subject_with_a_catalogue_has_a_row():
-    """A registered `verify` claim gets its kind and locator in its subject's catalogue."""
+def test_every_subject_has_a_catalogue_and_every_claim_check_a_row():
+    """Every subject (the packages, `solvers.subjects`) ships theory/<subject>/claims.toml, and
+    every registered `verify` claim gets its kind and locator in its subject's catalogue: a
+    fifth subject, or a new claim check, without a row fails here."""
     from schedlab.experiments.codeversion import subject_of_module
+    from schedlab.solvers.subjects import subjects
 
+    missing = sorted(set(subjects()) - set(catalogue_paths()))
+    assert not missing, f"no theory/<subject>/claims.toml for {missing}"
     cats = catalogues()
     covered = {c.ours.claim or c.verify for cat in cats.values() for c in cat.claims}
     for spec in claims().values():
         subject = subject_of_module(spec.func.__module__)
-        if subject in catalogue_paths():
-            assert spec.id in covered, f"claim {spec.id} ({subject}) has no catalogue row"
+        assert spec.id in covered, f"claim {spec.id} ({subject}) has no catalogue row"
