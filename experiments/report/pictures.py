@@ -93,7 +93,8 @@ def _wrap(text: str, width: int = 160) -> str:
 
 
 def screen_png(path: Path, width: int = SCREEN_WIDTH_PX) -> bytes:
-    """`path` (a PNG) at most `width` pixels wide, in a 256-colour palette: a screen copy."""
+    """`path` (a PNG) at most `width` pixels wide, in a 64-colour palette: a screen copy (plots
+    have few colours; it keeps the committed report small)."""
     from PIL import Image
 
     with Image.open(path) as src:
@@ -101,7 +102,7 @@ def screen_png(path: Path, width: int = SCREEN_WIDTH_PX) -> bytes:
     if im.width > width:
         size = (width, round(im.height * width / im.width))
         im = im.resize(size, Image.Resampling.LANCZOS)
-    im = im.quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+    im = im.quantize(colors=64, method=Image.Quantize.MEDIANCUT)
     buf = io.BytesIO()
     im.save(buf, format="PNG", optimize=True)
     return buf.getvalue()

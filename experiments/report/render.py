@@ -129,6 +129,9 @@ def _papers(data: ReportData, out: Path) -> list[dict[str, Any]]:
             "number of ours (reference = the paper's number, else the authors' code's)"
         )
         forest(rows, f"{cat.paper.title} — paper vs ours", stem, caption)
+        screen = screen_png(stem.with_suffix(".png"))  # the report keeps screen copies only
+        atomic_write_bytes(stem.with_suffix(".png"), screen)
+        stem.with_suffix(".pdf").unlink(missing_ok=True)
         papers.append(
             {
                 "subject": subject,
@@ -137,7 +140,7 @@ def _papers(data: ReportData, out: Path) -> list[dict[str, Any]]:
                 "by_kind": Counter(r.kind for r in rows),
                 "by_verdict": Counter(r.verdict for r in rows),
                 "stale": sum(r.freshness == "stale" for r in rows),
-                "forest": base64.b64encode(screen_png(stem.with_suffix(".png"))).decode(),
+                "forest": base64.b64encode(screen).decode(),
                 "figures": _figures(data, subject, out),
                 "exact": _exact_tables(data, subject),
                 "deviations": sorted({d for r in rows for d in r.deviations}),
