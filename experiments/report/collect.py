@@ -187,6 +187,18 @@ def _study_of(claim: Claim) -> str:
     return claim.ours.study
 
 
+def check_text(verdict: dict[str, Any] | None) -> str:
+    """A verify claim's result as the report shows it: its verdict, instances and the check's
+    own one-line summary (the worst case it found)."""
+    if not verdict:
+        return "-"
+    text = f"check {verdict.get('verdict')}"
+    if verdict.get("instances"):
+        text += f" on {verdict['instances']:,} instances"
+    summary = verdict.get("summary")
+    return f"{text}: {summary}" if summary else text
+
+
 def claim_row(
     claim: Claim,
     results: Path,
@@ -234,7 +246,9 @@ def claim_row(
         paper_number=number_text(claim.paper_number),
         authors_number=number_text(claim.authors_number) if claim.authors_number else "-",
         reference=claim.reference[0] if claim.reference else "none",
-        ours=(f"check {check}" if check else ours_text(points, unit)) if (points or check) else "-",
+        ours=check_text(verdicts.get(claim.ours.claim))
+        if check
+        else (ours_text(points, unit) if points else "-"),
         ours_points=[asdict(p) for p in points],
         like_for_like=dict(claim.like_for_like),
         deviations=list(claim.deviations),
