@@ -165,7 +165,10 @@ def number_text(n: Number | None) -> str:
     return f"{prefix}{core}{(' ' + n.unit) if n.unit else ''}"
 
 
-def ours_text(points: list[Estimate], unit: str) -> str:
+def ours_text(points: list[Estimate], unit: str, compared: Estimate | None = None) -> str:
+    """Our points as the table shows them: all of up to four, else the first two and the last;
+    the point the verdict compared (a "max" or "min" claim's extreme) first when there are
+    several."""
     if not points:
         return "-"
 
@@ -177,6 +180,8 @@ def ours_text(points: list[Estimate], unit: str) -> str:
 
     shown = points if len(points) <= 4 else [*points[:2], None, points[-1]]
     text = "; ".join("..." if p is None else one(p) for p in shown)
+    if compared is not None and len(points) > 1:
+        return f"compared: {one(compared)}; of {len(points)} points: {text}"
     return text + (f" {unit}" if unit and len(points) == 1 else "")
 
 
@@ -248,7 +253,7 @@ def claim_row(
         reference=claim.reference[0] if claim.reference else "none",
         ours=check_text(verdicts.get(claim.ours.claim))
         if check
-        else (ours_text(points, unit) if points else "-"),
+        else (ours_text(points, unit, d.compared) if points else "-"),
         ours_points=[asdict(p) for p in points],
         like_for_like=dict(claim.like_for_like),
         deviations=list(claim.deviations),

@@ -11,7 +11,7 @@ from pathlib import Path
 from schedlab.experiments.plotting import new_figure, save_figure
 from schedlab.experiments.report.collect import ClaimRow
 
-SCREEN_WIDTH_PX = 1000
+SCREEN_WIDTH_PX = 900
 COLOURS = {
     "reproduced": "#1a7f37",
     "consistent in magnitude": "#7a8b00",

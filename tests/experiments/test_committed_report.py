@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from schedlab.experiments.cli import cli
 
 REPORT = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
-MAX_BYTES = 3 * 1024 * 1024
+MAX_BYTES = 3_000_000
 
 
 def test_committed_report_has_no_stale_row():
