@@ -226,7 +226,11 @@ def claim_row(
             else (f"theory/verify-{size}-s*.json" if v else "")
         )
     elif claim.ours.file:
-        points, why = read_points(results, claim)
+        ran = (manifests.get(claim.ours.study) or {}).get("size")
+        if ran and ran != size:  # the folder's file is another size's run: not this report's
+            why = f"the results folder holds the size-{ran} run of {claim.ours.study}"
+        else:
+            points, why = read_points(results, claim)
     d: Decision = decide(claim, points, check)
     if size not in claim.sizes and d.verdict == "missing":
         why = f"computed at size {' and '.join(claim.sizes)} only"

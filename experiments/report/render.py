@@ -77,11 +77,17 @@ def _study_rows(data: ReportData) -> list[dict[str, Any]]:
     return out
 
 
+def _of(data: ReportData, m: dict[str, Any], subject: str) -> bool:
+    """Whether manifest `m` is a study of `subject` run at the report's size (a folder may also
+    hold another size's run of a study outside `reproduce`: not this report's)."""
+    return m.get("subject") == subject and m.get("size", data.size) == data.size
+
+
 def _figures(data: ReportData, subject: str, out: Path) -> list[dict[str, str]]:
     """Screen copies of the PNGs that this subject's studies wrote (written under figures/)."""
     figs = []
     for name, m in sorted(data.manifests.items()):
-        if m.get("subject") != subject or m.get("kind") != "figure":
+        if not _of(data, m, subject) or m.get("kind") != "figure":
             continue
         for f in m.get("files", []):
             path = Path(f)
@@ -109,7 +115,7 @@ def _exact_tables(data: ReportData, subject: str) -> list[dict[str, str]]:
     the report's heuristic-versus-optimum section."""
     tables, gap = [], _gap_studies()
     for name, m in sorted(data.manifests.items()):
-        if m.get("subject") != subject or name not in gap:
+        if not _of(data, m, subject) or name not in gap:
             continue
         for f in m.get("files", []):
             path = Path(f)

@@ -122,3 +122,33 @@ def test_heuristic_section_takes_the_gap_tagged_studies(tmp_path):
     md = (out / "report.md").read_text()
     assert "sojourn-heuristics-row" in md
     assert "slaq-quality-row" not in md
+
+
+def test_a_result_of_another_size_is_missing_not_borrowed(tmp_path):
+    """The folder's slaq-prediction table is the small run's: a full-size report reads no number
+    from it."""
+    res = results_folder(tmp_path)
+    rows = rows_by_id(collect(res, "full", {"slaq": catalogues()["slaq"]}))
+    fit = rows["prediction-logreg-fit"]
+    assert fit.verdict == "missing" and fit.ours == "-"
+    assert "size-small run of slaq-prediction" in fit.reason
+
+
+def test_figures_of_another_size_are_left_out(tmp_path):
+    res = results_folder(tmp_path)
+    for study, size in (("slaq-quality", "small"), ("slaq-gap", "full")):
+        png = res / "slaq" / f"{study}.png"
+        _tiny_png(png)
+        manifest = json.loads((res / "manifests" / "slaq-prediction.json").read_text())
+        manifest.update(study=study, size=size, files=[str(png)])
+        (res / "manifests" / f"{study}.json").write_text(json.dumps(manifest))
+    write_report(collect(res, "small"), tmp_path / "report")
+    names = {p.name for p in (tmp_path / "report" / "figures").iterdir()}
+    assert "slaq-quality--slaq-quality.png" in names
+    assert "slaq-gap--slaq-gap.png" not in names
+
+
+def _tiny_png(path):
+    from PIL import Image
+
+    Image.new("RGB", (8, 8), "white").save(path)
