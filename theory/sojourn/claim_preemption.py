@@ -129,18 +129,27 @@ def _row(
     return {"instance_seed": s, **compare_policies(inst, kind, best)}
 
 
-def _inconsistencies(rows: list[dict[str, Any]]) -> list[str]:
+def _tag(row: dict[str, Any]) -> str:
+    return f"n={row['n']} seed={row['instance_seed']}"
+
+
+def inconsistencies(
+    rows: list[dict[str, Any]], tag: Callable[[dict[str, Any]], str] = _tag
+) -> list[str]:
+    """The rows whose three exact values contradict each other or their own cross-checks (the
+    policy DP against the closed form and the policy's enumeration; a superset's optimum above
+    its subset's), each named by `tag(row)`: any such row makes the check inconclusive."""
     out = []
     for r in rows:
-        tag = f"n={r['n']} seed={r['instance_seed']}"
+        tag_ = tag(r)
         if r["check_fixed_dp_vs_closed"] > REL_TOL:
-            out.append(f"{tag}: policy DP of the fixed order differs from the closed form")
+            out.append(f"{tag_}: policy DP of the fixed order differs from the closed form")
         if r["check_policy_enumeration"] > REL_TOL:
-            out.append(f"{tag}: preemptive DP value differs from its policy's enumeration")
+            out.append(f"{tag_}: preemptive DP value differs from its policy's enumeration")
         if r["gain_preemptive_over_adaptive"] < -REL_TOL:
-            out.append(f"{tag}: preemptive optimum above the adaptive optimum (a superset)")
+            out.append(f"{tag_}: preemptive optimum above the adaptive optimum (a superset)")
         if r["gain_adaptive_over_fixed"] < -REL_TOL:
-            out.append(f"{tag}: adaptive optimum above the fixed order (a superset)")
+            out.append(f"{tag_}: adaptive optimum above the fixed order (a superset)")
     return out
 
 
@@ -207,13 +216,18 @@ def _climbs(rows: list[dict[str, Any]], cfg: dict[str, Any], seed: int) -> list[
     return out
 
 
-def _summary_stats(rows: list[dict[str, Any]], field: str) -> dict[str, Any]:
-    vals = np.array([r[field] for r in rows])
+def gain_stats(vals: Sequence[float]) -> dict[str, Any]:
+    """Largest and mean gain, and how many exceed the tolerance (0, 0, 0 for none)."""
+    a = np.array(vals, dtype=float)
     return {
-        "max": float(vals.max()) if len(vals) else 0.0,
-        "mean": float(vals.mean()) if len(vals) else 0.0,
-        "count_above_tol": int(np.sum(vals > REL_TOL)),
+        "max": float(a.max()) if a.size else 0.0,
+        "mean": float(a.mean()) if a.size else 0.0,
+        "count_above_tol": int(np.sum(a > REL_TOL)),
     }
+
+
+def _summary_stats(rows: list[dict[str, Any]], field: str) -> dict[str, Any]:
+    return gain_stats([r[field] for r in rows])
 
 
 def _per_n(rows: list[dict[str, Any]], field: str) -> dict[str, dict[str, Any]]:
@@ -260,7 +274,7 @@ def _verdict_fixed(
     cid: str, kind: str, rows: list[dict[str, Any]], cfg: dict[str, Any], seed: int, outdir: Path
 ) -> Verdict:
     field = "gain_preemptive_over_fixed"
-    bad = _inconsistencies(rows)
+    bad = inconsistencies(rows)
     ok = all(r[field] <= REL_TOL for r in rows)
     verdict = verdict_from(ok, bool(bad), enough=bool(rows))
     worst, inst = _worst(rows, field, cfg)
@@ -378,7 +392,7 @@ def claim_no_preemption_B_adaptive(
     cfg = settings(DEFAULTS, size, overrides)
     rows = _rows("B", cfg, seed, runner, best_order)
     field = "gain_preemptive_over_adaptive"
-    bad = _inconsistencies(rows)
+    bad = inconsistencies(rows)
     climbs = _climbs(rows, cfg, seed) if best_order is best_order_dp else []
     seen_max = max([c["max_gain_preemptive_over_adaptive_seen"] for c in climbs], default=0.0)
     ok = all(r[field] <= REL_TOL for r in rows) and seen_max <= REL_TOL

@@ -30,7 +30,12 @@ from schedlab.solvers.sojourn.objectives import Objective, evaluate
 from schedlab.solvers.sojourn.problem import Instance, SojournProblem
 from schedlab.solvers.solve import solve
 from schedlab.theory.claims import register_claim
-from schedlab.theory.sojourn.claim_preemption import perturb_instance, policy_preempts
+from schedlab.theory.sojourn.claim_preemption import (
+    gain_stats,
+    inconsistencies,
+    perturb_instance,
+    policy_preempts,
+)
 from schedlab.theory.sojourn.evidence import save_instance
 from schedlab.theory.sojourn.policy_dp import (
     PolicySolver,
@@ -146,35 +151,13 @@ def _climb_cell(
     }
 
 
-def _inconsistencies(rows: list[dict[str, Any]]) -> list[str]:
-    out = []
-    for r in rows:
-        tag = f"n={r['n']} K={r['k']} seed={r['instance_seed']}"
-        if r["check_fixed_dp_vs_closed"] > REL_TOL:
-            out.append(f"{tag}: policy DP of the fixed order differs from the closed form")
-        if r["check_policy_enumeration"] > REL_TOL:
-            out.append(f"{tag}: preemptive DP value differs from its policy's enumeration")
-        if r["gain_preemptive_over_adaptive"] < -REL_TOL:
-            out.append(f"{tag}: preemptive optimum above the adaptive optimum (a superset)")
-        if r["gain_adaptive_over_fixed"] < -REL_TOL:
-            out.append(f"{tag}: adaptive optimum above the fixed order (a superset)")
-    return out
-
-
-def _stats(vals: list[float]) -> dict[str, Any]:
-    a = np.array(vals, dtype=float)
-    if a.size == 0:
-        return {"max": 0.0, "mean": 0.0, "count_above_tol": 0}
-    return {
-        "max": float(a.max()),
-        "mean": float(a.mean()),
-        "count_above_tol": int(np.sum(a > REL_TOL)),
-    }
+def _tag_k(row: dict[str, Any]) -> str:
+    return f"n={row['n']} K={row['k']} seed={row['instance_seed']}"
 
 
 def _by(rows: list[dict[str, Any]], field: str, group: str) -> dict[str, dict[str, Any]]:
     vals = sorted({r[group] for r in rows})
-    return {str(v): _stats([r[field] for r in rows if r[group] == v]) for v in vals}
+    return {str(v): gain_stats([r[field] for r in rows if r[group] == v]) for v in vals}
 
 
 def _climbs(
@@ -223,7 +206,7 @@ def check_k(
                       best=best_order)  # fmt: skip
     rows = rows_for(runner, f"preemption-{kind}", ["n", "k", "i"], config, keys, compute)
     climbs = _climbs(kind, rows, cfg, seed, runner) if best_order is best_order_dp_k else []
-    bad = _inconsistencies(rows)
+    bad = inconsistencies(rows, _tag_k)
     searched = [c["best"] for c in climbs]
     worst_gain = max(r["gain_preemptive_over_fixed"] for r in rows)
     seen = max([c["max_gain_preemptive_over_fixed_seen"] for c in climbs], default=0.0)
@@ -240,7 +223,7 @@ def check_k(
     visited = sum(c["visited"] for c in climbs)
     evidence: dict[str, Any] = {
         "objective": kind,
-        **{g: _stats([r[g] for r in rows]) for g in GAINS},
+        **{g: gain_stats([r[g] for r in rows]) for g in GAINS},
         "gain_preemptive_over_fixed_by_k": _by(rows, "gain_preemptive_over_fixed", "k"),
         "gain_preemptive_over_fixed_by_n": _by(rows, "gain_preemptive_over_fixed", "n"),
         "min_margin_random": _finite(min((margin_of(r) for r in rows), default=float("inf"))),
