@@ -192,6 +192,12 @@ def _study_of(claim: Claim) -> str:
     return claim.ours.study
 
 
+def of_size(manifest: dict[str, Any], size: str) -> bool:
+    """Whether a study's manifest is of a run at `size` (a folder may also hold another size's
+    run of a study outside `reproduce`, whose numbers and figures are not this report's)."""
+    return manifest.get("size", size) == size
+
+
 def check_text(verdict: dict[str, Any] | None) -> str:
     """A verify claim's result as the report shows it: its verdict, instances and the check's
     own one-line summary (the worst case it found)."""
@@ -217,6 +223,8 @@ def claim_row(
     why = ""
     check = None
     evidence = claim.ours.file
+    study = _study_of(claim)
+    m = manifests.get(study)
     if claim.ours.claim:
         v = verdicts.get(claim.ours.claim)
         check = v.get("verdict") if v else None
@@ -225,17 +233,13 @@ def claim_row(
             if v and check == "fails"
             else (f"theory/verify-{size}-s*.json" if v else "")
         )
+    elif claim.ours.file and m is not None and not of_size(m, size):
+        why = f"the results folder holds the size-{m['size']} run of {study}"
     elif claim.ours.file:
-        ran = (manifests.get(claim.ours.study) or {}).get("size")
-        if ran and ran != size:  # the folder's file is another size's run: not this report's
-            why = f"the results folder holds the size-{ran} run of {claim.ours.study}"
-        else:
-            points, why = read_points(results, claim)
+        points, why = read_points(results, claim)
     d: Decision = decide(claim, points, check)
     if size not in claim.sizes and d.verdict == "missing":
         why = f"computed at size {' and '.join(claim.sizes)} only"
-    study = _study_of(claim)
-    m = manifests.get(study)
     cur = current.get(study, "")
     if m is None or (claim.ours.file and not points) or (claim.ours.claim and check is None):
         fresh = "missing"

@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from schedlab.experiments.report.collect import ClaimRow, ReportData, fmt
+from schedlab.experiments.report.collect import ClaimRow, ReportData, fmt, of_size
 from schedlab.experiments.report.pictures import COLOURS, forest, screen_png
 from schedlab.solvers.util import atomic_write_bytes, atomic_write_text, ensure_output_dir
 from schedlab.theory.catalogue import KINDS
@@ -80,7 +80,7 @@ def _study_rows(data: ReportData) -> list[dict[str, Any]]:
 def _of(data: ReportData, m: dict[str, Any], subject: str) -> bool:
     """Whether manifest `m` is a study of `subject` run at the report's size (a folder may also
     hold another size's run of a study outside `reproduce`: not this report's)."""
-    return m.get("subject") == subject and m.get("size", data.size) == data.size
+    return m.get("subject") == subject and of_size(m, data.size)
 
 
 def _figures(data: ReportData, subject: str, out: Path) -> list[dict[str, str]]:
