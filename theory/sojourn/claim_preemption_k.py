@@ -31,6 +31,7 @@ from schedlab.solvers.sojourn.problem import Instance, SojournProblem
 from schedlab.solvers.solve import solve
 from schedlab.theory.claims import register_claim
 from schedlab.theory.sojourn.claim_preemption import (
+    REL_TOL,
     gain_stats,
     inconsistencies,
     perturb_instance,
@@ -54,7 +55,6 @@ from schedlab.theory.verdict import (
     verdict_from,
 )
 
-REL_TOL = 1e-9
 DEFAULTS: dict[str, dict[str, Any]] = {
     "small": {"ns": [2, 3, 4], "per_n": 3, "max_checkpoints": 2, "climb_ns": [4],
               "climb_steps": 6},
