@@ -367,8 +367,8 @@ def simulate(
       schedlab slaq simulate --policy fair --jobs 30 --cores 64 --arrival-mean 15 --json
     Keys: mean_normalized_loss, mean_time_to_90_s, mean_time_to_95_s,
     scheduler_ms_per_epoch, epochs, makespan_s, mean_completion_s, max_queued_jobs,
-    mean_queue_wait_s, fits, fallbacks_too_few_points, fallbacks_failed_fit, fallbacks_to,
-    config.
+    mean_queue_wait_s, idle_job_epochs, job_epochs, idle_share (admitted jobs that got no
+    core), fits, fallbacks_too_few_points, fallbacks_failed_fit, fallbacks_to, config.
     """
     from schedlab.experiments.output import emit_json
     from schedlab.experiments.slaq.simulator import SimConfig, summarize

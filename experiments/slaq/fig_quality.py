@@ -110,7 +110,7 @@ def keys_of(config: dict[str, Any], seed: int) -> list[dict[str, Any]]:
 
 def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[dict[str, Any]]:
     fields = ["workload", "sleep", "policy", "seed"]
-    header = json.loads(json.dumps({**config, "seed": seed, "row_format": 3}))
+    header = json.loads(json.dumps({**config, "seed": seed, "row_format": 4}))
     store = RowStore(results_dir(outdir, "slaq") / f"{STEM}-{size}.jsonl", fields, config=header)
     keys = keys_of(config, seed)
     store.run(keys, partial(run_row, config=config), desc=NAME)
@@ -195,6 +195,9 @@ def table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 mean, half, _ = metrics.mean_ci([_mean_t90(p[idx], fam) for p in pairs])
                 row[f"{pol}_time_to_90_s"] = None if mean is None else round(mean, 2)
                 row[f"{pol}_time_to_90_ci95_s"] = None if half is None else round(half, 2)
+            for pol, idx in (("slaq", 0), ("fair", 1)):  # admitted jobs left without a core
+                share = float(np.mean([p[idx]["idle_share"] for p in pairs]))
+                row[f"{pol}_idle_pct"] = round(100.0 * share, 2) if fam == ALL else None
             for pol, idx in (("slaq", 0), ("fair", 1)):  # the runs' refits and fallbacks
                 tot = fallback_totals([p[idx] for p in pairs])  # (on the "all" row only)
                 row.update({f"{pol}_{k}": v if fam == ALL else None for k, v in tot.items()})
@@ -217,14 +220,21 @@ def markdown(tab: list[dict[str, Any]], caption: str) -> str:
     head = (
         "| workload | sleep (s) | load | family | quality up to | quality time-avg | "
         "delay 90% ratio of means | delay 90% mean of ratios | delay 95% ratio of means | "
-        "delay 95% mean of ratios | paper (quality / delay) |\n|" + "---|" * 11 + "\n"
+        "delay 95% mean of ratios | job-epochs at 0 cores, SLAQ / fair (%) | "
+        "paper (quality / delay) |\n|" + "---|" * 12 + "\n"
     )
 
     def line(r: dict[str, Any]) -> str:
         cells = " | ".join(_cell(r, m) for m in METRICS)
+        idle = (
+            "–"
+            if r["slaq_idle_pct"] is None
+            else f"{r['slaq_idle_pct']:g} / {r['fair_idle_pct']:g}"
+        )
         return (
             f"| {r['workload']} | {r['sleep_s']:g} | {r['offered_load']:.2f} | {r['family']} | "
-            f"{cells} | {r['paper_quality_up_to_pct']:g} / {r['paper_delay_reduction_pct']:g} |"
+            f"{cells} | {idle} | "
+            f"{r['paper_quality_up_to_pct']:g} / {r['paper_delay_reduction_pct']:g} |"
         )
 
     parts = [caption, ""]

@@ -7,11 +7,13 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import types
 
 import numpy as np
 import pytest
 
 from schedlab.experiments.registry import POLICIES, WORKLOADS
+from schedlab.experiments.slaq import simulator as sim
 from schedlab.experiments.slaq import workload_authors as wa
 from schedlab.experiments.slaq.simulator import SimConfig, SimJob, simulate, summarize
 
@@ -157,3 +159,31 @@ def test_cli_predictor_picks_the_authors_workload_and_is_refused_elsewhere():
     assert outs[4]["mean_time_to_90_s"] != outs[2]["mean_time_to_90_s"]
     r = CliRunner().invoke(cli, [*base, "--predictor", "geometric"])
     assert r.exit_code == 2 and "--predictor applies to the authors' workloads" in r.output
+
+
+def test_idle_job_epochs_counted_where_the_authors_minimums_overcommit(monkeypatch):
+    """Their base rule with minimums above C leaves new jobs at 0 cores (the fluid level lambda
+    exceeds floor(C/P)): `idle_job_epochs` counts them, recounted here from the allocations;
+    fair tokens and our own scheduler never leave an admitted job without a core. Pinned for
+    8 cores, 12 jobs, sleep 3 s, seed 0 (the regime of the full-size authors' row at sleep 10)."""
+    cfg = SimConfig(jobs=12, cores=8, arrival_mean_s=3.0, seed=0)
+    entry = WORKLOADS.get("authors", scope="slaq")
+    real, zeros = entry.meta["allocate"], []
+
+    def spy(running, c, policy):
+        cores = real(running, c, policy)
+        zeros.append(sum(1 for x in cores if x <= 0))
+        return cores
+
+    fake = types.SimpleNamespace(obj=entry.obj, meta={**entry.meta, "allocate": spy})
+    real_get = sim.WORKLOADS.get
+    monkeypatch.setattr(
+        sim.WORKLOADS, "get", lambda name, **kw: fake if name == "authors" else real_get(name, **kw)
+    )
+    slaq = summarize(simulate(cfg, "slaq", "authors"))
+    assert slaq["idle_job_epochs"] == sum(zeros) == 765 and slaq["job_epochs"] == 2351
+    zeros.clear()
+    fair = summarize(simulate(cfg, "fair", "authors"))
+    assert fair["idle_job_epochs"] == sum(zeros) == 0 and fair["job_epochs"] > 0
+    ours = summarize(simulate(cfg, "slaq"))  # our scheduler: at most C running, >= 1 core each
+    assert ours["idle_job_epochs"] == 0 and ours["idle_share"] == 0.0
