@@ -44,7 +44,7 @@ from schedlab.solvers.sojourn.exact_lpcut import (
     lpcut_stats,
 )
 from schedlab.solvers.sojourn.lop import (
-    INTEGER_SLACK,
+    INTEGER_CLOSE_SLACK,
     BlockModel,
     ModelFactory,
     integer_bound,
@@ -316,6 +316,12 @@ GRAPH_LP_SOLVER: LpSolver = "ipm"  # the LP rounds' solver on crossing blocks: 2
 # pair) 57.3; #58 22.6 (default) / 11.5 (interior point, 2 per pair)
 
 
+GRAPH_START_KICKS = 1000  # kicks of the iterated insertion search from the starting order before
+# the LP rounds of a crossing block (`HighsCutModel.search_start_kicks`): on the largest block
+# of PACE #50, #58, #63, #64, #68, #77 it reached the block's optimum (0.4-1.9 s); 300 missed it
+# on #68 and #96 by one crossing
+
+
 def block_factory(
     factory: ModelFactory, forced: np.ndarray | None, tuned: bool = True
 ) -> ModelFactory:
@@ -329,6 +335,7 @@ def block_factory(
                 model.fix_forced(forced)
             if tuned:
                 model.per_pair, model.lp_solver_pref = GRAPH_PER_PAIR, GRAPH_LP_SOLVER
+                model.start_kicks, model.stall_general = GRAPH_START_KICKS, True
         return model
 
     return make
@@ -375,7 +382,7 @@ def solve_graph(
             continue
         Wb, forced = block_matrix(sc, blk)
         fac = block_factory(factory, forced if fix_forced else None, tuned)
-        slack = INTEGER_SLACK if integral else block_close_abs(Wb)
+        slack = INTEGER_CLOSE_SLACK if integral else block_close_abs(Wb)
         out = solve_block(Wb, fac, "separate", deadline, True, opts.hint, slack)
         order.extend(int(blk[i]) for i in out.order)
         bound += integer_bound(out.bound) if integral else out.bound
