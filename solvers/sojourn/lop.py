@@ -39,6 +39,9 @@ INTEGER_SLACK = 0.5  # a block of integer costs closes once its bound is this cl
 ROUND_MARGIN = 0.25  # ... and its bound b counts as ceil(b - ROUND_MARGIN): sound for a sound b
 # (every order's cost is an integer), and a MIP dual bound that HiGHS's tolerances put a hair
 # above the optimum still rounds to it
+INTEGER_CLOSE_SLACK = 1.0 - ROUND_MARGIN - 0.01  # crossing blocks close once their bound is
+# this close to their cost: ceil(b - ROUND_MARGIN) then equals the cost (a bound at a half, the
+# triangle LP's optimum on PACE #77, 120098.5 against 120099, closes without a MIP)
 
 
 def integer_bound(lb: float) -> float:

@@ -28,6 +28,7 @@ from schedlab.solvers.sojourn.lop_graph import (
     write_ocr_text,
 )
 from schedlab.solvers.sojourn.lop_matrix import write_lop_text
+from schedlab.solvers.validate import NO_DEADLINE
 from schedlab.theory.sojourn.lop_graph import check_forced_pairs
 
 
@@ -228,3 +229,55 @@ def test_fixed_columns_bound_the_orders_that_respect_them(seed):
     assert model.best_lb is None or model.best_lb <= min(ok) + 1e-9
     assert model.best_lb is None or model.best_lb >= min(ok) - n * n  # not vacuous
     assert min(ok) == subset_dp(W)  # the lemma: fixing forced pairs keeps the optimum
+
+
+def test_the_integer_close_slack_rounds_a_bound_to_the_cost():
+    # a crossing block closes once its sound bound is INTEGER_CLOSE_SLACK below its cost: the
+    # rounded-up bound is then the cost itself; a full crossing below would not be
+    from schedlab.solvers.sojourn.lop import INTEGER_CLOSE_SLACK, integer_bound
+
+    for c in (0.0, 1.0, 56183.0, 120099.0):
+        assert integer_bound(c - INTEGER_CLOSE_SLACK) == c
+        assert integer_bound(c - 1.0) == c - 1.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_start_search_is_never_better_than_the_optimum(seed):
+    # the crossing blocks' iterated insertion search before the LP rounds
+    # (`HighsCutModel.search_start_kicks`): a permutation, no worse than its start, and never
+    # below the subset DP's optimum
+    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
+    from schedlab.solvers.sojourn.lop import insertion_descent
+
+    g = random_ocr_graph(14, 11, 400 + seed, mean_degree=2.6, span=6, isolated_share=0.0)
+    sc = SparseCrossings.of(g)
+    W, forced = block_matrix(sc, sc.active)
+    n = W.shape[0]
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
+    start = insertion_descent(W, list(range(n))[::-1])
+    model._offer(start)
+    model.start_kicks = 200
+    model.search_start_kicks(NO_DEADLINE)
+    assert model.order is not None and sorted(model.order) == list(range(n))
+    assert subset_dp(W) <= model.order_cost <= lop_cost(W, start)
+
+
+@pytest.mark.parametrize("seed", [8, 10, 11, 12])
+def test_the_start_search_reaches_the_proven_optimum_of_a_hard_block(seed):
+    # 60 free vertices: the insertion-descent start is 1-2 crossings above the optimum that
+    # lpcut proves; 300 kicks reach it (the evidence on a block where descent alone stops short)
+    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
+    from schedlab.solvers.sojourn.lop import insertion_descent
+
+    g = random_ocr_graph(60, 60, seed, mean_degree=3.0, span=25, isolated_share=0.0)
+    sc = SparseCrossings.of(g)
+    W, forced = block_matrix(sc, sc.active)
+    start = insertion_descent(W, list(range(W.shape[0])))
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
+    model._offer(start)
+    model.start_kicks = 300
+    model.search_start_kicks(NO_DEADLINE)
+    r = solve_graph(g, time_limit=60, seed=0)
+    assert r.status is Status.OPTIMAL
+    assert model.order_cost < lop_cost(W, start)
+    assert model.order_cost == r.value == r.bound
