@@ -7,13 +7,11 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import types
 
 import numpy as np
 import pytest
 
-from schedlab.experiments.registry import POLICIES, WORKLOADS
-from schedlab.experiments.slaq import simulator as sim
+from schedlab.experiments.registry import POLICIES, WORKLOADS, register_workload
 from schedlab.experiments.slaq import workload_authors as wa
 from schedlab.experiments.slaq.simulator import SimConfig, SimJob, simulate, summarize
 
@@ -175,15 +173,13 @@ def test_idle_job_epochs_counted_where_the_authors_minimums_overcommit(monkeypat
         zeros.append(sum(1 for x in cores if x <= 0))
         return cores
 
-    fake = types.SimpleNamespace(obj=entry.obj, meta={**entry.meta, "allocate": spy})
-    real_get = sim.WORKLOADS.get
-    monkeypatch.setattr(
-        sim.WORKLOADS, "get", lambda name, **kw: fake if name == "authors" else real_get(name, **kw)
-    )
-    slaq = summarize(simulate(cfg, "slaq", "authors"))
+    WORKLOADS.load()  # the same jobs and scheduler, registered under a test name
+    monkeypatch.setattr(WORKLOADS, "_entries", dict(WORKLOADS._entries))  # undone after the test
+    register_workload("slaq", "authors-spied", allocate=spy)(entry.obj)
+    slaq = summarize(simulate(cfg, "slaq", "authors-spied"))
     assert slaq["idle_job_epochs"] == sum(zeros) == 765 and slaq["job_epochs"] == 2351
     zeros.clear()
-    fair = summarize(simulate(cfg, "fair", "authors"))
+    fair = summarize(simulate(cfg, "fair", "authors-spied"))
     assert fair["idle_job_epochs"] == sum(zeros) == 0 and fair["job_epochs"] > 0
     ours = summarize(simulate(cfg, "slaq"))  # our scheduler: at most C running, >= 1 core each
     assert ours["idle_job_epochs"] == 0 and ours["idle_share"] == 0.0
