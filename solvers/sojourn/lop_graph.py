@@ -27,6 +27,7 @@ rounded up is then the order's cost.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -325,6 +326,49 @@ GRAPH_START_KICKS = 1000  # kicks of the iterated insertion search from the star
 # interior point's rounds take another path from another optimal order: docs/sojourn.md)
 
 
+def twin_classes(g: OcrGraph, blk: np.ndarray) -> np.ndarray:
+    """Per vertex of `blk`, the index of its class of twins (0, 1, ... in first-seen order):
+    vertices with the same neighbour multiset. Twins cost the same against every other vertex
+    and c(u, v) = c(v, u) between them, and some optimal order lists each class contiguously
+    (theory/sojourn/lop_graph.py, `twin_lemma`), so a class can be solved as one vertex."""
+    seen: dict[bytes, int] = {}
+    label = np.empty(len(blk), dtype=np.int64)
+    for i, v in enumerate(blk.tolist()):
+        key = np.sort(g.nbr[g.ptr[v] : g.ptr[v + 1]]).tobytes()
+        label[i] = seen.setdefault(key, len(seen))
+    return label
+
+
+@dataclass(frozen=True)
+class TwinMerge:
+    """A block with each class of twins as one vertex: `W[g, h]` the cost of class g before
+    class h (the sum over their members' pairs), `forced` as `block_matrix`'s, `members[g]`
+    the block positions of class g, `inner` the cost of the pairs inside the classes (the
+    same in every order, since c(u, v) = c(v, u) for twins)."""
+
+    W: np.ndarray
+    forced: np.ndarray
+    members: list[np.ndarray]
+    inner: float
+
+    def expand(self, order: Sequence[int]) -> np.ndarray:
+        """The block positions of an order of the classes, each class's members together."""
+        return np.concatenate([self.members[int(k)] for k in order])
+
+
+def merge_twins(Wb: np.ndarray, label: np.ndarray) -> TwinMerge:
+    """`TwinMerge` of the block matrix `Wb` under the classes `label` (`twin_classes`). The
+    sums are of integers below 2^53: exact in any order of summation."""
+    n, m = len(label), int(label.max()) + 1 if len(label) else 0
+    S = np.zeros((n, m))
+    S[np.arange(n), label] = 1.0
+    M = S.T @ Wb @ S
+    inner = float(np.trace(M)) / 2.0  # each pair inside a class twice, at equal costs
+    np.fill_diagonal(M, 0.0)
+    members = [np.nonzero(label == k)[0] for k in range(m)]
+    return TwinMerge(M, (M == 0) & (M.T > 0), members, inner)
+
+
 def block_factory(
     factory: ModelFactory, forced: np.ndarray | None, tuned: bool = True
 ) -> ModelFactory:
@@ -354,6 +398,7 @@ def solve_graph(
     fix_forced: bool = True,
     integral: bool = True,
     tuned: bool = True,
+    twins: bool = True,
 ) -> SolveResult[list[int]]:
     """The fewest crossings of `g` by lpcut, block by block: blocks without a free pair take
     `forced_order` (every pair at its zero count), the others their dense block matrix. The
@@ -377,7 +422,8 @@ def solve_graph(
     proven = True
     stats: dict[str, Any] = {"blocks": len(bl), "free_pairs": len(sc.u), "solver_blocks": 0,
                              "largest_block": max((len(b) for b in bl), default=0),
-                             "largest_solver_block": 0, **lpcut_stats(opts)}  # fmt: skip
+                             "largest_solver_block": 0, "twins_merged": 0,
+                             **lpcut_stats(opts)}  # fmt: skip
     stats["prepare_s"] = time.perf_counter() - t0
     routes: list[str] = []
     for bi, blk in enumerate(bl):
@@ -385,11 +431,14 @@ def solve_graph(
             order.extend(int(v) for v in forced_order(sc, blk))
             continue
         Wb, forced = block_matrix(sc, blk)
-        fac = block_factory(factory, forced if fix_forced else None, tuned)
-        slack = INTEGER_CLOSE_SLACK if integral else block_close_abs(Wb)
-        out = solve_block(Wb, fac, "separate", deadline, True, opts.hint, slack)
-        order.extend(int(blk[i]) for i in out.order)
-        bound += integer_bound(out.bound) if integral else out.bound
+        label = twin_classes(g, blk) if twins else np.arange(len(blk))
+        tm = merge_twins(Wb, label)
+        stats["twins_merged"] += len(blk) - len(tm.members)
+        fac = block_factory(factory, tm.forced if fix_forced else None, tuned)
+        slack = INTEGER_CLOSE_SLACK if integral else block_close_abs(tm.W)
+        out = solve_block(tm.W, fac, "separate", deadline, True, opts.hint, slack)
+        order.extend(int(v) for v in blk[tm.expand(out.order)])
+        bound += (integer_bound(out.bound) if integral else out.bound) + tm.inner
         proven &= out.proven
         stats["solver_blocks"] += 1
         stats["largest_solver_block"] = max(stats["largest_solver_block"], len(blk))

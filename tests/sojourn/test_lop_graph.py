@@ -19,6 +19,7 @@ from schedlab.solvers.kernels.crossings import crossing_number, overlapping_pair
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.lop import lop_cost, preference_blocks
 from schedlab.solvers.sojourn.lop_graph import (
+    OcrGraph,
     SparseCrossings,
     block_matrix,
     blocks,
@@ -281,3 +282,108 @@ def test_the_start_search_reaches_the_proven_optimum_of_a_hard_block(seed):
     assert r.status is Status.OPTIMAL
     assert model.order_cost < lop_cost(W, start)
     assert model.order_cost == r.value == r.bound
+
+
+def test_twins_merge_into_one_vertex_with_summed_costs():
+    # free vertices 5, 6 on fixed {1, 3} (twins), 7 on {2}, 8 on {1, 3} as well: one class
+    # {5, 6, 8} and {7}; c(class before 7) sums its members' counts, inside it c(u, v) = c(v, u)
+    from schedlab.solvers.sojourn.lop_graph import merge_twins, twin_classes
+
+    g = parse_ocr_text("p ocr 3 4 7\n1 4\n3 4\n1 5\n3 5\n2 6\n1 7\n3 7\n")
+    blk = np.arange(4)
+    label = twin_classes(g, blk)
+    assert label.tolist() == [0, 0, 1, 0]
+    C = brute_counts(g, blk)
+    tm = merge_twins(C, label)
+    assert [m.tolist() for m in tm.members] == [[0, 1, 3], [2]]
+    assert tm.W[0, 1] == C[[0, 1, 3], 2].sum() == 3.0 and tm.W[1, 0] == C[2, [0, 1, 3]].sum()
+    assert tm.inner == C[0, 1] + C[0, 3] + C[1, 3] == 3.0  # c(u, v) = 1 for {1, 3} vs {1, 3}
+    assert tm.expand([1, 0]).tolist() == [2, 0, 1, 3]
+
+
+@pytest.mark.parametrize("seed", range(1, 8))
+def test_solve_graph_with_twins_merged_against_a_subset_dp(seed):
+    # few fixed vertices: many twins; merged and unmerged runs prove the subset DP's optimum
+    g = random_ocr_graph(4, 12, 300 + seed, mean_degree=2.0, span=2, isolated_share=0.0)
+    sc = SparseCrossings.of(g)
+    W, _ = block_matrix(sc, sc.active)
+    best = subset_dp(W)
+    merged = solve_graph(g, time_limit=60, seed=0)
+    plain = solve_graph(g, time_limit=60, seed=0, twins=False)
+    assert merged.stats["twins_merged"] >= 3 and plain.stats["twins_merged"] == 0
+    for r in (merged, plain):
+        assert r.status is Status.OPTIMAL and r.value == r.bound == best
+        assert sorted(r.solution) == list(range(g.n1)) and g.crossings(r.solution) == best
+
+
+def with_twins(g: OcrGraph, k: int) -> OcrGraph:
+    """g with a copy (same neighbours) of each of its first k free vertices appended."""
+    ptr, nbr = g.ptr.tolist(), g.nbr.tolist()
+    for v in range(k):
+        nbr.extend(g.nbr[g.ptr[v] : g.ptr[v + 1]].tolist())
+        ptr.append(len(nbr))
+    return OcrGraph(f"{g.name}-twins", g.n0, g.n1 + k, np.array(ptr), np.array(nbr))
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+def test_a_hard_block_with_twins_merged_and_not_proves_one_optimum(seed):
+    # the hard 60-vertex blocks with 20 twins added: the merged block (about 60 classes) and
+    # the plain one (74-80 vertices) are proven by their own LP rounds at the same value
+    g = with_twins(random_ocr_graph(60, 60, seed, mean_degree=3.0, span=25, isolated_share=0), 20)
+    merged = solve_graph(g, time_limit=60, seed=0)
+    plain = solve_graph(g, time_limit=60, seed=0, twins=False)
+    assert merged.stats["twins_merged"] >= 20 and merged.stats["largest_solver_block"] >= 70
+    assert merged.stats["lp_rounds"] >= 1 and plain.stats["lp_rounds"] >= 1
+    assert merged.status is plain.status is Status.OPTIMAL
+    assert merged.value == merged.bound == plain.value == plain.bound
+    assert g.crossings(merged.solution) == merged.value
+
+
+def test_the_twin_check_holds_for_twins_and_fails_for_equal_degrees():
+    from schedlab.theory.sojourn.lop_graph import check_twins
+
+    ok = check_twins(60, seed=0)
+    assert ok.instances >= 50 and ok.merged_vertices >= 100 and ok.violations == []
+    bad = check_twins(60, seed=0, rule="degree")
+    assert len(bad.violations) >= 30
+
+
+class _FakeHighs:
+    """The three calls `_round_verdict` makes of an LP that ended with `status`."""
+
+    def __init__(self, status, dual_valid):
+        self.status, self.dual_valid, self.options = status, dual_valid, {}
+
+    def getModelStatus(self):
+        return self.status
+
+    def getSolution(self):
+        return type("Sol", (), {"dual_valid": self.dual_valid})()
+
+    def setOptionValue(self, key, value):
+        self.options[key] = value
+
+
+@pytest.mark.parametrize(
+    ("status", "duals", "pref", "verdict", "solver"),
+    [
+        ("kOptimal", True, None, "optimal", "ipm"),
+        ("kUnknown", True, "ipm", "imprecise", "ipm"),
+        ("kUnknown", False, "ipm", "retry", "simplex"),
+        ("kUnknown", True, None, "stop", "ipm"),
+        ("kTimeLimit", False, "ipm", "retry", "simplex"),
+    ],
+)
+def test_an_interior_point_round_that_ends_imprecise(status, duals, pref, verdict, solver):
+    # crossing blocks (interior point preferred) use an imprecise round's duals (any duals >= 0
+    # bound soundly), re-solve by the dual simplex only without duals; other blocks stop
+    import highspy
+
+    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
+
+    W = np.array([[0.0, 1.0, 3.0], [2.0, 0.0, 1.0], [1.0, 2.0, 0.0]])
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0)
+    model.lp_solver_pref = pref
+    model.h = _FakeHighs(getattr(highspy.HighsModelStatus, status), duals)
+    assert model._round_verdict(NO_DEADLINE) == verdict
+    assert model.lp_solver == solver
