@@ -17,7 +17,10 @@ their numerical checks):
   out-degree lists its strong components contiguously in topological order; a prefix is a union
   of components exactly when Landau's count holds (`blocks`). Across blocks every pair is at its
   cheaper cost in every optimal order (`lop.preference_blocks`' lemma); each block is solved
-  alone on its dense cost matrix (`block_matrix`), with the forced pairs inside it marked.
+  alone on its dense cost matrix (`block_matrix`), with the forced pairs inside it marked;
+- free vertices with the same neighbour multiset (twins) cost the same against every other
+  vertex, and some optimal order keeps each class of them together: a block is solved with each
+  class as one vertex (`twin_classes`, `merge_twins`; PACE #50: 481 vertices, 328 classes).
 
 Crossing numbers are integers: a block's sound lower bound rounds up to the next integer, so a
 block closes once its bound is within `lop.INTEGER_CLOSE_SLACK` (0.74) of its order: the bound
@@ -357,15 +360,17 @@ class TwinMerge:
 
 
 def merge_twins(Wb: np.ndarray, label: np.ndarray) -> TwinMerge:
-    """`TwinMerge` of the block matrix `Wb` under the classes `label` (`twin_classes`). The
-    sums are of integers below 2^53: exact in any order of summation."""
-    n, m = len(label), int(label.max()) + 1 if len(label) else 0
-    S = np.zeros((n, m))
-    S[np.arange(n), label] = 1.0
-    M = S.T @ Wb @ S
+    """`TwinMerge` of the block matrix `Wb` under the classes `label` (`twin_classes`, every
+    class 0..m-1 non-empty): block sums by sorted label, of integers below 2^53, so exact."""
+    if not len(label):
+        return TwinMerge(np.zeros((0, 0)), np.zeros((0, 0), dtype=bool), [], 0.0)
+    m = int(label.max()) + 1
+    by = np.argsort(label, kind="stable")
+    starts = np.searchsorted(label[by], np.arange(m))
+    M = np.add.reduceat(np.add.reduceat(Wb[by], starts, axis=0)[:, by], starts, axis=1)
     inner = float(np.trace(M)) / 2.0  # each pair inside a class twice, at equal costs
     np.fill_diagonal(M, 0.0)
-    members = [np.nonzero(label == k)[0] for k in range(m)]
+    members = np.split(by, starts[1:])  # each class's positions, ascending (stable sort)
     return TwinMerge(M, (M == 0) & (M.T > 0), members, inner)
 
 
