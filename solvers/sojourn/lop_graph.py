@@ -327,6 +327,18 @@ GRAPH_START_KICKS = 1000  # kicks of the iterated insertion search from the star
 # cost found (0.4-1.9 s); 300 kicks stopped one crossing above on #68 and #96. PACE #77 with /
 # without it: 25.5 / 49.4 CPU s, #96 43.6 / 83.1, but #50 8.3 / 2.6 and #63 16.0 / 9.5 (the
 # interior point's rounds take another path from another optimal order: docs/sojourn.md)
+GRAPH_START_FULL_N = 700  # blocks of more vertices (after merging twins) get fewer kicks,
+# GRAPH_START_KICKS (GRAPH_START_FULL_N / n)^2 (`graph_start_kicks`): a kick's descent costs
+# about n^2, and 1,000 kicks took 54.9 of 76.4 CPU s on PACE #73 (1,947 classes)
+
+
+def graph_start_kicks(n: int) -> int:
+    """The start search's kicks on a crossing block of n vertices: GRAPH_START_KICKS up to
+    GRAPH_START_FULL_N vertices, then scaled by (GRAPH_START_FULL_N / n)^2, so that its time
+    stays about that of a block of GRAPH_START_FULL_N (at least one kick)."""
+    if n <= GRAPH_START_FULL_N:
+        return GRAPH_START_KICKS
+    return max(1, round(GRAPH_START_KICKS * (GRAPH_START_FULL_N / n) ** 2))
 
 
 def twin_classes(g: OcrGraph, blk: np.ndarray) -> np.ndarray:
@@ -379,7 +391,7 @@ def block_factory(
 ) -> ModelFactory:
     """`factory`'s block models with the block's forced pairs fixed (`fix_forced`) and, with
     `tuned`, the LP rounds of crossing blocks (GRAPH_PER_PAIR, GRAPH_LP_SOLVER), the start
-    search (GRAPH_START_KICKS) and the general round on a stall (`stall_general`)."""
+    search (`graph_start_kicks`) and the general round on a stall (`stall_general`)."""
 
     def make(Wb: np.ndarray, deadline: Deadline, slack: float) -> BlockModel:
         model = factory(Wb, deadline, slack)
@@ -388,7 +400,8 @@ def block_factory(
                 model.fix_forced(forced)
             if tuned:
                 model.per_pair, model.lp_solver_pref = GRAPH_PER_PAIR, GRAPH_LP_SOLVER
-                model.start_kicks, model.stall_general = GRAPH_START_KICKS, True
+                model.start_kicks = graph_start_kicks(Wb.shape[0])
+                model.stall_general = True
         return model
 
     return make

@@ -387,3 +387,15 @@ def test_an_interior_point_round_that_ends_imprecise(status, duals, pref, verdic
     model.h = _FakeHighs(getattr(highspy.HighsModelStatus, status), duals)
     assert model._round_verdict(NO_DEADLINE) == verdict
     assert model.lp_solver == solver
+
+
+def test_the_start_search_kicks_shrink_with_the_square_of_a_large_block():
+    from schedlab.solvers.sojourn.lop_graph import (
+        GRAPH_START_FULL_N,
+        GRAPH_START_KICKS,
+        graph_start_kicks,
+    )
+
+    assert graph_start_kicks(2) == graph_start_kicks(GRAPH_START_FULL_N) == GRAPH_START_KICKS
+    assert graph_start_kicks(2 * GRAPH_START_FULL_N) == round(GRAPH_START_KICKS / 4)
+    assert graph_start_kicks(10**6) == 1
