@@ -425,9 +425,9 @@ class HighsCutModel:
         best order (proof without MIP), no triangle is violated, or the deadline. Each LP
         solution, rounded and improved by insertion descent, is offered as an incumbent; rows
         slack at the LP optimum are deleted until the rounds stall (then the deleted rows kept
-        coming back: PACE #77, twins merged, stalled 0.26 crossings short through five general
-        rounds with the deletion, 48.3 CPU s with the MIP, and closed one round after the
-        first general round without it, 21.6 CPU s)."""
+        coming back: PACE #77, twins merged, stalled again 0.26 crossings short after the
+        general round with the deletion, 48.3 CPU s with the MIP, and five general rounds did
+        not help; without it the rounds closed one round after the general round, 21.6 CPU s)."""
         rounds = cuts = purged = general = fallback = imprecise = 0
         stall_tried = False  # the one general round of `stall_general` ran
         own: list[float] = []  # the best of this phase's own Lagrangian bounds, per round

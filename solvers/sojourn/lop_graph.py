@@ -345,7 +345,8 @@ def twin_classes(g: OcrGraph, blk: np.ndarray) -> np.ndarray:
     """Per vertex of `blk`, the index of its class of twins (0, 1, ... in first-seen order):
     vertices with the same neighbour multiset. Twins cost the same against every other vertex
     and c(u, v) = c(v, u) between them, and some optimal order lists each class contiguously
-    (theory/sojourn/lop_graph.py, `twin_lemma`), so a class can be solved as one vertex."""
+    (the twin lemma of theory/sojourn/lop_graph.py, checked by its `check_twins`), so a class
+    can be solved as one vertex."""
     seen: dict[bytes, int] = {}
     label = np.empty(len(blk), dtype=np.int64)
     for i, v in enumerate(blk.tolist()):

@@ -285,8 +285,8 @@ def test_the_start_search_reaches_the_proven_optimum_of_a_hard_block(seed):
 
 
 def test_twins_merge_into_one_vertex_with_summed_costs():
-    # free vertices 5, 6 on fixed {1, 3} (twins), 7 on {2}, 8 on {1, 3} as well: one class
-    # {5, 6, 8} and {7}; c(class before 7) sums its members' counts, inside it c(u, v) = c(v, u)
+    # free vertices 4, 5 and 7 on fixed {1, 3} (twins: one class, block positions 0, 1, 3), 6 on
+    # {2}; c(class before 6) sums its members' counts, inside the class c(u, v) = c(v, u) = 1
     from schedlab.solvers.sojourn.lop_graph import merge_twins, twin_classes
 
     g = parse_ocr_text("p ocr 3 4 7\n1 4\n3 4\n1 5\n3 5\n2 6\n1 7\n3 7\n")
