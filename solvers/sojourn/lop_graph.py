@@ -313,9 +313,13 @@ def forced_order(sc: SparseCrossings, blk: np.ndarray) -> np.ndarray:
     return blk[np.lexsort((blk, right[blk], left[blk]))]
 
 
-GRAPH_PER_PAIR = 3  # incumbent cycles per reversed pair and round on crossing blocks (lpcut's
-# PER_PAIR is 12). CPU s by the interior point, 2 / 3 / 5 per pair: PACE #50 3.5 / 2.5 / 27.0
-# (5: the rounds stalled into the MIP), #63 15.9 / 9.2 / -, #64 17.9 / 11.0 / 10.8
+GRAPH_PER_PAIR = 6  # incumbent cycles per reversed pair and round on crossing blocks (lpcut's
+# PER_PAIR is 12). In-process CPU s with twins merged, 3 / 6 / 9 per pair: PACE #50 2.67 / 2.45
+# / 2.68, #58 6.01 / 8.43 / 7.05, #63 4.77 / 5.57 / 5.82, #64 7.23 / 5.57 / 8.04, #77 21.71 /
+# 7.47 / 15.88, #96 31.75 / 20.28 / 21.06; 3 / 6 on the largest blocks: #52 13.07 / 8.38, #53
+# 66.88 / 18.44, #54 31.27 / 25.28, #66 61.36 / 39.89 (2 per pair: #54 68.91, #66 90.14).
+# Before the twins, 2 / 3 / 5: #50 3.5 / 2.5 / 27.0 (5: stalled into the MIP), #64 17.9 / 11.0
+# / 10.8
 GRAPH_LP_SOLVER: LpSolver = "ipm"  # the LP rounds' solver on crossing blocks: 2 per pair by
 # dual simplex / by the interior point, CPU s: #63 48.6 / 15.9, lpcut's default (simplex, 12 per
 # pair) 57.3; #58 22.6 (default) / 11.5 (interior point, 2 per pair)
