@@ -274,7 +274,7 @@ class HighsCutModel:
         self.lp_s = 0.0  # seconds in HiGHS's LP rounds (`lp_rounds`)
         self.search_s = 0.0  # seconds in the local searches (start search, LP rounding)
         self.start_kicks = 0  # kicks of an iterated search from the hint before the LP rounds
-        # (0: none, lpcut's default; crossing blocks: `lop_graph.GRAPH_START_KICKS`)
+        # (0: none, lpcut's default; crossing blocks: `lop_graph.graph_start_kicks`)
         self.stall_general = False  # LP rounds that stall on the incumbent's cycles get one
         # round of the general separation before they stop (crossing blocks: `lop_graph`)
         self.pair_min = pairwise_min_bound(Wb)

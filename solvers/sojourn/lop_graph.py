@@ -353,8 +353,8 @@ def twin_classes(g: OcrGraph, blk: np.ndarray) -> np.ndarray:
     can be solved as one vertex."""
     seen: dict[bytes, int] = {}
     label = np.empty(len(blk), dtype=np.int64)
-    for i, v in enumerate(blk.tolist()):
-        key = np.sort(g.nbr[g.ptr[v] : g.ptr[v + 1]]).tobytes()
+    for i, v in enumerate(blk.tolist()):  # neighbour lists are sorted (`OcrGraph`): equal
+        key = g.nbr[g.ptr[v] : g.ptr[v + 1]].tobytes()  # multisets have equal bytes
         label[i] = seen.setdefault(key, len(seen))
     return label
 
