@@ -92,6 +92,7 @@ PACKING_MAX_DEFICIT = 1e-4  # auto: the packing when the incumbent's cost exceed
 SIMPLEX_MIN_DEFICIT = PACKING_MAX_DEFICIT  # LP rounds by dual simplex above this deficit share
 # (`pick_lp_solver`), by the interior point below it
 LpSolver = Literal["simplex", "ipm"]
+IPM_SWITCH_FLOOR_S = 0.3  # a dual simplex round shorter than this never switches (`_simplex_cap`)
 SEARCH_STARTS = 8  # rotations of the starting order searched before the packing (`search_start`)
 SEARCH_KICKS = 100  # kicks (a segment moved, then descent) per rotation
 SEARCH_SEGMENT = 30  # the longest segment a kick moves
@@ -239,6 +240,10 @@ class HighsCutModel:
         self.lp_solver_pref: LpSolver | None = None  # set: the LP rounds' solver, whatever
         # the deficit (crossing blocks: `lop_graph.tune_for_graphs`)
         self.per_pair = PER_PAIR  # incumbent cycles per reversed pair and round
+        self.ipm_switch_s_per_row: float | None = None  # set: a dual simplex round slower than
+        # this per cut row (and IPM_SWITCH_FLOOR_S) hands the block's remaining rounds to the
+        # interior point (crossing blocks: `lop_graph.GRAPH_IPM_SWITCH_S_PER_ROW`)
+        self.ipm_switched = False  # the rounds switched so (`_switch_to_ipm`)
         self.packing_master = packing_master
         self.threads = threads  # the packing masters' (PDLP's); HiGHS runs on one
         self.packing_fill = packing_fill  # the packing's 3-cycle fill (`CyclePacker`'s fill)
@@ -436,14 +441,19 @@ class HighsCutModel:
         for rounds in range(1, MAX_LP_ROUNDS + 1):  # noqa: B007
             if deadline.passed():
                 break
-            self._time_limit(deadline)
-            t_run = time.perf_counter()
+            cap = self._simplex_cap()
+            self._time_limit(deadline, cap)
+            t0 = time.perf_counter()
             self.h.run()
-            self.lp_s += time.perf_counter() - t_run
+            t_run = time.perf_counter() - t0
+            self.lp_s += t_run
+            if cap is not None and self._stopped_by_cap(deadline):
+                self._switch_to_ipm()  # the same round again, by the interior point
+                continue
             # the slowest round, even one stopped by time, sizes the MIP's root (dense n = 300:
             # a simplex round cut off at the limit, or a quick warm-started one just before it,
             # let the MIP start in the 5% left, and its presolve overran the limit by 15 s)
-            self.last_lp_s = max(self.last_lp_s, time.perf_counter() - t_run)
+            self.last_lp_s = max(self.last_lp_s, t_run)
             verdict = self._round_verdict(deadline)
             if verdict == "retry":
                 fallback += 1
@@ -495,7 +505,27 @@ class HighsCutModel:
         return {"lp_rounds": rounds, "lp_cuts": cuts, "lp_general_cuts": general,
                 "lp_rows_purged": purged, "lp_stalled": int(self.lp_stalled),
                 "lp_ipm_fallbacks": fallback, "lp_ipm_imprecise": imprecise,
-                "lp_stall_general": int(stall_tried)}  # fmt: skip
+                "lp_stall_general": int(stall_tried),
+                "lp_ipm_switched": int(self.ipm_switched)}  # fmt: skip
+
+    def _simplex_cap(self) -> float | None:
+        """Seconds the next round may take before it is handed to the interior point: with
+        `ipm_switch_s_per_row` set, while the dual simplex runs, that many per cut row (at
+        least IPM_SWITCH_FLOOR_S); else None. A warm-started round usually takes a few
+        microseconds per row; on crossing blocks whose simplex pivots grow dense a round took
+        60-350 (PACE #58, #63, #64, #96: 4-21 thousand pivots of 0.4-2 ms each after a few
+        thousand new rows), where the interior point takes 20-35 on the same LPs
+        (docs/sojourn.md)."""
+        limit = self.ipm_switch_s_per_row
+        if limit is None or self.ipm_switched or self.lp_solver != "simplex":
+            return None
+        return max(IPM_SWITCH_FLOOR_S, limit * self.h.getNumRow())
+
+    def _switch_to_ipm(self) -> None:
+        """The block's remaining LP rounds by the interior point (once)."""
+        self.ipm_switched = True
+        self.lp_solver = "ipm"
+        self.h.setOptionValue("solver", "ipm")
 
     def _round_verdict(
         self, deadline: Deadline
@@ -511,7 +541,7 @@ class HighsCutModel:
         status = self.h.getModelStatus()
         if status == self.hs.HighsModelStatus.kOptimal:
             return "optimal"
-        ipm_pref = self.lp_solver_pref == "ipm" and self.lp_solver == "ipm"
+        ipm_pref = self.lp_solver == "ipm" and (self.lp_solver_pref == "ipm" or self.ipm_switched)
         if not ipm_pref or deadline.passed():
             return "stop"
         if status == self.hs.HighsModelStatus.kUnknown and self.h.getSolution().dual_valid:
@@ -572,13 +602,20 @@ class HighsCutModel:
         np.fill_diagonal(before, False)
         return before
 
-    def _time_limit(self, deadline: Deadline) -> None:
-        """HiGHS's time limit counts the run time of every run of this object: add it; the
-        interrupt callbacks enforce the same deadline on the wall clock."""
+    def _time_limit(self, deadline: Deadline, cap: float | None = None) -> None:
+        """HiGHS's time limit for the next run: the deadline's time left, or `cap` seconds if
+        sooner (none: no limit). It counts the run time of every run of this object: add it;
+        the interrupt callbacks enforce the deadline on the wall clock."""
         left = deadline.remaining(floor=0.01)  # HiGHS's one conversion
-        if left is not None:
-            self.h.setOptionValue("time_limit", float(self.h.getRunTime()) + left)
+        limits = [t for t in (left, cap) if t is not None]
+        base = float(self.h.getRunTime())
+        self.h.setOptionValue("time_limit", base + min(limits) if limits else self.hs.kHighsInf)
         self.wall_deadline = deadline
+
+    def _stopped_by_cap(self, deadline: Deadline) -> bool:
+        """The last run hit HiGHS's time limit before the deadline: `_simplex_cap`'s."""
+        hit = self.h.getModelStatus() == self.hs.HighsModelStatus.kTimeLimit
+        return hit and not deadline.passed()
 
     def _x_of(self, order: Sequence[int]) -> np.ndarray:
         pos = np.empty(self.n, dtype=np.int64)

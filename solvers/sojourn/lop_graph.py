@@ -320,9 +320,18 @@ GRAPH_PER_PAIR = 6  # incumbent cycles per reversed pair and round on crossing b
 # 66.88 / 18.44, #54 31.27 / 25.28, #66 61.36 / 39.89 (2 per pair: #54 68.91, #66 90.14).
 # Before the twins, 2 / 3 / 5: #50 3.5 / 2.5 / 27.0 (5: stalled into the MIP), #64 17.9 / 11.0
 # / 10.8
-GRAPH_LP_SOLVER: LpSolver = "ipm"  # the LP rounds' solver on crossing blocks: 2 per pair by
-# dual simplex / by the interior point, CPU s: #63 48.6 / 15.9, lpcut's default (simplex, 12 per
-# pair) 57.3; #58 22.6 (default) / 11.5 (interior point, 2 per pair)
+GRAPH_IPM_MIN_FREE_SHARE = 0.35  # crossing blocks with at least this share of their pairs free
+# run their LP rounds by the interior point, the others by the dual simplex, warm-started,
+# until a round is slow (`graph_lp_solver`). In-process CPU s, twins merged, 6 per pair, interior
+# point / dual simplex only, with the free share of the largest block: PACE #63 (0.44) 5.28 /
+# 27.56, #64 (0.48) 6.69 / 28.38, #77 (0.57) 8.18 / 34.18, #96 (0.66) 21.71 / 137.92, #50
+# (0.52) 2.18 / 1.71; #66 (0.22) 40.18 / 5.84, #53 (0.22) 19.5 / 6.04, #60 (0.10) 26.9 / 7.28,
+# #67 (0.21) not proven in 120 s / 19.51, but #58 (0.22) 8.28 / 20.25 (docs/sojourn.md)
+GRAPH_IPM_SWITCH_S_PER_ROW = 40e-6  # a simplex round of a sparse block slower than this per
+# row is stopped and solved again by the interior point, which runs the block's other rounds
+# (`HighsCutModel.ipm_switch_s_per_row`): rounds of the blocks where the simplex paid took 1-24
+# microseconds per row (#66, #67), those where it lost 60-350 from the second or third round on
+# (#58, #63, #64, #96); the interior point took 20-35 on those LPs. #58 with it: 8.68 CPU s
 
 
 GRAPH_START_KICKS = 1000  # kicks of the iterated insertion search from the starting order before
@@ -331,17 +340,39 @@ GRAPH_START_KICKS = 1000  # kicks of the iterated insertion search from the star
 # cost found (0.4-1.9 s); 300 kicks stopped one crossing above on #68 and #96. PACE #77 with /
 # without it: 25.5 / 49.4 CPU s, #96 43.6 / 83.1, but #50 8.3 / 2.6 and #63 16.0 / 9.5 (the
 # interior point's rounds take another path from another optimal order: docs/sojourn.md)
+# With the dual simplex's rounds on blocks of more than GRAPH_START_FULL_N, no kicks / the
+# kicks of `graph_start_kicks` for the interior point, CPU s: #67 8.56 / 25.36, #66 3.96 / 8.80,
+# #53 2.95 / 6.34, #60 4.05 / 7.28, #73 33.38 / 33.22; on smaller ones they still paid (#58, 616
+# classes: 14.35 without, 8.3-9.3 with; #77, #96 not proven in 300 s without)
 GRAPH_START_FULL_N = 700  # blocks of more vertices (after merging twins) get fewer kicks,
 # GRAPH_START_KICKS (GRAPH_START_FULL_N / n)^2 (`graph_start_kicks`): a kick's descent costs
 # about n^2, and 1,000 kicks took 54.9 of 76.4 CPU s on PACE #73 (1,947 classes)
 
 
-def graph_start_kicks(n: int) -> int:
+def free_share(Wb: np.ndarray) -> float:
+    """The share of a block's pairs with both counts positive (the LP's free columns)."""
+    n = Wb.shape[0]
+    both = int(np.count_nonzero((Wb > 0) & (Wb.T > 0))) // 2
+    return both / max(n * (n - 1) // 2, 1)
+
+
+def graph_lp_solver(Wb: np.ndarray) -> LpSolver:
+    """The LP rounds' solver on a crossing block: the interior point where many pairs are free
+    (GRAPH_IPM_MIN_FREE_SHARE: the simplex's pivots grow dense there), else the dual simplex,
+    with the switch to the interior point on a slow round (GRAPH_IPM_SWITCH_S_PER_ROW)."""
+    return "ipm" if free_share(Wb) >= GRAPH_IPM_MIN_FREE_SHARE else "simplex"
+
+
+def graph_start_kicks(n: int, solver: LpSolver = "ipm") -> int:
     """The start search's kicks on a crossing block of n vertices: GRAPH_START_KICKS up to
     GRAPH_START_FULL_N vertices, then scaled by (GRAPH_START_FULL_N / n)^2, so that its time
-    stays about that of a block of GRAPH_START_FULL_N (at least one kick)."""
+    stays about that of a block of GRAPH_START_FULL_N (at least one kick); none on a larger
+    block whose LP rounds run by the dual simplex (`graph_lp_solver`), where the rounds' own
+    roundings found the optimum sooner (GRAPH_START_KICKS)."""
     if n <= GRAPH_START_FULL_N:
         return GRAPH_START_KICKS
+    if solver == "simplex":
+        return 0
     return max(1, round(GRAPH_START_KICKS * (GRAPH_START_FULL_N / n) ** 2))
 
 
@@ -395,7 +426,7 @@ def block_factory(
     factory: ModelFactory, forced: np.ndarray | None, tuned: bool = True
 ) -> ModelFactory:
     """`factory`'s block models with the block's forced pairs fixed (`fix_forced`) and, with
-    `tuned`, the LP rounds of crossing blocks (GRAPH_PER_PAIR, GRAPH_LP_SOLVER), the start
+    `tuned`, the LP rounds of crossing blocks (GRAPH_PER_PAIR, `graph_lp_solver`), the start
     search (`graph_start_kicks`) and the general round on a stall (`stall_general`)."""
 
     def make(Wb: np.ndarray, deadline: Deadline, slack: float) -> BlockModel:
@@ -404,8 +435,11 @@ def block_factory(
             if forced is not None:
                 model.fix_forced(forced)
             if tuned:
-                model.per_pair, model.lp_solver_pref = GRAPH_PER_PAIR, GRAPH_LP_SOLVER
-                model.start_kicks = graph_start_kicks(Wb.shape[0])
+                model.per_pair = GRAPH_PER_PAIR
+                solver = model.lp_solver_pref = graph_lp_solver(Wb)
+                if solver == "simplex":
+                    model.ipm_switch_s_per_row = GRAPH_IPM_SWITCH_S_PER_ROW
+                model.start_kicks = graph_start_kicks(Wb.shape[0], solver)
                 model.stall_general = True
         return model
 

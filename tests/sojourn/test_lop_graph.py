@@ -399,3 +399,42 @@ def test_the_start_search_kicks_shrink_with_the_square_of_a_large_block():
     assert graph_start_kicks(2) == graph_start_kicks(GRAPH_START_FULL_N) == GRAPH_START_KICKS
     assert graph_start_kicks(2 * GRAPH_START_FULL_N) == round(GRAPH_START_KICKS / 4)
     assert graph_start_kicks(10**6) == 1
+    # blocks of the dual simplex: the full search up to GRAPH_START_FULL_N, none above
+    assert graph_start_kicks(GRAPH_START_FULL_N, "simplex") == GRAPH_START_KICKS
+    assert graph_start_kicks(GRAPH_START_FULL_N + 1, "simplex") == 0
+
+
+def test_the_free_share_picks_the_lp_solver_of_a_crossing_block():
+    from schedlab.solvers.sojourn.lop_graph import (
+        GRAPH_IPM_MIN_FREE_SHARE,
+        free_share,
+        graph_lp_solver,
+    )
+
+    dense = np.ones((4, 4)) - np.eye(4)  # every pair free
+    sparse = np.triu(np.ones((4, 4)), 1)  # every pair forced
+    sparse[2, 3] = sparse[3, 2] = 1.0  # one of six free
+    assert free_share(dense) == 1.0 and free_share(sparse) == pytest.approx(1 / 6)
+    assert 1 / 6 < GRAPH_IPM_MIN_FREE_SHARE < 1.0
+    assert graph_lp_solver(dense) == "ipm" and graph_lp_solver(sparse) == "simplex"
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("switch", [True, False])
+def test_a_slow_simplex_round_hands_the_block_to_the_interior_point(monkeypatch, seed, switch):
+    # every dual simplex round is "slow" with a zero floor and cap: stopped at once and solved
+    # again by the interior point, which must then prove the same optimum as the subset DP
+    from schedlab.solvers.sojourn import exact_lpcut, lop_graph
+    from schedlab.solvers.sojourn.exact_lpcut import LpcutOptions
+
+    monkeypatch.setattr(lop_graph, "graph_lp_solver", lambda W: "simplex")
+    if switch:
+        monkeypatch.setattr(exact_lpcut, "IPM_SWITCH_FLOOR_S", 0.0)
+        monkeypatch.setattr(lop_graph, "GRAPH_IPM_SWITCH_S_PER_ROW", 0.0)
+    g = random_ocr_graph(16, 12, 301 + seed, mean_degree=3.0, span=12, isolated_share=0.0)
+    sc = SparseCrossings.of(g)
+    W, _ = block_matrix(sc, sc.active)
+    r = solve_graph(g, time_limit=60, seed=0, options=LpcutOptions(route="lp"), twins=False)
+    assert r.status is Status.OPTIMAL and r.value == subset_dp(W) == r.bound
+    assert r.stats.get("lp_solver_simplex", 0) >= 1
+    assert (r.stats["lp_ipm_switched"] >= 1) is switch
