@@ -179,6 +179,7 @@ def windows_table(rows: list[dict[str, Any]], n_windows: int) -> list[dict[str, 
 
 def plot(table: list[dict[str, Any]], cfg: dict[str, Any], size: str, seed: int, stem: Path):
     pols = list(cfg["policies"])
+    colour = {a: f"C{i}" for i, a in enumerate(cfg["allocs"])}  # one per allocator, both rows
     fig, axes = new_figure(2, len(pols), figsize=(4.6 * len(pols), 7.6), squeeze=False)
     for col, p in enumerate(pols):
         ax = axes[0][col]
@@ -190,7 +191,9 @@ def plot(table: list[dict[str, Any]], cfg: dict[str, Any], size: str, seed: int,
             if not pts:
                 continue
             x, y, lo, hi = (np.asarray(v) for v in zip(*pts, strict=True))
-            ax.errorbar(x, y, yerr=[y - lo, hi - y], marker="o", ms=3, capsize=2, label=a)
+            ax.errorbar(
+                x, y, yerr=[y - lo, hi - y], marker="o", ms=3, capsize=2, label=a, color=colour[a]
+            )
         ax.set_yscale("log")
         ax.set_title(f"{p.upper()}: mean JCT, 95% interval over seeds")
         ax.set_xlabel(f"arrival rate (jobs/hour, {cfg['servers']} servers)")
@@ -208,7 +211,9 @@ def plot(table: list[dict[str, Any]], cfg: dict[str, Any], size: str, seed: int,
             if not pts:
                 continue
             x, y, lo, hi = (np.asarray(v) for v in zip(*pts, strict=True))
-            ax.errorbar(x, y, yerr=[y - lo, hi - y], marker="s", ms=3, capsize=2, label=a)
+            ax.errorbar(
+                x, y, yerr=[y - lo, hi - y], marker="s", ms=3, capsize=2, label=a, color=colour[a]
+            )
         ax.axhline(3.4, color="k", ls=":", lw=1, label="3.4x (abstract)")
         ax.set_title(f"{p.upper()}: proportional / allocator, mean JCT")
         ax.set_xlabel(f"arrival rate (jobs/hour, {cfg['servers']} servers)")

@@ -100,3 +100,34 @@ def test_motivation_reads_the_profiles(tmp_path):
     rows = {r["model"]: r for r in _read(path)}
     assert float(rows["alexnet"]["x_at_12cpu_best_mem"]) == pytest.approx(2.94)
     assert float(rows["res18"]["x_at_9cpu_62.5gb"]) == pytest.approx(2.4)
+
+
+def test_seeds_figure_gives_each_allocator_one_colour_in_both_rows(tmp_path, monkeypatch):
+    # the ratio row leaves proportional out: without a fixed colour per allocator matplotlib's
+    # cycle would shift every other allocator's colour there
+    from matplotlib.colors import to_hex
+
+    figs = []
+
+    def keep(fig, stem, caption):
+        figs.append(fig)
+        return []
+
+    monkeypatch.setattr(fig_seeds, "save_figure", keep)
+    cfg = {"policies": ("fifo",), "allocs": ("proportional", "greedy", "tune"), "servers": 16,
+           "windows": [(0, 10)] * (fig_seeds.MAIN + 1), "seeds": 2}  # fmt: skip
+    table = [
+        {"policy": "fifo", "alloc": a, "load_jobs_per_h": L, "mean_jct_h": 2.0 + k,
+         "mean_jct_h_ci_low": 1.0 + k, "mean_jct_h_ci_high": 3.0 + k, "ratio_prop_over": 1.5,
+         "ratio_ci_low": 1.0, "ratio_ci_high": 2.0}
+        for k, a in enumerate(cfg["allocs"]) for L in (1.0, 2.0)
+    ]  # fmt: skip
+    fig_seeds.plot(table, cfg, "tiny", 0, tmp_path / "x")
+    (fig,) = figs
+    top, bottom = fig.axes[0], fig.axes[1]
+
+    def colours(ax):
+        return {c.get_label(): to_hex(c.lines[0].get_color()) for c in ax.containers}
+
+    assert set(colours(bottom)) == {"greedy", "tune"}
+    assert all(colours(top)[a] == c for a, c in colours(bottom).items())
