@@ -325,8 +325,9 @@ GRAPH_IPM_MIN_FREE_SHARE = 0.35  # crossing blocks with at least this share of t
 # until a round is slow (`graph_lp_solver`). In-process CPU s, twins merged, 6 per pair, interior
 # point / dual simplex only, with the free share of the largest block: PACE #63 (0.44) 5.28 /
 # 27.56, #64 (0.48) 6.69 / 28.38, #77 (0.57) 8.18 / 34.18, #96 (0.66) 21.71 / 137.92, #50
-# (0.52) 2.18 / 1.71; #66 (0.22) 40.18 / 5.84, #53 (0.22) 19.5 / 6.04, #60 (0.10) 26.9 / 7.28,
-# #67 (0.21) not proven in 120 s / 19.51, but #58 (0.22) 8.28 / 20.25 (docs/sojourn.md)
+# (0.52) 2.18 / 1.71; #66 (0.22) 40.18 / 5.84, #52 (0.21) 9.39 / 4.05, #59 (0.13) 5.76 / 4.26,
+# but #58 (0.22) 8.28 / 20.25; #67 (0.21) not proven in 120 s by the interior point (the sweep
+# at 2975207) / 19.51 (docs/sojourn.md)
 GRAPH_IPM_SWITCH_S_PER_ROW = 40e-6  # a simplex round of a sparse block slower than this per
 # row is stopped and solved again by the interior point, which runs the block's other rounds
 # (`HighsCutModel.ipm_switch_s_per_row`): rounds of the blocks where the simplex paid took 1-24
