@@ -514,7 +514,7 @@ class HighsCutModel:
         least IPM_SWITCH_FLOOR_S); else None. A warm-started round usually takes a few
         microseconds per row; on crossing blocks whose simplex pivots grow dense a round took
         60-350 (PACE #58, #63, #64, #96: 4-21 thousand pivots of 0.4-2 ms each after a few
-        thousand new rows), where the interior point takes 20-35 on the same LPs
+        thousand new rows), where the interior point takes 20-45 on the same LPs
         (docs/sojourn.md)."""
         limit = self.ipm_switch_s_per_row
         if limit is None or self.ipm_switched or self.lp_solver != "simplex":

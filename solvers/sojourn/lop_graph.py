@@ -332,7 +332,7 @@ GRAPH_IPM_SWITCH_S_PER_ROW = 40e-6  # a simplex round of a sparse block slower t
 # row is stopped and solved again by the interior point, which runs the block's other rounds
 # (`HighsCutModel.ipm_switch_s_per_row`): rounds of the blocks where the simplex paid took 1-24
 # microseconds per row (#66, #67), those where it lost 60-350 from the second or third round on
-# (#58, #63, #64, #96); the interior point took 20-35 on those LPs. #58 with it: 8.68 CPU s
+# (#58, #63, #64, #96); the interior point took 20-45 on those LPs. #58 with it: 8.68 CPU s
 
 
 GRAPH_START_KICKS = 1000  # kicks of the iterated insertion search from the starting order before
