@@ -352,6 +352,8 @@ def print_route_study(ladders: dict[str, list[int]], limit_s: float, count: int)
     print(f"load average at the end {os.getloadavg()}", flush=True)
 
 
+QUICK_LIMIT_S = 5.0  # per solve with --quick
+FULL_LIMIT_S = 60.0  # per solve at full size
 PACE_LIMIT_S = 600.0  # per PACE graph (the issue's "proves within ten minutes"); 5 s with quick
 
 
@@ -457,7 +459,7 @@ def run_lop_dir(
 def run(quick: bool = False, lop_dir: str | None = None, json: bool = False) -> None:
     """Print, per family and exact method, the largest n proven optimal for B within the limit;
     then lpcut's routes per family. With `lop_dir`: the routes on that folder's matrices."""
-    limit_s, count = (5.0, 1) if quick else (60.0, 2)
+    limit_s, count = (QUICK_LIMIT_S, 1) if quick else (FULL_LIMIT_S, 2)
     if lop_dir is not None:
         run_lop_dir(lop_dir, limit_s, json, limit_s if quick else PACE_LIMIT_S)
         return
