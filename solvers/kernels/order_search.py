@@ -84,8 +84,9 @@ def _segment_move(D, o, out, a, length, b):
     return delta
 
 
-def _iterate(D, cur, best, kicks, thr):
-    """Descend `cur`, then one kick-and-descend per row of kicks (start, length, place); best
+def _iterate(D, cur, best, kicks, thr, patience):
+    """Descend `cur`, then one kick-and-descend per row of kicks (start, length, place), until
+    `patience` kicks in a row have not improved the best order (patience < 0: every row); best
     receives the best order met. Returns the best order's cost change from the start. The
     helpers are called by name (`jit.pick` binds the compiled ones into the compiled loop)."""
     n = len(cur)
@@ -93,7 +94,10 @@ def _iterate(D, cur, best, kicks, thr):
     best_change = change
     best[:] = cur
     trial = cur.copy()
+    last = -1  # the last kick that improved the best order
     for t in range(kicks.shape[0]):
+        if patience >= 0 and t - last > patience:
+            break
         length = min(kicks[t, 1], n - 1)
         a = kicks[t, 0] % (n - length + 1)
         b = kicks[t, 2] % (n - length + 1)
@@ -107,6 +111,7 @@ def _iterate(D, cur, best, kicks, thr):
             if change < best_change - thr:
                 best_change = change
                 best[:] = cur
+                last = t
     return best_change
 
 
@@ -156,16 +161,19 @@ def iterated_search(
     order: np.ndarray | Sequence[int],
     kick_table: np.ndarray,
     *,
+    patience: int | None = None,
     backend: str = "cpu",
 ) -> np.ndarray:
     """The best order met by descent from `order`, then one kick and descent per row of
-    `kick_table` (see `kicks`), accepting each result no worse than the current order."""
+    `kick_table` (see `kicks`), accepting each result no worse than the current order; with
+    `patience`, it stops once that many kicks in a row have not improved the best order (the
+    rows it ran are a prefix of the table, so the result is that of the truncated table)."""
     D, o, thr = _prepare(W, order)
     if len(o) < 2:
         return o
     best = o.copy()
     table = np.ascontiguousarray(kick_table, dtype=np.int64)
-    _kernel("iterate", backend)(D, o, best, table, thr)
+    _kernel("iterate", backend)(D, o, best, table, thr, -1 if patience is None else int(patience))
     return best
 
 

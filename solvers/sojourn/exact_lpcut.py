@@ -280,6 +280,8 @@ class HighsCutModel:
         self.search_s = 0.0  # seconds in the local searches (start search, LP rounding)
         self.start_kicks = 0  # kicks of an iterated search from the hint before the LP rounds
         # (0: none, lpcut's default; crossing blocks: `lop_graph.graph_start_kicks`)
+        self.start_patience: int | None = None  # it stops after this many kicks in a row
+        # without improvement (None: it runs them all; crossing blocks: GRAPH_START_PATIENCE)
         self.stall_general = False  # LP rounds that stall on the incumbent's cycles get one
         # round of the general separation before they stop (crossing blocks: `lop_graph`)
         self.pair_min = pairwise_min_bound(Wb)
@@ -390,7 +392,8 @@ class HighsCutModel:
             return
         t = time.perf_counter()
         table = kicks(self.n, self.start_kicks, START_KICK_LENGTH, solver_seed(self.seed))
-        self._offer([int(i) for i in iterated_search(self.W, self.order, table)])
+        found = iterated_search(self.W, self.order, table, patience=self.start_patience)
+        self._offer([int(i) for i in found])
         self.search_s += time.perf_counter() - t
 
     def _offer(self, order: Sequence[int]) -> None:

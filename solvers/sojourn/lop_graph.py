@@ -345,9 +345,23 @@ GRAPH_START_KICKS = 1000  # kicks of the iterated insertion search from the star
 # kicks of `graph_start_kicks` for the interior point, CPU s: #67 8.56 / 25.36, #66 3.96 / 8.80,
 # #53 2.95 / 6.34, #60 4.05 / 7.28, #73 33.38 / 33.22; on smaller ones they still paid (#58, 616
 # classes: 14.35 without, 8.3-9.3 with; #77, #96 not proven in 300 s without)
+GRAPH_START_PATIENCE = 100  # on blocks of at most GRAPH_START_PATIENT_N vertices the start search
+# stops after this many kicks in a row without improvement (`graph_start_patience`). Per block,
+# the first kick count whose prefix reached the 1,000 kicks' cost (25, 50, 100, 200, ...: PACE
+# #38, #40, #45, #50, #51, #52, #58, #59, #60, #61, #65, #66): at most 100 on every block of 200
+# or fewer, 200 on #50 (328); in-process CPU s without / with it (100 on every block): #40 1.44 /
+# 0.72, #43 1.90 / 0.83, #50 2.56 / 1.43, #63 6.12 / 5.39, #64 6.19 / 5.13, #58 8.14 / 7.74;
+# but #77 (425) not proven in 100 s with it, #96 (526) not in 150 s with 200 or 300
+GRAPH_START_PATIENT_N = 350
 GRAPH_START_FULL_N = 700  # blocks of more vertices (after merging twins) get fewer kicks,
 # GRAPH_START_KICKS (GRAPH_START_FULL_N / n)^2 (`graph_start_kicks`): a kick's descent costs
 # about n^2, and 1,000 kicks took 54.9 of 76.4 CPU s on PACE #73 (1,947 classes)
+
+
+def graph_start_patience(n: int) -> int | None:
+    """The start search's patience on a crossing block of n vertices (after merging twins):
+    GRAPH_START_PATIENCE up to GRAPH_START_PATIENT_N, else None (every kick runs)."""
+    return GRAPH_START_PATIENCE if n <= GRAPH_START_PATIENT_N else None
 
 
 def free_share(Wb: np.ndarray) -> float:
@@ -428,7 +442,8 @@ def block_factory(
 ) -> ModelFactory:
     """`factory`'s block models with the block's forced pairs fixed (`fix_forced`) and, with
     `tuned`, the LP rounds of crossing blocks (GRAPH_PER_PAIR, `graph_lp_solver`), the start
-    search (`graph_start_kicks`) and the general round on a stall (`stall_general`)."""
+    search (`graph_start_kicks`, `graph_start_patience`) and the general round on a stall
+    (`stall_general`)."""
 
     def make(Wb: np.ndarray, deadline: Deadline, slack: float) -> BlockModel:
         model = factory(Wb, deadline, slack)
@@ -441,6 +456,7 @@ def block_factory(
                 if solver == "simplex":
                     model.ipm_switch_s_per_row = GRAPH_IPM_SWITCH_S_PER_ROW
                 model.start_kicks = graph_start_kicks(Wb.shape[0], solver)
+                model.start_patience = graph_start_patience(Wb.shape[0])
                 model.stall_general = True
         return model
 

@@ -79,6 +79,28 @@ def test_iterated_search_never_loses_to_its_descent_and_backends_agree() -> None
     assert _cost(W, out) <= _cost(W, descend(W, start)) + 1e-12
 
 
+@pytest.mark.parametrize("patience", [0, 3, 10, 40])
+def test_patience_stops_at_the_kick_the_prefix_costs_predict(patience: int) -> None:
+    """With patience P the search stops at the first kick t with t - (last improving kick) > P
+    and returns what the table's first t rows return; the improving kicks are read off the
+    costs of every prefix of the table (the path over a prefix is the path's start)."""
+    W = _matrix(30, 11)
+    start = np.arange(30)
+    table = kicks(30, 150, 8, seed=5)
+    costs = [_cost(W, iterated_search(W, start, table[:k])) for k in range(len(table) + 1)]
+    last, stop = -1, len(table)
+    for t in range(len(table)):
+        if t - last > patience:
+            stop = t
+            break
+        if costs[t + 1] < costs[t] - 1e-9:
+            last = t
+    out = iterated_search(W, start, table, patience=patience)
+    assert np.array_equal(out, iterated_search(W, start, table[:stop]))
+    assert np.array_equal(out, iterated_search(W, start, table, patience=patience, backend="numpy"))
+    assert stop < len(table)  # pinned: each of these patiences cuts this table short
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_multistart_finds_the_brute_force_optimum_on_small_blocks(seed: int) -> None:
     """n = 8: all 40,320 orders enumerated; the search must reach their minimum (pinned: it

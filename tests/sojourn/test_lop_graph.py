@@ -404,6 +404,18 @@ def test_the_start_search_kicks_shrink_with_the_square_of_a_large_block():
     assert graph_start_kicks(GRAPH_START_FULL_N + 1, "simplex") == 0
 
 
+def test_the_start_search_is_patient_only_on_small_blocks():
+    from schedlab.solvers.sojourn.lop_graph import (
+        GRAPH_START_PATIENCE,
+        GRAPH_START_PATIENT_N,
+        graph_start_patience,
+    )
+
+    assert graph_start_patience(2) == graph_start_patience(GRAPH_START_PATIENT_N) == 100
+    assert GRAPH_START_PATIENCE == 100
+    assert graph_start_patience(GRAPH_START_PATIENT_N + 1) is None
+
+
 def test_the_free_share_picks_the_lp_solver_of_a_crossing_block():
     from schedlab.solvers.sojourn.lop_graph import (
         GRAPH_IPM_MIN_FREE_SHARE,
