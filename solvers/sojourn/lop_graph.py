@@ -347,11 +347,14 @@ GRAPH_START_KICKS = 1000  # kicks of the iterated insertion search from the star
 # classes: 14.35 without, 8.3-9.3 with; #77, #96 not proven in 300 s without)
 GRAPH_START_PATIENCE = 100  # on blocks of at most GRAPH_START_PATIENT_N vertices the start search
 # stops after this many kicks in a row without improvement (`graph_start_patience`). Per block,
-# the first kick count whose prefix reached the 1,000 kicks' cost (25, 50, 100, 200, ...: PACE
-# #38, #40, #45, #50, #51, #52, #58, #59, #60, #61, #65, #66): at most 100 on every block of 200
-# or fewer, 200 on #50 (328); in-process CPU s without / with it (100 on every block): #40 1.44 /
-# 0.72, #43 1.90 / 0.83, #50 2.56 / 1.43, #63 6.12 / 5.39, #64 6.19 / 5.13, #58 8.14 / 7.74;
-# but #77 (425) not proven in 100 s with it, #96 (526) not in 150 s with 200 or 300
+# the first kick count whose prefix reached the 1,000 kicks' cost (of 0, 25, 50, 100, 200, ...;
+# PACE #38, #40, #45, #50, #51, #52, #58, #59, #60, #61, #65, #66): at most 100 on every block
+# of 200 vertices or fewer, 200 on #50's 328, 50 on #51's 614. In-process CPU s, every kick /
+# patience 100 on every block (the LP rounding still by `lop.insertion_descent`): #40 1.44 /
+# 0.72, #43 1.90 / 0.83, #50 2.56 / 1.43, #51 3.72 / 2.33, #63 6.12 / 5.39; with the compiled
+# rounding, #77 (425 vertices) not proven in 100 s with it (200: 8.23, 300: 8.00, every kick
+# 8.74) and #96 (526) not in 150 s with 200 or 300 (every kick, earlier rounding: 19.24): hence
+# small blocks only (docs/sojourn.md)
 GRAPH_START_PATIENT_N = 350
 GRAPH_START_FULL_N = 700  # blocks of more vertices (after merging twins) get fewer kicks,
 # GRAPH_START_KICKS (GRAPH_START_FULL_N / n)^2 (`graph_start_kicks`): a kick's descent costs
