@@ -53,6 +53,7 @@ import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.order_search import iterated_search, kicks, multistart
+from schedlab.solvers.kit.forked import forking_available, run_forked
 from schedlab.solvers.kit.mip import interrupt_after
 from schedlab.solvers.options import shared
 from schedlab.solvers.result import SolveResult
@@ -697,26 +698,59 @@ class HighsCutModel:
         if self.packing_stopped or deadline.passed(within=root_s):
             stats["mip_skipped_for_time"] = 1
             return RoundResult(self._start_before(start_x), False, lp_bound, stats)
-        self._time_limit(deadline)
         t = time.perf_counter()
-        self.h.run()
+        run = self._run_mip(deadline)
         stats["mip_s"] = time.perf_counter() - t
-        info = self.h.getInfo()
-        status = self.h.getModelStatus()
-        proven = status == self.hs.HighsModelStatus.kOptimal
-        x = np.asarray(self.h.getSolution().col_value, dtype=float)
-        has = len(x) == len(self.d) and math.isfinite(float(info.objective_function_value))
+        if run is None:  # killed past the deadline: the LP phase's bound and order stand
+            stats["mip_killed"] = 1
+            return RoundResult(self._start_before(start_x), False, lp_bound, stats)
         found: np.ndarray | None = None
-        if has and info.primal_solution_status == 2:  # kSolutionStatusFeasible
-            found = self._tournament(x) > 0.5
+        if run.x is not None:
+            found = self._tournament(run.x) > 0.5
             np.fill_diagonal(found, False)
-        dual = float(info.mip_dual_bound)
-        bound = self.const + self.s * dual if math.isfinite(dual) else None
+        bound = self.const + self.s * run.dual if math.isfinite(run.dual) else None
         if lp_bound is not None:
             bound = lp_bound if bound is None else max(bound, lp_bound)
-        stats["mip_nodes"] = int(info.mip_node_count)
+        stats["mip_nodes"] = run.nodes
         self.last_before = found
-        return RoundResult(found, proven, bound, stats)
+        return RoundResult(found, run.proven, bound, stats)
+
+    def _run_mip(self, deadline: Deadline) -> MipRun | None:
+        """HiGHS's MIP on the model as it stands, in a forked child killed FORK_KILL_GRACE_S
+        after the deadline (`kit.forked`: its root LP does not stop at the limit); None when
+        killed. In-process where the platform cannot fork."""
+        self._time_limit(deadline)
+
+        def go() -> MipRun:
+            self.h.run()
+            return self._mip_outcome()
+
+        if not forking_available():
+            return go()
+        return run_forked(go, deadline)[0]
+
+    def _mip_outcome(self) -> MipRun:
+        info = self.h.getInfo()
+        x = np.asarray(self.h.getSolution().col_value, dtype=float)
+        has = len(x) == len(self.d) and math.isfinite(float(info.objective_function_value))
+        feasible = has and info.primal_solution_status == 2  # kSolutionStatusFeasible
+        return MipRun(
+            proven=self.h.getModelStatus() == self.hs.HighsModelStatus.kOptimal,
+            x=x if feasible else None,
+            dual=float(info.mip_dual_bound),
+            nodes=int(info.mip_node_count),
+        )
+
+
+@dataclass(frozen=True)
+class MipRun:
+    """What a MIP run of `HighsCutModel` leaves: proven optimal, its feasible point (None if it
+    has none), HiGHS's dual bound in the model's scaled units, and its node count."""
+
+    proven: bool
+    x: np.ndarray | None
+    dual: float
+    nodes: int
 
 
 @dataclass(frozen=True)

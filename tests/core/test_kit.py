@@ -107,3 +107,33 @@ def test_a_stopped_cbc_takes_the_bound_its_log_prints(monkeypatch, maximize):
     out = solve_cbc(model)
     assert out.x is None and out.status is Status.TIMEOUT and out.stats["cbc_killed"] == 1
     assert out.bound == pytest.approx(-5.4 if maximize else 5.4)
+
+
+def test_a_forked_call_returns_its_value_and_raises_its_error():
+    from schedlab.solvers.kit.forked import ForkedCallFailed, forking_available, run_forked
+    from schedlab.solvers.validate import Deadline
+
+    if not forking_available():
+        pytest.skip("no fork on this platform: callers run in-process")
+    value, killed = run_forked(lambda: {"x": np.arange(3.0)}, Deadline.after(30.0))
+    assert not killed and value is not None and value["x"].tolist() == [0.0, 1.0, 2.0]
+
+    def fails() -> None:
+        raise ValueError("no model")
+
+    with pytest.raises(ForkedCallFailed, match="ValueError: no model"):
+        run_forked(fails, Deadline.after(30.0))
+
+
+def test_a_forked_call_past_its_deadline_is_killed():
+    import time
+
+    from schedlab.solvers.kit.forked import forking_available, run_forked
+    from schedlab.solvers.validate import Deadline
+
+    if not forking_available():
+        pytest.skip("no fork on this platform: callers run in-process")
+    t = time.perf_counter()
+    value, killed = run_forked(lambda: time.sleep(120), Deadline.after(0.2), grace=0.1)
+    assert killed and value is None
+    assert time.perf_counter() - t < 60  # not the call's 120 s: it was killed

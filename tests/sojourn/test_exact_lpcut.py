@@ -104,3 +104,43 @@ def test_an_lp_round_cut_off_by_the_limit_sizes_the_mip_root():
     stats = model.lp_rounds(Deadline.after(1.0))
     assert stats["lp_rounds"] == 2 and not model.closed_by_lp
     assert model.last_lp_s > 0.3  # the cut-off round's, not round 1's 0.001 s
+
+
+def test_the_mip_phase_in_its_forked_child_matches_the_in_process_run(monkeypatch):
+    """route full goes straight to HiGHS's MIP (`HighsCutModel._run_mip`): the forked child's
+    answer, sent back through the pipe, gives the value and proof of the in-process run."""
+    from schedlab.solvers.kit.forked import forking_available
+    from schedlab.solvers.sojourn import exact_lpcut
+
+    if not forking_available():
+        pytest.skip("no fork on this platform: the MIP runs in-process")
+    problem = SojournProblem(generate(24, 13100, family="cyclic"), Objective("B"))
+    forked = solve(problem, "lpcut", seed=0, time_limit=60, options={"route": "full"})
+    monkeypatch.setattr(exact_lpcut, "forking_available", lambda: False)
+    inproc = solve(problem, "lpcut", seed=0, time_limit=60, options={"route": "full"})
+    assert forked.status is inproc.status is Status.OPTIMAL
+    assert forked.value == pytest.approx(inproc.value, rel=1e-12)
+    assert forked.stats["mip_s"] > 0 and "mip_killed" not in forked.stats
+
+
+def test_a_mip_that_overruns_its_limit_is_killed_and_the_lp_bound_stands(monkeypatch):
+    """A MIP that does not stop at the deadline (HiGHS's root LP does not poll its interrupt:
+    PACE #68) is killed shortly after it; the result is `feasible` with the start order and
+    a bound no higher than the optimum."""
+    import time
+
+    from schedlab.solvers.kit.forked import forking_available
+    from schedlab.solvers.sojourn import exact_lpcut
+
+    if not forking_available():
+        pytest.skip("no fork on this platform: the MIP runs in-process")
+    problem = SojournProblem(generate(24, 13100, family="cyclic"), Objective("B"))
+    best = solve(problem, "lpcut", seed=0, time_limit=60)
+    assert best.status is Status.OPTIMAL
+    monkeypatch.setattr(exact_lpcut.HighsCutModel, "_mip_outcome", lambda self: time.sleep(120))
+    t = time.perf_counter()
+    r = solve(problem, "lpcut", seed=0, time_limit=3, options={"route": "full"})
+    assert time.perf_counter() - t < 60  # not the child's 120 s
+    assert r.status is Status.FEASIBLE and r.stats["mip_killed"] == 1
+    assert r.value >= best.value - 1e-9 * abs(best.value)
+    assert r.bound is None or r.bound <= best.value + 1e-9 * abs(best.value)
