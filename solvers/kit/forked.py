@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import sys
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -31,18 +32,23 @@ def forking_available() -> bool:
     return sys.platform.startswith("linux") and "fork" in mp.get_all_start_methods()
 
 
+Report = Callable[[dict[str, Any]], None]
+
+
 def run_forked(
-    call: Callable[[], T], deadline: Deadline, grace: float = FORK_KILL_GRACE_S
-) -> tuple[T | None, bool]:
-    """`call()` run in a forked child: (its result, False), or (None, True) when the child is
-    still running `grace` seconds after `deadline` (then killed) or died without answering.
-    An exception in the child is raised here as ForkedCallFailed."""
+    call: Callable[[Report], T], deadline: Deadline, grace: float = FORK_KILL_GRACE_S
+) -> tuple[T | None, bool, dict[str, Any]]:
+    """`call(report)` run in a forked child: (its result, False, progress), or (None, True,
+    progress) when the child is still running `grace` seconds after `deadline` (then killed) or
+    died without answering. `report(d)` in the child sends `d` to the parent, which merges the
+    dicts in order into `progress` (a killed call's incumbents and bounds survive it). An
+    exception in the child is raised here as ForkedCallFailed."""
     ctx = mp.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
 
     def child() -> None:
         try:
-            send.send(("ok", call()))
+            send.send(("ok", call(lambda d: send.send(("progress", d)))))
         except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises
             send.send(("error", f"{type(exc).__name__}: {exc}"))
         finally:
@@ -51,20 +57,36 @@ def run_forked(
     proc = ctx.Process(target=child, daemon=True)
     proc.start()
     send.close()
-    left = deadline.remaining()
-    answer: Any = None
-    if receive.poll(None if left is None else left + grace):
-        try:
-            answer = receive.recv()
-        except EOFError:  # the child died (killed by the system, a crash in the solver)
-            answer = None
+    progress: dict[str, Any] = {}
+    answer = _listen(receive, deadline, grace, progress)
     receive.close()
     if answer is None:
         proc.kill()
     proc.join()
     if answer is None:
-        return None, True
+        return None, True, progress
     kind, value = answer
     if kind == "error":
         raise ForkedCallFailed(f"the forked solver call failed: {value}")
-    return value, False
+    return value, False, progress
+
+
+def _listen(
+    receive: Any, deadline: Deadline, grace: float, progress: dict[str, Any]
+) -> tuple[str, Any] | None:
+    """Read the child's messages until its answer (returned) or `grace` s past the deadline
+    (None); progress reports are merged on the way (read at once: a report larger than the
+    pipe's buffer blocks the child until read)."""
+    left = deadline.remaining()
+    hard = None if left is None else time.monotonic() + left + grace
+    while True:
+        wait = None if hard is None else max(0.0, hard - time.monotonic())
+        if not receive.poll(wait):
+            return None
+        try:
+            kind, value = receive.recv()
+        except EOFError:  # the child died (killed by the system, a crash in the solver)
+            return None
+        if kind != "progress":
+            return kind, value
+        progress.update(value)

@@ -53,7 +53,7 @@ import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.order_search import iterated_search, kicks, multistart
-from schedlab.solvers.kit.forked import forking_available, run_forked
+from schedlab.solvers.kit.forked import Report, forking_available, run_forked
 from schedlab.solvers.kit.mip import interrupt_after
 from schedlab.solvers.options import shared
 from schedlab.solvers.result import SolveResult
@@ -701,9 +701,8 @@ class HighsCutModel:
         t = time.perf_counter()
         run = self._run_mip(deadline)
         stats["mip_s"] = time.perf_counter() - t
-        if run is None:  # killed past the deadline: the LP phase's bound and order stand
+        if run.killed:  # past the deadline: what the child reported before, or the LP's
             stats["mip_killed"] = 1
-            return RoundResult(self._start_before(start_x), False, lp_bound, stats)
         found: np.ndarray | None = None
         if run.x is not None:
             found = self._tournament(run.x) > 0.5
@@ -711,23 +710,50 @@ class HighsCutModel:
         bound = self.const + self.s * run.dual if math.isfinite(run.dual) else None
         if lp_bound is not None:
             bound = lp_bound if bound is None else max(bound, lp_bound)
-        stats["mip_nodes"] = run.nodes
+        if run.nodes >= 0:
+            stats["mip_nodes"] = run.nodes
+        if found is None and run.killed:
+            found = self._start_before(start_x)
         self.last_before = found
         return RoundResult(found, run.proven, bound, stats)
 
-    def _run_mip(self, deadline: Deadline) -> MipRun | None:
+    def _run_mip(self, deadline: Deadline) -> MipRun:
         """HiGHS's MIP on the model as it stands, in a forked child killed FORK_KILL_GRACE_S
-        after the deadline (`kit.forked`: its root LP does not stop at the limit); None when
-        killed. In-process where the platform cannot fork."""
+        after the deadline (`kit.forked`: its root LP does not stop at the limit); a killed
+        run gives the last dual bound and improving point the child reported. In-process
+        where the platform cannot fork."""
         self._time_limit(deadline)
-
-        def go() -> MipRun:
+        if not forking_available():
             self.h.run()
             return self._mip_outcome()
 
-        if not forking_available():
-            return go()
-        return run_forked(go, deadline)[0]
+        def go(report: Report) -> MipRun:
+            self._report_progress(report)
+            self.h.run()
+            return self._mip_outcome()
+
+        run, killed, seen = run_forked(go, deadline)
+        if not killed and run is not None:
+            return run
+        x = seen.get("x")
+        ok = x is not None and len(x) == len(self.d)
+        return MipRun(False, x if ok else None, seen.get("dual", -math.inf), -1, killed=True)
+
+    def _report_progress(self, report: Report) -> None:
+        """In the MIP's child: report each improving point and each rise of the dual bound."""
+        last = [-math.inf]
+
+        def on_bound(event: Any) -> None:
+            dual = float(event.data_out.mip_dual_bound)
+            if math.isfinite(dual) and dual > last[0]:
+                last[0] = dual
+                report({"dual": dual})
+
+        def on_solution(event: Any) -> None:
+            report({"x": np.asarray(event.data_out.mip_solution, dtype=float)})
+
+        self.h.cbMipInterrupt.subscribe(on_bound)
+        self.h.cbMipImprovingSolution.subscribe(on_solution)
 
     def _mip_outcome(self) -> MipRun:
         info = self.h.getInfo()
@@ -745,12 +771,14 @@ class HighsCutModel:
 @dataclass(frozen=True)
 class MipRun:
     """What a MIP run of `HighsCutModel` leaves: proven optimal, its feasible point (None if it
-    has none), HiGHS's dual bound in the model's scaled units, and its node count."""
+    has none), HiGHS's dual bound in the model's scaled units, its node count (-1: unknown),
+    and whether it was killed past the deadline (`HighsCutModel._run_mip`)."""
 
     proven: bool
     x: np.ndarray | None
     dual: float
     nodes: int
+    killed: bool = False
 
 
 @dataclass(frozen=True)

@@ -115,10 +115,16 @@ def test_a_forked_call_returns_its_value_and_raises_its_error():
 
     if not forking_available():
         pytest.skip("no fork on this platform: callers run in-process")
-    value, killed = run_forked(lambda: {"x": np.arange(3.0)}, Deadline.after(30.0))
-    assert not killed and value is not None and value["x"].tolist() == [0.0, 1.0, 2.0]
+    def call(report):
+        report({"step": 1, "x": np.zeros(100_000)})  # larger than a pipe's buffer
+        report({"step": 2})
+        return {"x": np.arange(3.0)}
 
-    def fails() -> None:
+    value, killed, progress = run_forked(call, Deadline.after(30.0))
+    assert not killed and value is not None and value["x"].tolist() == [0.0, 1.0, 2.0]
+    assert progress["step"] == 2 and len(progress["x"]) == 100_000
+
+    def fails(report) -> None:
         raise ValueError("no model")
 
     with pytest.raises(ForkedCallFailed, match="ValueError: no model"):
@@ -134,6 +140,10 @@ def test_a_forked_call_past_its_deadline_is_killed():
     if not forking_available():
         pytest.skip("no fork on this platform: callers run in-process")
     t = time.perf_counter()
-    value, killed = run_forked(lambda: time.sleep(120), Deadline.after(0.2), grace=0.1)
-    assert killed and value is None
+    def hangs(report):
+        report({"bound": 1.5})
+        time.sleep(120)
+
+    value, killed, progress = run_forked(hangs, Deadline.after(0.2), grace=0.1)
+    assert killed and value is None and progress == {"bound": 1.5}
     assert time.perf_counter() - t < 60  # not the call's 120 s: it was killed

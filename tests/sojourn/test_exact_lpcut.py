@@ -123,10 +123,13 @@ def test_the_mip_phase_in_its_forked_child_matches_the_in_process_run(monkeypatc
     assert forked.stats["mip_s"] > 0 and "mip_killed" not in forked.stats
 
 
-def test_a_mip_that_overruns_its_limit_is_killed_and_the_lp_bound_stands(monkeypatch):
+@pytest.mark.parametrize("reported", [False, True])
+def test_a_mip_that_overruns_its_limit_is_killed_with_a_sound_answer(monkeypatch, reported):
     """A MIP that does not stop at the deadline (HiGHS's root LP does not poll its interrupt:
-    PACE #68) is killed shortly after it; the result is `feasible` with the start order and
-    a bound no higher than the optimum."""
+    PACE #68) is killed shortly after it. With nothing reported, the start order and the
+    bound before the MIP stand, `feasible`; what the child reported before it hung is used:
+    here a dual bound at the start order's cost, which is the optimum (the unhurried solve
+    proves it), so the killed run proves it too."""
     import time
 
     from schedlab.solvers.kit.forked import forking_available
@@ -137,10 +140,20 @@ def test_a_mip_that_overruns_its_limit_is_killed_and_the_lp_bound_stands(monkeyp
     problem = SojournProblem(generate(24, 13100, family="cyclic"), Objective("B"))
     best = solve(problem, "lpcut", seed=0, time_limit=60)
     assert best.status is Status.OPTIMAL
-    monkeypatch.setattr(exact_lpcut.HighsCutModel, "_mip_outcome", lambda self: time.sleep(120))
+
+    def hang(self, report):
+        if reported:
+            report({"dual": (self.order_cost - self.const) / self.s})
+        time.sleep(120)
+
+    monkeypatch.setattr(exact_lpcut.HighsCutModel, "_report_progress", hang)
     t = time.perf_counter()
     r = solve(problem, "lpcut", seed=0, time_limit=3, options={"route": "full"})
     assert time.perf_counter() - t < 60  # not the child's 120 s
-    assert r.status is Status.FEASIBLE and r.stats["mip_killed"] == 1
-    assert r.value >= best.value - 1e-9 * abs(best.value)
-    assert r.bound is None or r.bound <= best.value + 1e-9 * abs(best.value)
+    assert r.stats["mip_killed"] == 1
+    assert r.value == pytest.approx(best.value, rel=1e-12)  # the start order (pinned)
+    assert r.bound is not None and r.bound <= best.value + 1e-9 * abs(best.value)
+    if reported:
+        assert r.status is Status.OPTIMAL
+    else:
+        assert r.status is Status.FEASIBLE and r.bound < best.value - 1e-6
