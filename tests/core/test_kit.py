@@ -115,6 +115,7 @@ def test_a_forked_call_returns_its_value_and_raises_its_error():
 
     if not forking_available():
         pytest.skip("no fork on this platform: callers run in-process")
+
     def call(report):
         report({"step": 1, "x": np.zeros(100_000)})  # larger than a pipe's buffer
         report({"step": 2})
@@ -140,6 +141,7 @@ def test_a_forked_call_past_its_deadline_is_killed():
     if not forking_available():
         pytest.skip("no fork on this platform: callers run in-process")
     t = time.perf_counter()
+
     def hangs(report):
         report({"bound": 1.5})
         time.sleep(120)
