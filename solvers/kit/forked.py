@@ -28,8 +28,11 @@ class ForkedCallFailed(RuntimeError):
 
 
 def forking_available() -> bool:
-    """True on Linux, where `fork` is a start method and safe for a process holding HiGHS."""
-    return sys.platform.startswith("linux") and "fork" in mp.get_all_start_methods()
+    """True on Linux, where `fork` is a start method and safe for a process holding HiGHS,
+    unless this process is a daemonic one (a dask worker's, a `multiprocessing.Pool`'s), which
+    multiprocessing does not let have children."""
+    linux = sys.platform.startswith("linux") and "fork" in mp.get_all_start_methods()
+    return linux and not mp.current_process().daemon
 
 
 Report = Callable[[dict[str, Any]], None]

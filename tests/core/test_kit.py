@@ -149,3 +149,16 @@ def test_a_forked_call_past_its_deadline_is_killed():
     value, killed, progress = run_forked(hangs, Deadline.after(0.2), grace=0.1)
     assert killed and value is None and progress == {"bound": 1.5}
     assert time.perf_counter() - t < 60  # not the call's 120 s: it was killed
+
+
+def test_a_daemonic_process_runs_the_call_in_process():
+    """multiprocessing forbids children of daemonic processes (dask's and Pool's workers):
+    there `forking_available` is false, and lpcut's MIP runs in-process."""
+    import multiprocessing as mp
+
+    from schedlab.solvers.kit.forked import forking_available
+
+    if not forking_available():
+        pytest.skip("no fork on this platform: callers run in-process")
+    with mp.get_context("fork").Pool(1) as pool:
+        assert pool.apply(forking_available) is False
