@@ -4,8 +4,9 @@ Some solver phases cannot be interrupted: HiGHS's MIP solves its root LP without
 interrupt callbacks or its own time limit (PACE #68: a 34 s root LP started with 22 s left, the
 run ended 12 s past a 40 s limit; at 600 s, 47 s past; docs/sojourn.md). A forked child shares
 the parent's model state copy-on-write, so the call needs no serialisation of its inputs; only
-its result crosses a pipe. Where the platform has no `fork` (Windows; macOS's fork is unsafe
-with the frameworks HiGHS links), `forking_available` is false and callers run in-process.
+its progress reports and result cross a pipe. Off Linux (no `fork` on Windows; on macOS
+Python's documentation calls `fork` unsafe, its children may crash), `forking_available` is
+false and callers run in-process.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ FORK_KILL_GRACE_S = 1.0  # a child still running this long after the deadline is
 
 
 class ForkedCallFailed(RuntimeError):
-    """The forked call raised: its message, as the child printed it."""
+    """The forked call raised: the exception's type and message, as the child formatted them."""
 
 
 def forking_available() -> bool:
