@@ -66,9 +66,9 @@ def run_forked(
     receive.close()
     if answer is None:
         proc.kill()
-    proc.join()
-    if answer is None:
+        proc.join()
         return None, True, progress
+    proc.join()
     kind, value = answer
     if kind == "error":
         raise ForkedCallFailed(f"the forked solver call failed: {value}")
