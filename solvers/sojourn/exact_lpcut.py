@@ -241,9 +241,11 @@ class HighsCutModel:
         self.lp_solver_pref: LpSolver | None = None  # set: the LP rounds' solver, whatever
         # the deficit (crossing blocks: `lop_graph.tune_for_graphs`)
         self.per_pair = PER_PAIR  # incumbent cycles per reversed pair and round
-        self.ipm_switch_s_per_row: float | None = None  # set: a dual simplex round slower than
-        # this per cut row (and IPM_SWITCH_FLOOR_S) hands the block's remaining rounds to the
-        # interior point (crossing blocks: `lop_graph.GRAPH_IPM_SWITCH_S_PER_ROW`)
+        self.ipm_switch_ratio: float | None = None  # set: a dual simplex round slower per cut
+        # row than this many times the block's first round with rows (and IPM_SWITCH_FLOOR_S)
+        # hands the block's remaining rounds to the interior point (crossing blocks:
+        # `lop_graph.GRAPH_IPM_SWITCH_RATIO`)
+        self.simplex_ref_s_per_row: float | None = None  # that first round's s per row
         self.ipm_switched = False  # the rounds switched so (`_switch_to_ipm`)
         self.packing_master = packing_master
         self.threads = threads  # the packing masters' (PDLP's); HiGHS runs on one
@@ -454,6 +456,7 @@ class HighsCutModel:
             if cap is not None and self._stopped_by_cap(deadline):
                 self._switch_to_ipm()  # the same round again, by the interior point
                 continue
+            self._note_simplex_ref(t_run)
             # the slowest round, even one stopped by time, sizes the MIP's root (dense n = 300:
             # a simplex round cut off at the limit, or a quick warm-started one just before it,
             # let the MIP start in the 5% left, and its presolve overran the limit by 15 s)
@@ -514,16 +517,25 @@ class HighsCutModel:
 
     def _simplex_cap(self) -> float | None:
         """Seconds the next round may take before it is handed to the interior point: with
-        `ipm_switch_s_per_row` set, while the dual simplex runs, that many per cut row (at
-        least IPM_SWITCH_FLOOR_S); else None. A warm-started round usually takes a few
-        microseconds per row; on crossing blocks whose simplex pivots grow dense a round took
-        60-350 (PACE #58, #63, #64, #96: 4-21 thousand pivots of 0.4-2 ms each after a few
-        thousand new rows), where the interior point takes 20-45 on the same LPs
-        (docs/sojourn.md)."""
-        limit = self.ipm_switch_s_per_row
-        if limit is None or self.ipm_switched or self.lp_solver != "simplex":
+        `ipm_switch_ratio` set, while the dual simplex runs, that many times the block's first
+        round's seconds per cut row (`simplex_ref_s_per_row`; at least IPM_SWITCH_FLOOR_S);
+        else None, and None for that first round itself. A warm-started round takes less per
+        row than the first one where the simplex pays (PACE #51-#54, #59-#61, #66, #67:
+        0.1-1.4 times it) and several times more where its pivots grow dense (#58: 6.1 at its
+        second round, 130 against 21 microseconds per row). A ratio of two times measured
+        moments apart on one machine: the rule does not depend on the machine's speed, which a
+        fixed microseconds-per-row cap did (docs/sojourn.md)."""
+        ratio, ref = self.ipm_switch_ratio, self.simplex_ref_s_per_row
+        if ratio is None or ref is None or self.ipm_switched or self.lp_solver != "simplex":
             return None
-        return max(IPM_SWITCH_FLOOR_S, limit * self.h.getNumRow())
+        return max(IPM_SWITCH_FLOOR_S, ratio * ref * self.h.getNumRow())
+
+    def _note_simplex_ref(self, t_run: float) -> None:
+        """Keep the first completed dual simplex round's seconds per cut row (`_simplex_cap`);
+        the run on an LP without rows does not count."""
+        rows = self.h.getNumRow()
+        if self.simplex_ref_s_per_row is None and self.lp_solver == "simplex" and rows > 0:
+            self.simplex_ref_s_per_row = t_run / rows
 
     def _switch_to_ipm(self) -> None:
         """The block's remaining LP rounds by the interior point (once)."""

@@ -328,11 +328,14 @@ GRAPH_IPM_MIN_FREE_SHARE = 0.35  # crossing blocks with at least this share of t
 # (0.52) 2.18 / 1.71; #66 (0.22) 40.18 / 5.84, #52 (0.21) 9.39 / 4.05, #59 (0.13) 5.76 / 4.26,
 # but #58 (0.22) 8.28 / 20.25; #67 (0.21) not proven in 120 s by the interior point (the sweep
 # at 2975207) / 19.51 (docs/sojourn.md)
-GRAPH_IPM_SWITCH_S_PER_ROW = 40e-6  # a simplex round of a sparse block slower than this per
-# row is stopped and solved again by the interior point, which runs the block's other rounds
-# (`HighsCutModel.ipm_switch_s_per_row`): rounds of the blocks where the simplex paid took 1-24
-# microseconds per row (#66, #67), those where it lost 60-350 from the second or third round on
-# (#58, #63, #64, #96); the interior point took 20-45 on those LPs. #58 with it: 8.68 CPU s
+GRAPH_IPM_SWITCH_RATIO = 3.0  # a simplex round of a sparse block slower per row than this many
+# times the block's first round is stopped and solved again by the interior point, which runs
+# the block's other rounds (`HighsCutModel.ipm_switch_ratio`): the warm rounds of the blocks
+# where the simplex paid took 0.1-1.4 times the first round's time per row (PACE #51-#54,
+# #59-#61, #66, #67, #73: up to 2.2 on its second and third), #58's second 6.1 (each block's
+# rounds logged, 2026-12-02). It replaced a fixed 40 microseconds per row, set on a faster
+# machine, which on this slower one switched #60 and #67 where the simplex paid (#60: 54.4
+# CPU s against 12.7 without the switch) (docs/sojourn.md)
 
 
 GRAPH_START_KICKS = 1000  # kicks of the iterated insertion search from the starting order before
@@ -354,17 +357,22 @@ GRAPH_START_PATIENCE = 100  # on blocks of at most GRAPH_START_PATIENT_N vertice
 # 0.72, #43 1.90 / 0.83, #50 2.56 / 1.43, #51 3.72 / 2.33, #63 6.12 / 5.39; with the compiled
 # rounding, #77 (425 vertices) not proven in 100 s with it (200: 8.23, 300: 8.00, every kick
 # 8.74) and #96 (526) not in 150 s with 200 or 300 (every kick, earlier rounding: 19.24): hence
-# small blocks only (docs/sojourn.md)
+# small blocks only where the interior point runs the rounds; on the sparse blocks whose rounds
+# run by the dual simplex it pays at every size that gets kicks (every kick / patience 100,
+# in-process CPU s, two runs side by side, 2026-12-02: #51 11.39 / 4.80, #58 23.29 / 15.76,
+# #60 11.32 / 8.45; #59, #61, #62 within 0.8 s) (docs/sojourn.md)
 GRAPH_START_PATIENT_N = 350
 GRAPH_START_FULL_N = 700  # blocks of more vertices (after merging twins) get fewer kicks,
 # GRAPH_START_KICKS (GRAPH_START_FULL_N / n)^2 (`graph_start_kicks`): a kick's descent costs
 # about n^2, and 1,000 kicks took 54.9 of 76.4 CPU s on PACE #73 (1,947 classes)
 
 
-def graph_start_patience(n: int) -> int | None:
+def graph_start_patience(n: int, solver: LpSolver = "ipm") -> int | None:
     """The start search's patience on a crossing block of n vertices (after merging twins):
-    GRAPH_START_PATIENCE up to GRAPH_START_PATIENT_N, else None (every kick runs)."""
-    return GRAPH_START_PATIENCE if n <= GRAPH_START_PATIENT_N else None
+    GRAPH_START_PATIENCE up to GRAPH_START_PATIENT_N or where the dual simplex runs the
+    block's rounds (`graph_lp_solver`), else None (every kick runs)."""
+    patient = n <= GRAPH_START_PATIENT_N or solver == "simplex"
+    return GRAPH_START_PATIENCE if patient else None
 
 
 def free_share(Wb: np.ndarray) -> float:
@@ -377,7 +385,7 @@ def free_share(Wb: np.ndarray) -> float:
 def graph_lp_solver(Wb: np.ndarray) -> LpSolver:
     """The LP rounds' solver on a crossing block: the interior point where many pairs are free
     (GRAPH_IPM_MIN_FREE_SHARE: the simplex's pivots grow dense there), else the dual simplex,
-    with the switch to the interior point on a slow round (GRAPH_IPM_SWITCH_S_PER_ROW)."""
+    with the switch to the interior point on a slow round (GRAPH_IPM_SWITCH_RATIO)."""
     return "ipm" if free_share(Wb) >= GRAPH_IPM_MIN_FREE_SHARE else "simplex"
 
 
@@ -457,9 +465,9 @@ def block_factory(
                 model.per_pair = GRAPH_PER_PAIR
                 solver = model.lp_solver_pref = graph_lp_solver(Wb)
                 if solver == "simplex":
-                    model.ipm_switch_s_per_row = GRAPH_IPM_SWITCH_S_PER_ROW
+                    model.ipm_switch_ratio = GRAPH_IPM_SWITCH_RATIO
                 model.start_kicks = graph_start_kicks(Wb.shape[0], solver)
-                model.start_patience = graph_start_patience(Wb.shape[0])
+                model.start_patience = graph_start_patience(Wb.shape[0], solver)
                 model.stall_general = True
         return model
 

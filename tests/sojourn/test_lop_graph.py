@@ -404,7 +404,7 @@ def test_the_start_search_kicks_shrink_with_the_square_of_a_large_block():
     assert graph_start_kicks(GRAPH_START_FULL_N + 1, "simplex") == 0
 
 
-def test_the_start_search_is_patient_only_on_small_blocks():
+def test_the_start_search_is_patient_on_small_blocks_and_those_of_the_simplex():
     from schedlab.solvers.sojourn.lop_graph import (
         GRAPH_START_PATIENCE,
         GRAPH_START_PATIENT_N,
@@ -414,6 +414,10 @@ def test_the_start_search_is_patient_only_on_small_blocks():
     assert graph_start_patience(2) == graph_start_patience(GRAPH_START_PATIENT_N) == 100
     assert GRAPH_START_PATIENCE == 100
     assert graph_start_patience(GRAPH_START_PATIENT_N + 1) is None
+    assert graph_start_patience(GRAPH_START_PATIENT_N + 1, "ipm") is None
+    # where the dual simplex runs the rounds, patient at every size
+    assert graph_start_patience(GRAPH_START_PATIENT_N + 1, "simplex") == 100
+    assert graph_start_patience(10**4, "simplex") == 100
 
 
 def test_the_free_share_picks_the_lp_solver_of_a_crossing_block():
@@ -431,19 +435,21 @@ def test_the_free_share_picks_the_lp_solver_of_a_crossing_block():
     assert graph_lp_solver(dense) == "ipm" and graph_lp_solver(sparse) == "simplex"
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(("n1", "seed"), [(14, 320), (16, 301), (16, 326)])
 @pytest.mark.parametrize("switch", [True, False])
-def test_a_slow_simplex_round_hands_the_block_to_the_interior_point(monkeypatch, seed, switch):
-    # every dual simplex round is "slow" with a zero floor and cap: stopped at once and solved
-    # again by the interior point, which must then prove the same optimum as the subset DP
+def test_a_slow_simplex_round_hands_the_block_to_the_interior_point(monkeypatch, n1, seed, switch):
+    # every dual simplex round after the first is "slow" with a zero floor and ratio: stopped
+    # at once and solved again by the interior point, which must then prove the same optimum
+    # as the subset DP (graphs whose rounds run past the first with rows, found by a scan:
+    # most small graphs close in it, before any round can switch)
     from schedlab.solvers.sojourn import exact_lpcut, lop_graph
     from schedlab.solvers.sojourn.exact_lpcut import LpcutOptions
 
     monkeypatch.setattr(lop_graph, "graph_lp_solver", lambda W: "simplex")
     if switch:
         monkeypatch.setattr(exact_lpcut, "IPM_SWITCH_FLOOR_S", 0.0)
-        monkeypatch.setattr(lop_graph, "GRAPH_IPM_SWITCH_S_PER_ROW", 0.0)
-    g = random_ocr_graph(16, 12, 301 + seed, mean_degree=3.0, span=12, isolated_share=0.0)
+        monkeypatch.setattr(lop_graph, "GRAPH_IPM_SWITCH_RATIO", 0.0)
+    g = random_ocr_graph(16, n1, seed, mean_degree=3.0, span=12, isolated_share=0.0)
     sc = SparseCrossings.of(g)
     W, _ = block_matrix(sc, sc.active)
     r = solve_graph(g, time_limit=60, seed=0, options=LpcutOptions(route="lp"), twins=False)
