@@ -6,7 +6,12 @@ makes c(u, v) = #{(a, b): a in N(u), b in N(v), a > b} crossings between their e
 pairs whose neighbour spans overlap have both counts positive; every other pair has one count
 zero and is decided (`solvers.sojourn.lop_graph`), so the kernels below enumerate and count the
 overlapping pairs only: the work is the number of such pairs times the smaller degree's log.
-Backend 'cpu' (numba) or 'numpy' (the same loops in plain Python: the reference for tests).
+Backends: 'cpu' (the loops compiled by numba), 'numpy' (the same loops in plain Python: the
+reference for tests), 'vector' (whole-array numpy: sorted keys and searchsorted in place of the
+loops) and 'auto', the default: 'vector' up to AUTO_VECTOR_MAX candidate pairs or edges, else
+'cpu'. The vectorised form takes 3-7 times the compiled one's time (about 0.1 s on the largest
+PACE 2024 exact-public graphs) but needs no numba: a process whose graph needs no LP never pays
+numba's first-call set-up (about 0.8 CPU s, more than the whole solve of such a graph).
 """
 
 from __future__ import annotations
@@ -16,6 +21,9 @@ from collections.abc import Callable
 import numpy as np
 
 from schedlab.solvers.kernels.jit import pick
+
+AUTO_VECTOR_MAX = 4_000_000  # 'auto': the vectorised kernels up to this many candidates / edges
+VECTOR_CHUNK = 1 << 20  # candidate pairs per chunk of the vectorised enumeration (bounded memory)
 
 
 def _below(nbr, lo, hi, a, strict):
@@ -125,6 +133,86 @@ def _crossings(fixed):
     return inv
 
 
+def _count_overlaps_vec(order: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """`_count_overlaps` on whole arrays: `order` is sorted by left end, so the later vertices
+    starting before right[order[p]] are those up to its searchsorted position."""
+    ends = np.searchsorted(left[order], right[order], side="left")
+    return np.maximum(ends - np.arange(len(order)) - 1, 0).astype(np.int64)
+
+
+def _pair_costs_vec(ptr: np.ndarray, nbr: np.ndarray, keys: np.ndarray, big: int,
+                    u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """`_pair_costs` for arrays of pairs: each neighbour a of the smaller-degree end is looked up
+    in the larger end's sorted run through `keys` (vertex * big + neighbour: one sorted array
+    for all runs), and the counts are summed per pair."""
+    du, dv = ptr[u + 1] - ptr[u], ptr[v + 1] - ptr[v]
+    su = du <= dv
+    small, large = np.where(su, u, v), np.where(su, v, u)
+    ds, dl = np.minimum(du, dv), np.maximum(du, dv)
+    if not len(u):
+        return ds.copy(), ds.copy()
+    starts = np.cumsum(ds) - ds
+    pair = np.repeat(np.arange(len(u), dtype=np.int64), ds)
+    a = nbr[np.repeat(ptr[small] - starts, ds) + np.arange(int(ds.sum()), dtype=np.int64)]
+    at = large[pair] * big + a
+    base = ptr[large][pair]
+    below = np.searchsorted(keys, at, side="left") - base  # b < a
+    above = dl[pair] - (np.searchsorted(keys, at, side="right") - base)  # b > a
+    s_first, l_first = np.add.reduceat(below, starts), np.add.reduceat(above, starts)
+    return np.where(su, s_first, l_first), np.where(su, l_first, s_first)
+
+
+def _overlaps_vec(order: np.ndarray, left: np.ndarray, right: np.ndarray, ptr: np.ndarray,
+                  nbr: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """`_overlaps` on whole arrays, VECTOR_CHUNK candidates at a time; the pairs come in the
+    loops' order (by position of u in `order`, then of v)."""
+    big = int(nbr.max()) + 2 if len(nbr) else 1
+    keys = np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr)) * big + nbr
+    cum = np.cumsum(counts)
+    parts = []
+    p0, n = 0, len(order)
+    while p0 < n:
+        done = int(cum[p0 - 1]) if p0 else 0
+        p1 = min(max(int(np.searchsorted(cum, done + VECTOR_CHUNK, side="right")), p0 + 1), n)
+        c = counts[p0:p1]
+        pp = np.repeat(np.arange(p0, p1, dtype=np.int64), c)
+        qq = pp + 1 + np.arange(len(pp), dtype=np.int64) - np.repeat(np.cumsum(c) - c, c)
+        u, v = order[pp], order[qq]
+        meet = right[v] > left[u]
+        u, v = u[meet], v[meet]
+        cuv, cvu = _pair_costs_vec(ptr, nbr, keys, big, u, v)
+        keep = (cuv > 0) & (cvu > 0)
+        parts.append((u[keep], v[keep], cuv[keep], cvu[keep]))
+        p0 = p1
+    if not parts:
+        return tuple(np.zeros(0, dtype=np.int64) for _ in range(4))
+    return tuple(np.concatenate([q[k] for q in parts]) for k in range(4))
+
+
+def _crossings_vec(fixed: np.ndarray) -> int:
+    """`_crossings` on whole arrays: the same bottom-up merge, each level counting, for every
+    element of a right half, the larger elements of its left half by searchsorted over keys
+    (block * big + value), then sorting each merged block by its keys."""
+    n = len(fixed)
+    if n < 2:
+        return 0
+    cur = np.asarray(fixed, dtype=np.int64) - int(np.min(fixed))
+    big = int(cur.max()) + 2
+    pos = np.arange(n, dtype=np.int64)
+    inv, width = 0, 1
+    while width < n:
+        blk = pos // (2 * width)
+        right_half = (pos // width) % 2 == 1
+        keys = blk * big + cur
+        left_keys = keys[~right_half]  # sorted: each left half is sorted from the level below
+        rb = blk[right_half]
+        ends = np.searchsorted(left_keys, rb * big + big - 1, side="left")
+        inv += int((ends - np.searchsorted(left_keys, keys[right_half], side="right")).sum())
+        cur = np.sort(keys) - blk * big
+        width *= 2
+    return inv
+
+
 _PLAIN: dict[str, Callable[..., object]] = {
     "below": _below,
     "pair_costs": _pair_costs,
@@ -146,7 +234,7 @@ def spans(ptr: np.ndarray, nbr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def overlapping_pairs(
-    ptr: np.ndarray, nbr: np.ndarray, vertices: np.ndarray, *, backend: str = "cpu"
+    ptr: np.ndarray, nbr: np.ndarray, vertices: np.ndarray, *, backend: str = "auto"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(u, v, c(u, v), c(v, u)) for every pair of `vertices` (each with a neighbour) whose two
     crossing counts are both positive, u listed before v by left end. Memory: one slot per
@@ -156,6 +244,12 @@ def overlapping_pairs(
     left, right = spans(ptr, nbr)
     vs = np.asarray(vertices, dtype=np.int64)
     order = vs[np.lexsort((right[vs], left[vs]))]
+    if backend in ("auto", "vector"):
+        counts = _count_overlaps_vec(order, left, right)
+        if backend == "vector" or int(counts.sum()) <= AUTO_VECTOR_MAX:
+            u, v, cuv, cvu = _overlaps_vec(order, left, right, ptr, nbr, counts)
+            return u, v, cuv, cvu
+        backend = "cpu"
     counts = pick(_PLAIN, "count_overlaps", backend)(order, left, right)
     start = np.zeros(len(order) + 1, dtype=np.int64)
     np.cumsum(counts, out=start[1:])
@@ -170,7 +264,7 @@ def overlapping_pairs(
 
 
 def crossing_number(
-    order: np.ndarray, ptr: np.ndarray, nbr: np.ndarray, *, backend: str = "cpu"
+    order: np.ndarray, ptr: np.ndarray, nbr: np.ndarray, *, backend: str = "auto"
 ) -> int:
     """The crossings of the drawing that lists the free vertices in `order` (every vertex
     once), counted from the edges alone (an inversion count, O(m log m)): independent of the
@@ -181,4 +275,6 @@ def crossing_number(
     first = np.repeat(ptr[o] - np.cumsum(deg) + deg, deg)  # edge k of the list: first + k
     idx = first + np.arange(int(deg.sum()), dtype=np.int64)
     fixed = np.ascontiguousarray(np.asarray(nbr, dtype=np.int64)[idx])
-    return int(pick(_PLAIN, "crossings", backend)(fixed))
+    if backend == "vector" or (backend == "auto" and len(fixed) <= AUTO_VECTOR_MAX):
+        return _crossings_vec(fixed)
+    return int(pick(_PLAIN, "crossings", "cpu" if backend == "auto" else backend)(fixed))

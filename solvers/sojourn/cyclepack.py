@@ -48,7 +48,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -62,6 +62,7 @@ from schedlab.solvers.kernels.shortest_paths import (
 from schedlab.solvers.kernels.triangle_fill import fill_triangles
 from schedlab.solvers.kit.mip import interrupt_after
 from schedlab.solvers.sojourn.lop import lop_cost, preference_tournament
+from schedlab.solvers.sojourn.lpcut_options import MasterLp
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 HOP = 1e-4  # pricing length added per arc (scaled units): among equal duals, shorter cycles
@@ -101,7 +102,6 @@ EXACT_TOL = 1e-9  # the master LP solver's optimality tolerance once the loose r
 # nothing (pricing then without HOP): a block is left to the triangle LP only when exact pricing
 # finds no column. A solver setting, not the proof tolerance (result.PROOF_TOL): the packing's
 # bound is made sound by shaving, whatever the solver's accuracy
-MasterLp = Literal["pdlp", "ipm"]  # OR-Tools' PDLP, or HiGHS's interior point (no crossover)
 PDLP_SHARDS = 8  # PDLP cuts its matrix products into this many shards whatever its threads, so
 # that its iterates, and with them the packing's rounds and result, do not depend on `threads`
 # (by default the shards follow the threads, and the sums' order with them). Two threads on

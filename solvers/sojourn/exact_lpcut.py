@@ -46,7 +46,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -55,9 +55,8 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.order_search import iterated_search, kicks, multistart
 from schedlab.solvers.kit.forked import Report, forking_available, run_forked
 from schedlab.solvers.kit.mip import interrupt_after
-from schedlab.solvers.options import shared
 from schedlab.solvers.result import SolveResult
-from schedlab.solvers.sojourn.cyclepack import CyclePacker, MasterLp
+from schedlab.solvers.sojourn.cyclepack import CyclePacker
 from schedlab.solvers.sojourn.lop import (
     INTEGER_SLACK,
     ModelFactory,
@@ -69,6 +68,13 @@ from schedlab.solvers.sojourn.lop import (
     refuse_non_lop,
     rounded_order,
     solve_lop,
+)
+from schedlab.solvers.sojourn.lpcut_options import (  # re-exported
+    ROUTES,
+    LpcutOptions,
+    MasterLp,
+    Route,
+    lpcut_stats,
 )
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
@@ -85,7 +91,6 @@ MIP_ROOT_FACTOR = 2.0  # a MIP needs at least this many LP-round times to be wor
 LP_STALL_ROUNDS = 3  # LP rounds whose own Lagrangian bound gained less than the closing slack
 # over this many rounds stop (heavy-tailed costs: the interior point's duals cannot get within
 # the slack, and purged rows come back round after round); the MIP takes over
-ROUTES = ("auto", "packing", "lp", "full")  # lpcut's routes per block (`pick_route`)
 PACKING_MAX_DEFICIT = 1e-4  # auto: the packing when the incumbent's cost exceeds the pairwise
 # minimum by at most this share of it: PDLP's masters (FINE_TOL at the latest) then meet the
 # closing slack (`lop.block_slacks`); above it they cannot (dense matrices:
@@ -99,7 +104,6 @@ SEARCH_KICKS = 100  # kicks (a segment moved, then descent) per rotation
 SEARCH_SEGMENT = 30  # the longest segment a kick moves
 START_KICK_LENGTH = 10  # the longest segment a kick of the start search moves (`start_kicks`)
 FULL_BYTES_PER_ROW = 300  # memory of one triangle row: stored copy, HiGHS's LP and MIP copies
-Route = Literal["auto", "packing", "lp", "full"]
 
 
 def cuts_per_round(n: int) -> int:
@@ -793,41 +797,6 @@ class MipRun:
     killed: bool = False
 
 
-@dataclass(frozen=True)
-class LpcutOptions:
-    """Options of `lpcut`."""
-
-    decompose: bool = field(
-        default=True, metadata={"help": "solve the preference blocks separately"}
-    )
-    hint: bool = shared("hint")  # each block starts from an insertion-descent order
-    packing: bool = field(
-        default=True,
-        metadata={"help": "certify by a cycle packing (column generation) before the triangle LP"},
-    )
-    packing_master: MasterLp = field(
-        default="pdlp",
-        metadata={"help": "the packing LP solver of loose rounds: pdlp (OR-Tools), ipm (HiGHS)"},
-    )
-    route: Route = field(
-        default="auto",
-        metadata={
-            "help": "per block: auto (chosen from the block), packing (cycle packing, LP "
-            "rounds, MIP), lp (LP rounds, MIP), full (every triangle row, MIP)"
-        },
-    )
-    # the packing's PDLP masters run on `threads` (the result does not depend on them:
-    # PDLP_SHARDS fixed shards); HiGHS runs on one
-    threads: int = shared("threads")
-    packing_fill: bool = field(
-        default=True,
-        metadata={
-            "help": "fill the capacity each packing master leaves with 3-cycles that join the "
-            "next master (off: the pricing's columns alone, as before)"
-        },
-    )
-
-
 def block_close_abs(Wb: np.ndarray) -> float:
     """The slack of a block standing alone (`lop.block_slacks` with no other block and no
     offset): SLACK_SHARE of the proof tolerance of its pairwise-minimum cost. lpcut's blocks
@@ -858,19 +827,6 @@ def lpcut_factory(
         threads=options.threads,
         packing_fill=options.packing_fill,
     )
-
-
-def lpcut_stats(options: LpcutOptions) -> dict[str, Any]:
-    """The options a result's stats record."""
-    return {
-        "decompose": options.decompose,
-        "warm_start": options.hint,
-        "packing": options.packing,
-        "packing_master": options.packing_master,
-        "route_option": options.route,
-        "threads": options.threads,
-        "packing_fill": options.packing_fill,
-    }
 
 
 @register_method(

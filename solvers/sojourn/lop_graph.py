@@ -33,29 +33,19 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.crossings import crossing_number, overlapping_pairs, spans
 from schedlab.solvers.result import SolveResult, certify
-from schedlab.solvers.sojourn.exact_lpcut import (
-    HighsCutModel,
-    LpcutOptions,
-    LpSolver,
-    block_close_abs,
-    lpcut_factory,
-    lpcut_stats,
-)
-from schedlab.solvers.sojourn.lop import (
-    INTEGER_CLOSE_SLACK,
-    BlockModel,
-    ModelFactory,
-    integer_bound,
-    solve_block,
-)
+from schedlab.solvers.sojourn.lpcut_options import LpcutOptions, lpcut_stats
 from schedlab.solvers.validate import Deadline, check_alloc, read_text_file
+
+if TYPE_CHECKING:  # lpcut and the LOP core load numba and HiGHS: imported where a block needs them
+    from schedlab.solvers.sojourn.exact_lpcut import LpSolver
+    from schedlab.solvers.sojourn.lop import BlockModel, ModelFactory
 
 MAX_VERTICES = 10_000_000  # n0, n1 and m above this are refused
 BLOCK_BYTES_PER_PAIR = 200  # memory of a block's dense tables and model per pair (checked)
@@ -456,6 +446,8 @@ def block_factory(
     search (`graph_start_kicks`, `graph_start_patience`) and the general round on a stall
     (`stall_general`)."""
 
+    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
+
     def make(Wb: np.ndarray, deadline: Deadline, slack: float) -> BlockModel:
         model = factory(Wb, deadline, slack)
         if isinstance(model, HighsCutModel):
@@ -490,13 +482,13 @@ def solve_graph(
     value is the crossing number of the order returned, counted from the edges; the bound is
     the sum over blocks of their rounded-up bounds plus, for every free pair split between two
     blocks, its smaller count: a lower bound for any partition into blocks, since an order's
-    cost is its pairs' costs. The status is `certify`'s."""
+    cost is its pairs' costs. The status is `certify`'s. lpcut (numba, HiGHS) is imported only
+    when some block has a free pair."""
     opts = options or LpcutOptions()
     t0 = time.perf_counter()
     deadline = Deadline.after(time_limit)
     sc = SparseCrossings.of(g)
     bl = blocks(sc)
-    factory = lpcut_factory(opts, seed, integral=integral)
     loc = np.full(g.n1, -1, dtype=np.int64)
     for bi, blk in enumerate(bl):
         loc[blk] = bi
@@ -511,23 +503,19 @@ def solve_graph(
                              **lpcut_stats(opts)}  # fmt: skip
     stats["prepare_s"] = time.perf_counter() - t0
     routes: list[str] = []
+    solver = _BlockSolver(g, sc, opts, seed, deadline, fix_forced, integral, tuned, twins)
     for bi, blk in enumerate(bl):
         if free_in[bi] == 0:
             order.extend(int(v) for v in forced_order(sc, blk))
             continue
-        Wb, forced = block_matrix(sc, blk)
-        label = twin_classes(g, blk) if twins else np.arange(len(blk))
-        tm = merge_twins(Wb, label)
-        stats["twins_merged"] += len(blk) - len(tm.members)
-        fac = block_factory(factory, tm.forced if fix_forced else None, tuned)
-        slack = INTEGER_CLOSE_SLACK if integral else block_close_abs(tm.W)
-        out = solve_block(tm.W, fac, "separate", deadline, True, opts.hint, slack)
-        order.extend(int(v) for v in blk[tm.expand(out.order)])
-        bound += (integer_bound(out.bound) if integral else out.bound) + tm.inner
-        proven &= out.proven
+        part, b, ok, out_stats = solver.solve(blk)
+        order.extend(part)
+        bound += b
+        proven &= ok
         stats["solver_blocks"] += 1
         stats["largest_solver_block"] = max(stats["largest_solver_block"], len(blk))
-        for k, v in out.stats.items():
+        stats["twins_merged"] += out_stats.pop("twins_merged")
+        for k, v in out_stats.items():
             if isinstance(v, int | float) and not isinstance(v, bool):
                 stats[k] = stats.get(k, 0) + v
             elif k == "route":
@@ -538,3 +526,37 @@ def solve_graph(
     stats = {**stats, **cert.stats, "routes": routes, "all_blocks_closed": bool(proven)}
     res = SolveResult(cert.status, cert.value, cert.bound, order, "lpcut", 0.0, stats)
     return replace(res, runtime_s=time.perf_counter() - t0)
+
+
+@dataclass
+class _BlockSolver:
+    """lpcut on the blocks of `solve_graph` that have a free pair: twins merged, forced pairs
+    fixed, the tuned rounds; its factory (and with it numba and HiGHS) made at the first."""
+
+    g: OcrGraph
+    sc: SparseCrossings
+    opts: LpcutOptions
+    seed: int | None
+    deadline: Deadline
+    fix_forced: bool
+    integral: bool
+    tuned: bool
+    twins: bool
+    factory: ModelFactory | None = None
+
+    def solve(self, blk: np.ndarray) -> tuple[list[int], float, bool, dict[str, Any]]:
+        """(the block's order as vertex ids, its sound bound, proven, lpcut's stats)."""
+        from schedlab.solvers.sojourn.exact_lpcut import block_close_abs, lpcut_factory
+        from schedlab.solvers.sojourn.lop import INTEGER_CLOSE_SLACK, integer_bound, solve_block
+
+        if self.factory is None:
+            self.factory = lpcut_factory(self.opts, self.seed, integral=self.integral)
+        Wb, _ = block_matrix(self.sc, blk)
+        label = twin_classes(self.g, blk) if self.twins else np.arange(len(blk))
+        tm = merge_twins(Wb, label)
+        fac = block_factory(self.factory, tm.forced if self.fix_forced else None, self.tuned)
+        slack = INTEGER_CLOSE_SLACK if self.integral else block_close_abs(tm.W)
+        out = solve_block(tm.W, fac, "separate", self.deadline, True, self.opts.hint, slack)
+        bound = (integer_bound(out.bound) if self.integral else out.bound) + tm.inner
+        stats = {**out.stats, "twins_merged": len(blk) - len(tm.members)}
+        return [int(v) for v in blk[tm.expand(out.order)]], bound, out.proven, stats

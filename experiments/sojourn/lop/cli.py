@@ -24,8 +24,8 @@ from schedlab.experiments.registry import register_command
 
 
 def _routes() -> tuple[str, ...]:
-    """lpcut's routes (`exact_lpcut.ROUTES`), read when the command needs them."""
-    from schedlab.solvers.sojourn.exact_lpcut import ROUTES
+    """lpcut's routes (`lpcut_options.ROUTES`), read when the command needs them."""
+    from schedlab.solvers.sojourn.lpcut_options import ROUTES
 
     return ROUTES
 
@@ -46,9 +46,8 @@ def solve_file(
     path: Path, *, time_limit: float | None, seed: int | None, route: str, fix_forced: bool
 ) -> dict[str, Any]:
     """Read `path` (either format) and solve it; the JSON object `lop solve` prints."""
-    from schedlab.solvers.sojourn.exact_lpcut import LpcutOptions
     from schedlab.solvers.sojourn.lop_graph import is_ocr_text, parse_ocr_text, solve_graph
-    from schedlab.solvers.sojourn.lop_matrix import parse_lop_text, solve_lop_benchmark
+    from schedlab.solvers.sojourn.lpcut_options import LpcutOptions
     from schedlab.solvers.validate import read_text_file
 
     text = read_text_file(path, "a LOLIB matrix or a PACE .gr graph")
@@ -59,7 +58,9 @@ def solve_file(
         r = solve_graph(g, time_limit=time_limit, seed=seed, options=opts, fix_forced=fix_forced)
         head = {"format": "pace-ocr", "sense": "min", "n": g.n1, "n0": g.n0, "m": g.m}
         order = g.ids_of(r.solution)
-    else:
+    else:  # the matrix reader and solver load lpcut (numba, HiGHS) whatever the matrix
+        from schedlab.solvers.sojourn.lop_matrix import parse_lop_text, solve_lop_benchmark
+
         M = parse_lop_text(text, str(path))
         del text
         r = solve_lop_benchmark(M, time_limit=time_limit, seed=seed, options=opts)
