@@ -120,6 +120,7 @@ def test_heuristic_is_feasible_and_never_better_than_the_optimum(subject, method
             database=None,
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
         )
+
         # a fresh function each round: settings() marks the function it decorates, and a
         # second decoration of one function is refused
         def round_check(data: st.DataObject) -> None:
