@@ -23,7 +23,8 @@ import numpy as np
 from schedlab.solvers.kernels.jit import pick
 
 AUTO_VECTOR_MAX = 4_000_000  # 'auto': the vectorised kernels up to this many candidates / edges
-VECTOR_CHUNK = 1 << 20  # candidate pairs per chunk of the vectorised enumeration (bounded memory)
+VECTOR_CHUNK = 1 << 22  # neighbour look-ups per chunk of the vectorised enumeration: a
+# position's candidates times its vertex's degree bound them: bounded memory on dense graphs
 
 
 def _below(nbr, lo, hi, a, strict):
@@ -164,11 +165,12 @@ def _pair_costs_vec(ptr: np.ndarray, nbr: np.ndarray, keys: np.ndarray, big: int
 
 def _overlaps_vec(order: np.ndarray, left: np.ndarray, right: np.ndarray, ptr: np.ndarray,
                   nbr: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, ...]:  # fmt: skip
-    """`_overlaps` on whole arrays, VECTOR_CHUNK candidates at a time; the pairs come in the
-    loops' order (by position of u in `order`, then of v)."""
+    """`_overlaps` on whole arrays, about VECTOR_CHUNK neighbour look-ups at a time (a pair
+    looks up the smaller degree's neighbours, at most u's degree); the pairs come in the loops'
+    order (by position of u in `order`, then of v)."""
     big = int(nbr.max()) + 2 if len(nbr) else 1
     keys = np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr)) * big + nbr
-    cum = np.cumsum(counts)
+    cum = np.cumsum(counts * np.diff(ptr)[order])
     parts = []
     p0, n = 0, len(order)
     while p0 < n:

@@ -106,3 +106,28 @@ def test_a_graph_without_an_lp_block_never_loads_numba_or_highs(tmp_path):
     assert json.loads(runs["easy"]) == ["optimal", 0, False, False]
     status, solver_blocks, numba_loaded, _ = json.loads(runs["hard"])
     assert status == "optimal" and solver_blocks >= 1 and numba_loaded
+
+
+def test_the_vectorised_enumeration_bounds_each_chunks_look_ups(monkeypatch):
+    # a chunk looks up at most about VECTOR_CHUNK neighbours (candidates times u's degree),
+    # whatever the degrees: dense graphs do not grow its arrays past that
+    g = random_ocr_graph(30, 40, 11, mean_degree=8.0, span=20)
+    act = np.nonzero(np.diff(g.ptr) > 0)[0]
+    deg = np.diff(g.ptr)
+    seen = []
+    real = crossings._pair_costs_vec
+
+    def spy(ptr, nbr, keys, big, u, v):
+        seen.append(int(np.minimum(deg[u], deg[v]).sum()))
+        return real(ptr, nbr, keys, big, u, v)
+
+    monkeypatch.setattr(crossings, "_pair_costs_vec", spy)
+    monkeypatch.setattr(crossings, "VECTOR_CHUNK", 60)
+    got = overlapping_pairs(g.ptr, g.nbr, act, backend="vector")
+    ref = overlapping_pairs(g.ptr, g.nbr, act, backend="numpy")
+    assert all(np.array_equal(x, y) for x, y in zip(ref, got, strict=True))
+    left, right = crossings.spans(g.ptr, g.nbr)
+    order = act[np.lexsort((right[act], left[act]))]
+    weight = crossings._count_overlaps_vec(order, left, right) * deg[order]
+    widest = int(weight.max())  # one position alone may exceed the chunk
+    assert len(seen) > 3 and max(seen) <= max(60, widest) < int(weight.sum()) // 4
