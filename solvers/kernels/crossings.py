@@ -169,8 +169,9 @@ def _overlaps_vec(order: np.ndarray, left: np.ndarray, right: np.ndarray, ptr: n
     looks up the smaller degree's neighbours, at most u's degree); the pairs come in the loops'
     order (by position of u in `order`, then of v)."""
     big = int(nbr.max()) + 2 if len(nbr) else 1
-    keys = np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr)) * big + nbr
-    cum = np.cumsum(counts * np.diff(ptr)[order])
+    deg = np.diff(ptr)
+    keys = np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), deg) * big + nbr
+    cum = np.cumsum(counts * deg[order])
     parts = []
     p0, n = 0, len(order)
     while p0 < n:
@@ -251,8 +252,9 @@ def overlapping_pairs(
         if backend == "vector" or int(counts.sum()) <= AUTO_VECTOR_MAX:
             u, v, cuv, cvu = _overlaps_vec(order, left, right, ptr, nbr, counts)
             return u, v, cuv, cvu
-        backend = "cpu"
-    counts = pick(_PLAIN, "count_overlaps", backend)(order, left, right)
+        backend = "cpu"  # too many candidates for whole arrays: the loops, on the same counts
+    else:
+        counts = pick(_PLAIN, "count_overlaps", backend)(order, left, right)
     start = np.zeros(len(order) + 1, dtype=np.int64)
     np.cumsum(counts, out=start[1:])
     size = int(start[-1])

@@ -323,9 +323,10 @@ GRAPH_IPM_SWITCH_RATIO = 3.0  # a simplex round of a sparse block slower per row
 # the block's other rounds (`HighsCutModel.ipm_switch_ratio`): the warm rounds of the blocks
 # where the simplex paid took 0.1-1.4 times the first round's time per row (PACE #51-#54,
 # #59-#61, #66, #67, #73: up to 2.2 on its second and third), #58's second 6.1 (each block's
-# rounds logged, 2026-12-02). It replaced a fixed 40 microseconds per row, set on a faster
-# machine, which on this slower one switched #60 and #67 where the simplex paid (#60: 54.4
-# CPU s against 12.7 without the switch) (docs/sojourn.md)
+# rounds logged, 2026-12-02); one of #62's blocks also reaches 6.1 and is switched although
+# its simplex would have paid, at a cost of about 2 s. It replaced a fixed 40 microseconds per
+# row, set on a faster machine, which on a slower one switched #60 and #67 where the simplex
+# paid (#60: 54.4 CPU s against 12.7 without the switch) (docs/sojourn.md)
 
 
 GRAPH_START_KICKS = 1000  # kicks of the iterated insertion search from the starting order before
