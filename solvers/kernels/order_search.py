@@ -8,6 +8,8 @@ it is no worse (a plateau walk); the kicks are drawn beforehand from a seeded nu
 both backends follow the same path. `multistart` runs it from `starts` rotations of one order:
 on orders with one large preference cycle the good orders cut the cycle in different places,
 which single-job and segment moves do not reach from a poor cut.
+`job_descent` is the other descent rule, the one of `lop.insertion_descent` (sweeps over the
+jobs, not the positions), compiled with the same moves.
 Backend 'cpu' (numba) or 'numpy' (the same loops in plain Python: the reference for tests).
 """
 
@@ -54,6 +56,52 @@ def _descend(D, o, thr):
                 total += best
                 moved = True
     return total
+
+
+def _descend_jobs(D, o, thr, max_sweeps):
+    """`lop.insertion_descent`'s rule: each sweep takes the jobs in the order they had at its
+    start; a job moves to its best place behind (the first minimum of the running sums, if
+    below -thr), unless its best place in front (the nearest minimum) is lower by more than
+    thr; at most `max_sweeps` sweeps. Returns the number of sweeps that moved a job."""
+    n = len(o)
+    snap = o.copy()
+    sweeps = 0
+    for _ in range(max_sweeps):
+        moved = False
+        snap[:] = o
+        for i in range(n):
+            job = snap[i]
+            x = 0
+            while o[x] != job:
+                x += 1
+            best, to = 0.0, x
+            s, low, at = 0.0, np.inf, -1
+            for k in range(x + 1, n):
+                s += D[o[k], job]
+                if s < low:
+                    low, at = s, k
+            if at >= 0 and low < best - thr:
+                best, to = low, at
+            s, low, at = 0.0, np.inf, -1
+            for k in range(x - 1, -1, -1):
+                s -= D[o[k], job]
+                if s < low:
+                    low, at = s, k
+            if at >= 0 and low < best - thr:
+                best, to = low, at
+            if to > x:
+                for k in range(x, to):
+                    o[k] = o[k + 1]
+            else:
+                for k in range(x, to, -1):
+                    o[k] = o[k - 1]
+            if to != x:
+                o[to] = job
+                moved = True
+        if not moved:
+            break
+        sweeps += 1
+    return sweeps
 
 
 def _segment_move(D, o, out, a, length, b):
@@ -117,6 +165,7 @@ def _iterate(D, cur, best, kicks, thr, patience):
 
 _PLAIN: dict[str, Callable[..., Any]] = {
     "descend": _descend,
+    "descend_jobs": _descend_jobs,
     "segment_move": _segment_move,
     "iterate": _iterate,
 }
@@ -143,6 +192,20 @@ def descend(
     max|W|, the threshold of `lop.insertion_descent`)."""
     D, o, thr = _prepare(W, order)
     _kernel("descend", backend)(D, o, thr)
+    return o
+
+
+def job_descent(
+    W: np.ndarray, order: np.ndarray | Sequence[int], max_sweeps: int = 50, *,
+    backend: str = "cpu",
+) -> np.ndarray:  # fmt: skip
+    """`lop.insertion_descent` compiled: the same moves in the same order (sweeps over the jobs
+    as they stood, best place behind unless the best in front is lower by more than 1e-13
+    max|W|), so the same local optimum, to the last bit (the running sums are those of its
+    cumsums); `descend` is a different rule (first improvement by position)."""
+    D, o, thr = _prepare(W, order)
+    if len(o) > 1:
+        _kernel("descend_jobs", backend)(D, o, thr, int(max_sweeps))
     return o
 
 

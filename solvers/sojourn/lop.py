@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.kernels.order_search import descend
+from schedlab.solvers.kernels.order_search import descend, job_descent
 from schedlab.solvers.result import PROOF_TOL, SolveResult, solution_result
 from schedlab.solvers.sojourn.batch import evaluate_orders, linear_ordering_weights
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING, Objective, evaluate
@@ -234,7 +234,7 @@ def rounded_order(W: np.ndarray, Y: np.ndarray) -> list[int]:
     """An order from a fractional tournament Y (Y[a, b]: share of a before b): jobs by their
     'before' mass, then insertion descent on the pair costs W (lpcut's LP and packing duals),
     by the compiled descent (`order_search.descend`): it runs after every LP round, and with
-    the Python loop of `insertion_descent` the local searches took 3.47 CPU s of PACE #60's
+    the numpy loop `insertion_descent` then was, the local searches took 3.47 CPU s of PACE #60's
     solve and 1.94 of #61's, against 1.70 and 0.69 with it (in-process; docs/sojourn.md)."""
     rank = np.argsort(-Y.sum(axis=1), kind="stable")
     return [int(i) for i in descend(W, rank)]
@@ -245,30 +245,11 @@ def insertion_descent(W: np.ndarray, order: Sequence[int], max_sweeps: int = 50)
 
     Moving the job at position x behind position y changes the cost by
     sum_{x<k<=y} (W[o_k, o_x] - W[o_x, o_k]) (and symmetrically forward); each job in turn
-    takes its best move while one lowers the cost by more than 1e-13 max|W|.
+    takes its best move while one lowers the cost by more than 1e-13 max|W|. Compiled
+    (`order_search.job_descent`, the same moves): as a numpy loop it took 0.73 CPU s of PACE
+    #61's in-process solve of 5.4 s, 0.30 of #52's 2.8 (2026-12-02; docs/sojourn.md).
     """
-    o = list(order)
-    thr = 1e-13 * float(np.max(np.abs(W))) if W.size else 0.0
-    for _ in range(max_sweeps):
-        moved = False
-        for job in list(o):
-            x = o.index(job)
-            oa = np.asarray(o, dtype=np.int64)
-            delta = W[oa, job] - W[job, oa]  # job passing behind o_k: W[o_k, job] - W[job, o_k]
-            fwd = np.cumsum(delta[x + 1 :])
-            back = np.cumsum(-delta[:x][::-1])
-            best, to = 0.0, x
-            if len(fwd) and fwd.min() < best - thr:
-                best, to = float(fwd.min()), x + 1 + int(fwd.argmin())
-            if len(back) and back.min() < best - thr:
-                best, to = float(back.min()), x - 1 - int(back.argmin())
-            if to != x:
-                o.pop(x)
-                o.insert(to, job)
-                moved = True
-        if not moved:
-            break
-    return o
+    return [int(i) for i in job_descent(W, order, max_sweeps)]
 
 
 def solve_block(

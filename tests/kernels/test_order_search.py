@@ -16,6 +16,7 @@ from schedlab.solvers.kernels.order_search import (
     _segment_move,
     descend,
     iterated_search,
+    job_descent,
     kicks,
     multistart,
 )
@@ -50,6 +51,47 @@ def test_descent_is_a_local_optimum_and_backends_agree(seed: int) -> None:
     assert cost <= _cost(W, start)
     for x, to in itertools.permutations(range(25), 2):  # no insertion move improves it
         assert _cost(W, _moved(out, x, to)) >= cost - 1e-12
+
+
+def _vectorised_job_descent(W: np.ndarray, order: list[int], max_sweeps: int = 50) -> list[int]:
+    """The numpy form `lop.insertion_descent` had before it was compiled: the reference."""
+    o = list(order)
+    thr = 1e-13 * float(np.max(np.abs(W))) if W.size else 0.0
+    for _ in range(max_sweeps):
+        moved = False
+        for job in list(o):
+            x = o.index(job)
+            oa = np.asarray(o, dtype=np.int64)
+            delta = W[oa, job] - W[job, oa]
+            fwd = np.cumsum(delta[x + 1 :])
+            back = np.cumsum(-delta[:x][::-1])
+            best, to = 0.0, x
+            if len(fwd) and fwd.min() < best - thr:
+                best, to = float(fwd.min()), x + 1 + int(fwd.argmin())
+            if len(back) and back.min() < best - thr:
+                best, to = float(back.min()), x - 1 - int(back.argmin())
+            if to != x:
+                o.pop(x)
+                o.insert(to, job)
+                moved = True
+        if not moved:
+            break
+    return o
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_job_descent_makes_the_vectorised_forms_moves(seed: int) -> None:
+    # the same local optimum, to the order: random floats, integer counts with many ties
+    # (equal running sums: the first minimum behind, the nearest in front), a sweep limit
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    W = _matrix(n, seed) if seed % 2 else rng.integers(0, 3, (n, n)).astype(float)
+    np.fill_diagonal(W, 0.0)
+    start = rng.permutation(n).tolist()
+    for sweeps in (1, 2, 50):
+        want = _vectorised_job_descent(W, start, sweeps)
+        assert job_descent(W, start, sweeps).tolist() == want
+        assert job_descent(W, start, sweeps, backend="numpy").tolist() == want
 
 
 @pytest.mark.parametrize("seed", range(6))
