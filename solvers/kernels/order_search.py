@@ -23,6 +23,19 @@ import numpy as np
 from schedlab.solvers.kernels.jit import pick
 
 
+def _move(o, x, to, job):
+    """Take `job` from position x of o and put it at position `to` (the jobs between shift by
+    one); True when it moved."""
+    if to > x:
+        for k in range(x, to):
+            o[k] = o[k + 1]
+    else:
+        for k in range(x, to, -1):
+            o[k] = o[k - 1]
+    o[to] = job
+    return to != x
+
+
 def _descend(D, o, thr):
     n = len(o)
     total = 0.0
@@ -45,14 +58,7 @@ def _descend(D, o, thr):
                 if s < best:
                     best = s
                     to = k
-            if to > x:
-                for k in range(x, to):
-                    o[k] = o[k + 1]
-            else:
-                for k in range(x, to, -1):
-                    o[k] = o[k - 1]
-            if to != x:
-                o[to] = job
+            if _move(o, x, to, job):
                 total += best
                 moved = True
     return total
@@ -62,10 +68,9 @@ def _descend_jobs(D, o, thr, max_sweeps):
     """`lop.insertion_descent`'s rule: each sweep takes the jobs in the order they had at its
     start; a job moves to its best place behind (the first minimum of the running sums, if
     below -thr), unless its best place in front (the nearest minimum) is lower by more than
-    thr; at most `max_sweeps` sweeps. Returns the number of sweeps that moved a job."""
+    thr; at most `max_sweeps` sweeps, fewer when one moves no job."""
     n = len(o)
     snap = o.copy()
-    sweeps = 0
     for _ in range(max_sweeps):
         moved = False
         snap[:] = o
@@ -89,19 +94,10 @@ def _descend_jobs(D, o, thr, max_sweeps):
                     low, at = s, k
             if at >= 0 and low < best - thr:
                 best, to = low, at
-            if to > x:
-                for k in range(x, to):
-                    o[k] = o[k + 1]
-            else:
-                for k in range(x, to, -1):
-                    o[k] = o[k - 1]
-            if to != x:
-                o[to] = job
+            if _move(o, x, to, job):
                 moved = True
         if not moved:
             break
-        sweeps += 1
-    return sweeps
 
 
 def _segment_move(D, o, out, a, length, b):
@@ -164,6 +160,7 @@ def _iterate(D, cur, best, kicks, thr, patience):
 
 
 _PLAIN: dict[str, Callable[..., Any]] = {
+    "move": _move,
     "descend": _descend,
     "descend_jobs": _descend_jobs,
     "segment_move": _segment_move,
