@@ -439,13 +439,17 @@ def merge_twins(Wb: np.ndarray, label: np.ndarray) -> TwinMerge:
     return TwinMerge(M, (M == 0) & (M.T > 0), members, inner)
 
 
+GRAPH_STALL_SEARCH_SHARE = 1.0  # crossing blocks whose LP rounds stall short of the best
+# order search for up to their LP seconds again before the MIP (`HighsCutModel.stall_search`)
+
+
 def block_factory(
     factory: ModelFactory, forced: np.ndarray | None, tuned: bool = True
 ) -> ModelFactory:
     """`factory`'s block models with the block's forced pairs fixed (`fix_forced`) and, with
     `tuned`, the LP rounds of crossing blocks (GRAPH_PER_PAIR, `graph_lp_solver`), the start
-    search (`graph_start_kicks`, `graph_start_patience`) and the general round on a stall
-    (`stall_general`)."""
+    search (`graph_start_kicks`, `graph_start_patience`), the general round on a stall
+    (`stall_general`) and the search after one (`GRAPH_STALL_SEARCH_SHARE`)."""
 
     from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
 
@@ -462,6 +466,7 @@ def block_factory(
                 model.start_kicks = graph_start_kicks(Wb.shape[0], solver)
                 model.start_patience = graph_start_patience(Wb.shape[0], solver)
                 model.stall_general = True
+                model.stall_search_share = GRAPH_STALL_SEARCH_SHARE
         return model
 
     return make

@@ -284,6 +284,55 @@ def test_the_start_search_reaches_the_proven_optimum_of_a_hard_block(seed):
     assert model.order_cost == r.value == r.bound
 
 
+@pytest.mark.parametrize("seed", [8, 10, 11, 12])
+def test_the_stall_search_closes_a_stalled_block_at_the_proven_optimum(seed):
+    # `HighsCutModel.stall_search`, as after LP rounds that stalled with the bound at the
+    # optimum (that of lpcut's own proof, below) and the best order above it (the descent's
+    # start, 1-2 crossings above): it searches until the order meets the bound, then the block
+    # is closed without a MIP
+    from schedlab.solvers.sojourn.exact_lpcut import STALL_SEARCH_CHUNK, HighsCutModel
+    from schedlab.solvers.sojourn.lop import insertion_descent
+
+    g = random_ocr_graph(60, 60, seed, mean_degree=3.0, span=25, isolated_share=0.0)
+    sc = SparseCrossings.of(g)
+    W, forced = block_matrix(sc, sc.active)
+    r = solve_graph(g, time_limit=60, seed=0)
+    assert r.status is Status.OPTIMAL
+    start = insertion_descent(W, list(range(W.shape[0])))
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
+    model._offer(start)
+    assert model.order_cost > r.value
+    model.best_lb, model.lp_stalled, model.lp_s = r.bound - 0.25, True, 60.0
+    assert model.stall_search(NO_DEADLINE) == {}  # not asked for: lpcut's default
+    model.stall_search_share = 1.0
+    stats = model.stall_search(NO_DEADLINE)
+    assert stats["stall_search_closed"] == 1 and model.closed_by_lp
+    assert stats["stall_search_kicks"] == STALL_SEARCH_CHUNK  # it stopped once closed
+    assert model.order is not None and sorted(model.order) == list(range(W.shape[0]))
+    assert model.order_cost == r.value
+
+
+def test_the_stall_search_keeps_to_its_share_when_the_bound_is_short():
+    # a bound below the optimum: no order meets it, so the search runs its budget out (a
+    # share of the LP rounds' seconds) and the block stays open for the MIP; never below the
+    # subset DP's optimum
+    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
+    from schedlab.solvers.sojourn.lop import insertion_descent
+
+    g = random_ocr_graph(14, 11, 403, mean_degree=2.6, span=6, isolated_share=0.0)
+    sc = SparseCrossings.of(g)
+    W, forced = block_matrix(sc, sc.active)
+    opt = subset_dp(W)
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
+    model._offer(insertion_descent(W, list(range(W.shape[0]))[::-1]))
+    model.best_lb, model.lp_stalled, model.lp_s = opt - 3.0, True, 0.2
+    model.stall_search_share = 1.0
+    stats = model.stall_search(NO_DEADLINE)
+    assert stats["stall_search_closed"] == 0 and not model.closed_by_lp
+    assert 0.2 <= stats["stall_search_s"] < 5.0
+    assert model.order_cost == opt  # found on the way, not proven
+
+
 def test_twins_merge_into_one_vertex_with_summed_costs():
     # free vertices 4, 5 and 7 on fixed {1, 3} (twins: one class, block positions 0, 1, 3), 6 on
     # {2}; c(class before 6) sums its members' counts, inside the class c(u, v) = c(v, u) = 1
