@@ -52,7 +52,6 @@ from typing import Any, Literal
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.kernels.cycle_rows import tight_cycles
 from schedlab.solvers.kernels.order_search import iterated_search, kicks, multistart
 from schedlab.solvers.kit.forked import Report, forking_available, run_forked
 from schedlab.solvers.kit.mip import interrupt_after
@@ -137,15 +136,30 @@ def incumbent_cycles(
     """Cycles (a, b, c) = a -> b -> c -> a violated by the fractional tournament Y among the
     triangle rows tight at `order` (a before b before c there), at most `per_pair` per pair
     (a, c) that Y reverses: the most violated, ties to the middle jobs whose pairs cost most
-    to reverse (D: scaled W - W.T), then to the earlier middle job. Only these rows can carry
-    the dual certificate of an optimal `order` (complementary slackness), so they are separated
-    first. Compiled (`kernels.cycle_rows`): as numpy loops over p it took 0.3-0.5 CPU s of the
-    in-process solves of PACE #43, #51, #52, #61, and numpy's partial sort broke ties in no
-    fixed way."""
+    to reverse (D: scaled W - W.T). Only these rows can carry the dual certificate of an
+    optimal `order` (complementary slackness), so they are separated first."""
     o = np.asarray(order, dtype=np.int64)
+    n = len(o)
     Yp = Y[np.ix_(o, o)]
     Dp = D[np.ix_(o, o)]  # Dp[p, q] < 0: p first is cheaper; reversing (p, q) costs -Dp[p, q]
-    return o[tight_cycles(Yp, Dp, per_pair, VIOL_TOL)]
+    out: list[np.ndarray] = []
+    for p in range(n - 2):
+        rs = np.nonzero(Yp[p + 2 :, p] > VIOL_TOL)[0] + p + 2  # r (partly) before p
+        if not len(rs):
+            continue
+        q = np.arange(p + 1, n)[:, None]
+        V = Yp[p, p + 1 :][:, None] + Yp[p + 1 :][:, rs] + Yp[rs, p][None, :]
+        score = V - 1e-4 * (Dp[p, p + 1 :][:, None] + Dp[p + 1 :][:, rs])
+        score = np.where((q < rs[None, :]) & (V > 2.0 + VIOL_TOL), score, -np.inf)
+        k = min(per_pair, score.shape[0])
+        top = np.argpartition(-score, k - 1, axis=0)[:k] if k < score.shape[0] else None
+        top = np.argsort(-score, axis=0)[:k] if top is None else top
+        cols = np.broadcast_to(np.arange(len(rs)), top.shape)
+        ok = np.isfinite(score[top, cols])
+        out.append(np.stack([np.full(ok.sum(), p), top[ok] + p + 1, rs[cols[ok]]], axis=1))
+    if not out:
+        return np.zeros((0, 3), dtype=np.int64)
+    return o[np.concatenate(out)]
 
 
 def lagrangian_value(
