@@ -2,8 +2,8 @@
 registered benchmarks.
 
 Benchmark-specific options (`--lop-dir`, `--json`) are passed through as keyword arguments to
-the named benchmarks whose `run` takes them (`bench_exact`); naming one that does not is a usage
-error (exit 2).
+the named benchmarks whose `run` takes them (`bench_exact`; `--lop-dir` also `bench_ladders`);
+naming one that does not is a usage error (exit 2).
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ def main() -> None:
         "--lop-dir",
         metavar="DIR",
         help="bench_exact: run lpcut's routes on every linear-ordering matrix file in DIR "
-        "(first token n, then the n x n matrix row by row) and print a table",
+        "(first token n, then the n x n matrix row by row) and print a table; bench_ladders: "
+        "the triangle and ladder LPs of every PACE .gr file in DIR",
     )
     ap.add_argument(
         "--json",
