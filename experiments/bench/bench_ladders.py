@@ -20,7 +20,9 @@ LPs at the sizes tried), or every PACE 2024 `.gr` file in DIR.
 from __future__ import annotations
 
 import math
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,7 @@ from schedlab.experiments.registry import register_benchmark
 from schedlab.solvers.errors import InvalidInput
 
 ROUNDS = 10  # ladder rounds at most
+MAX_TRIANGLE_ROUNDS = 300  # triangle rounds at most, so that a hard LP ends
 LADDER_CUTS = 3000  # ladders added per round at most, the most violated
 LADDER_TOP = 1000  # sides tried two by two per middle arc (`violated_ladders`' top): at the
 # simplex vertex of PACE #68's LP where lpcut's rounds stall, 1,782 cuts in 24 s (300: 386)
@@ -40,6 +43,10 @@ SEARCH_KICKS = 2000  # kicks of the iterated insertion search for the best order
 DENSE_IO = ((60, 2),)  # (n, seed) of `lop_matrix.dense_io_matrix`: its triangle LP is 127.25
 # below the optimum, which the ladders reach (tests/bench/test_bench_ladders.py)
 UNIFORM = ((40, 3), (60, 4))  # (n, seed) of `uniform_matrix`
+
+
+def _stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
 class CutLp:
@@ -118,16 +125,26 @@ class LadderRun:
     ladder_rounds: int
     separate_s: float
     lp_s: float
+    triangle_complete: bool = True  # no 3-cycle violated at the triangle LP (else "(open)")
 
     def row(self) -> dict[str, Any]:
         gap = self.best - self.triangle_lp
         closed = (self.ladder_lp - self.triangle_lp) / gap if gap > 1e-9 else math.nan
-        return {"instance": self.name, "block n": self.n, "free pairs": self.free_pairs,
-                "triangle LP": f"{self.triangle_lp:,.2f}", "with ladders": f"{self.ladder_lp:,.2f}",
-                "best order": f"{self.best:,.0f}", "gap closed": f"{100 * closed:.0f}%",
-                "triangle rows": self.triangle_rows, "ladder rows": self.ladder_rows,
-                "ladder rounds": self.ladder_rounds, "separation s": f"{self.separate_s:.1f}",
-                "LP s": f"{self.lp_s:.1f}"}  # fmt: skip
+        triangle = f"{self.triangle_lp:,.2f}" + ("" if self.triangle_complete else " (open)")
+        return {
+            "instance": self.name,
+            "block n": self.n,
+            "free pairs": self.free_pairs,
+            "triangle LP": triangle,
+            "with ladders": f"{self.ladder_lp:,.2f}",
+            "best order": f"{self.best:,.0f}",
+            "gap closed": f"{100 * closed:.0f}%",
+            "triangle rows": self.triangle_rows,
+            "ladder rows": self.ladder_rows,
+            "ladder rounds": self.ladder_rounds,
+            "separation s": f"{self.separate_s:.1f}",
+            "LP s": f"{self.lp_s:.1f}",
+        }
 
 
 def largest_block(g: Any) -> tuple[np.ndarray, np.ndarray, float]:
@@ -151,21 +168,28 @@ def largest_block(g: Any) -> tuple[np.ndarray, np.ndarray, float]:
 
 
 def measure(name: str, W: np.ndarray, forced: np.ndarray, inner: float = 0.0,
-            rounds: int = ROUNDS) -> LadderRun:  # fmt: skip
+            rounds: int = ROUNDS, log: Callable[[str], None] = _stderr) -> LadderRun:  # fmt: skip
     """The triangle LP of the block W (forced pairs fixed; `inner` added to every value),
-    then the ladder rounds (module docstring)."""
+    then `rounds` ladder rounds, each solved (module docstring); `log` gets a line per LP.
+    Triangle rounds stop at MAX_TRIANGLE_ROUNDS: then no ladder round runs and the run says
+    the triangle LP is not complete."""
     from schedlab.solvers.kernels.ladders import LADDER_RHS, ladder_arcs, violated_ladders
     from schedlab.solvers.kernels.order_search import iterated_search, kicks
     from schedlab.solvers.sojourn.lop import lop_cost, rounded_order
 
     lp = CutLp(W, forced)
-    sep = lp_s = 0.0
-    value, Y, done = math.nan, None, 0
+    clock = {"separate": 0.0, "lp": 0.0}
+    value, Y, done, complete = math.nan, None, 0, False
+    triangle_value, triangle_rows = math.nan, 0
     for phase in ("triangles", "ladders"):
-        while phase == "triangles" or done < rounds:
+        for r in range(MAX_TRIANGLE_ROUNDS if phase == "triangles" else rounds + 1):
             t = time.perf_counter()
             value, Y = lp.solve()
-            lp_s += time.perf_counter() - t
+            clock["lp"] += time.perf_counter() - t
+            log(f"[bench_ladders] {name}: {phase} round {r}, LP {value + inner:,.3f}, "
+                f"{sum(lp.rows.values()):,} rows")  # fmt: skip
+            if phase == "ladders" and done == rounds:
+                break
             t = time.perf_counter()
             tri = triangle_arcs(Y)
             lad = np.zeros((0, 11, 2), dtype=np.int64)
@@ -173,20 +197,24 @@ def measure(name: str, W: np.ndarray, forced: np.ndarray, inner: float = 0.0,
                 nodes, rev, _ = violated_ladders(Y, top=LADDER_TOP, max_cuts=LADDER_CUTS,
                                                  per_center=LADDER_PER_CENTER)  # fmt: skip
                 lad = ladder_arcs(nodes, rev)
-            sep += time.perf_counter() - t
+            clock["separate"] += time.perf_counter() - t
             if not len(tri) and not len(lad):
+                complete = complete or phase == "triangles"
                 break
             lp.add(tri, 2.0, "triangles")
             lp.add(lad, LADDER_RHS, "ladders")
             done += phase == "ladders"
         if phase == "triangles":
             triangle_value, triangle_rows = value, lp.rows["triangles"]
+            if not complete:  # the rows added by the last round were not solved
+                break
     assert Y is not None
     order = rounded_order(W, Y)
     best = iterated_search(W, order, kicks(len(order), SEARCH_KICKS, 10, 0))
     return LadderRun(name, W.shape[0], int(np.triu(~forced & ~forced.T, 1).sum()),
                      triangle_value + inner, value + inner, lop_cost(W, best) + inner,
-                     triangle_rows, lp.rows["ladders"], done, sep, lp_s)  # fmt: skip
+                     triangle_rows, lp.rows["ladders"], done, clock["separate"], clock["lp"],
+                     complete)  # fmt: skip
 
 
 def uniform_matrix(n: int, seed: int) -> np.ndarray:

@@ -41,7 +41,7 @@ def test_on_a_uniform_matrix_the_ladders_raise_the_bound_and_stay_below_the_opti
     opt = _proven_min(W)
     assert opt == 7_909.0 and run.best >= opt
     assert run.triangle_lp == pytest.approx(7_886.5, abs=1e-6)
-    assert run.ladder_lp == pytest.approx(7_901.0 + 1.0 / 3.0, abs=1e-6)  # 65% of the gap
+    assert run.ladder_lp == pytest.approx(55_347.0 / 7.0, abs=1e-6)  # 90% of the gap
     assert run.ladder_lp <= opt + 1e-6 and run.ladder_rounds == 2
 
 
@@ -65,3 +65,15 @@ def test_the_registered_quick_run_prints_the_dense_row(capsys):
     BENCHMARKS.get("bench_ladders").obj(quick=True)
     out = capsys.readouterr().out
     assert "dense io n=60 seed=2" in out and "139,806.75" in out and "100%" in out
+
+
+def test_a_triangle_lp_cut_short_says_so_and_runs_no_ladder_round(monkeypatch):
+    import schedlab.experiments.bench.bench_ladders as bench
+
+    monkeypatch.setattr(bench, "MAX_TRIANGLE_ROUNDS", 2)
+    W = dense_io_matrix(60, 2)
+    lines: list[str] = []
+    run = bench.measure("io", W, np.zeros(W.shape, dtype=bool), log=lines.append)
+    assert not run.triangle_complete and run.ladder_rounds == 0 and run.ladder_rows == 0
+    assert run.triangle_lp < 139_806.75 and run.row()["triangle LP"].endswith("(open)")
+    assert len(lines) == 2 and "triangles round 1" in lines[-1]
