@@ -51,7 +51,7 @@ def test_a_crossing_block_keeps_its_forced_pairs_and_its_twins_inner_crossings()
     run = measure("graph", W, forced, inner)
     assert forced.any() and run.free_pairs < W.shape[0] * (W.shape[0] - 1) // 2
     assert run.triangle_lp == pytest.approx(run.best)  # integral here: no ladder needed
-    assert run.ladder_rows == 0
+    assert run.ladder_rows == 0 and run.row()["gap closed"] == "-"
 
 
 def test_a_folder_without_graphs_is_refused_with_the_flag_named(tmp_path):
