@@ -5,10 +5,10 @@ Arrays in, arrays out, no subject. Y[u, v] in [0, 1] is the weight of "u before 
 fractional tournament: Y[u, v] + Y[v, u] = 1 off the diagonal). The ladder on the nodes
 (m_t, m_b, l_b, l_t, r_b, r_t) is the digraph of the 11 arcs LADDER_ARCS, the union of five
 dicycles (m_t l_t l_b, m_t r_t r_b, m_b l_b m_t, m_b r_b m_t and the 4-cycle r_b l_t l_b r_t),
-and every order puts at most LADDER_RHS = 11 - (5 + 1) / 2 = 8 of its arcs forward. The tests
-check this by enumerating the 720 orders of six nodes, and that the 18 orders that put 8
-forward span a 14-dimensional affine space: a facet of the 15-dimensional polytope. No other
-fact about these inequalities is used here. Its reverse (every arc turned round) is not
+and every order puts at most LADDER_RHS = 8 of its arcs forward. The tests check this by
+enumerating the 720 orders of six nodes, and that the 18 orders that put 8 forward span a
+14-dimensional affine space while all 720 span 15: a facet of the polytope. No other fact
+about these inequalities is used here. Its reverse (every arc turned round) is not
 isomorphic to it, so both orientations are separated; its only other automorphism swaps l
 and r, so each inequality is found once per orientation.
 

@@ -36,8 +36,9 @@ def test_every_order_keeps_the_ladder_inequality_and_its_roots_span_a_facet():
     assert max(c for c, _ in counts) == LADDER_RHS == 8
     roots = np.array([x for c, x in counts if c == 8])
     assert len(roots) == 18
-    # 15 pair variables, so a facet's roots span an affine space of dimension 14
-    assert np.linalg.matrix_rank(roots[1:] - roots[0]) == 14
+    every = np.array([x for _, x in counts])
+    assert np.linalg.matrix_rank(every[1:] - every[0]) == 15  # the polytope's dimension
+    assert np.linalg.matrix_rank(roots[1:] - roots[0]) == 14  # so the roots span a facet
 
 
 def test_the_ladder_has_one_automorphism_besides_the_identity_and_is_not_its_reverse():
