@@ -184,8 +184,10 @@ def violated_ladders(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The ladders violated by more than `tol` on the fractional tournament Y (n x n), most
     violated first: their nodes (k x 6, columns m_t, m_b, l_b, l_t, r_b, r_t), whether each is
-    the reversed ladder (k, bool: every arc turned round) and its violation (k). At most
-    `max_cuts` are searched for; `ladder_arcs` gives each one's arcs."""
+    the reversed ladder (k, bool: every arc turned round) and its violation (k);
+    `ladder_arcs` gives each one's arcs. The search stops once `max_cuts` are found (the
+    forward orientation first, middle arcs in row order), so a small limit sees part of Y
+    only. Work memory: three arrays of n^2 entries."""
     Y = np.ascontiguousarray(Y, dtype=np.float64)
     if Y.ndim != 2 or Y.shape[0] != Y.shape[1]:
         raise ValueError(f"Y: a square matrix is needed (got shape {Y.shape})")
