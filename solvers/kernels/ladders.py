@@ -26,6 +26,7 @@ Backend 'cpu' (numba) or 'numpy' (the same loop in plain Python: the reference f
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -40,13 +41,19 @@ LADDER_ARCS = np.array(
 LADDER_RHS = 8.0
 
 
+def _bmax(Z, mt, mb):
+    """The largest Y[m_t, b] over b off {m_t, m_b}: P(a, b) <= its a-terms + 1 + this."""
+    bmax = 0.0
+    for b in range(Z.shape[0]):
+        if b != mt and b != mb and Z[mt, b] > bmax:
+            bmax = Z[mt, b]
+    return bmax
+
+
 def _pmax(Z, mt, mb):
     """The largest P(a, b) over the pairs off {m_t, m_b}."""
     n = Z.shape[0]
-    bmax = 0.0
-    for b in range(n):
-        if b != mt and b != mb and Z[mt, b] > bmax:
-            bmax = Z[mt, b]
+    bmax = _bmax(Z, mt, mb)
     best = -1.0
     for a in range(n):
         if a == mt or a == mb:
@@ -65,10 +72,7 @@ def _pmax(Z, mt, mb):
 def _sides(Z, mt, mb, need, pa, pb, pv):
     """The pairs (a, b) off {m_t, m_b} with P(a, b) > need, into pa, pb, pv; their count."""
     n = Z.shape[0]
-    bmax = 0.0
-    for b in range(n):
-        if b != mt and b != mb and Z[mt, b] > bmax:
-            bmax = Z[mt, b]
+    bmax = _bmax(Z, mt, mb)
     m = 0
     for a in range(n):
         if a == mt or a == mb:
@@ -164,7 +168,8 @@ def _ladders(Z, eps, tol, top, per_center, rev, nodes, flags, viol, count):
     return count
 
 
-_PLAIN: dict[str, Callable[..., int]] = {
+_PLAIN: dict[str, Callable[..., Any]] = {
+    "bmax": _bmax,
     "pmax": _pmax,
     "sides": _sides,
     "keep": _keep,
