@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +41,7 @@ LADDER_TOP = 1000  # sides tried two by two per middle arc (`violated_ladders`' 
 LADDER_PER_CENTER = 4
 SEARCH_KICKS = 2000  # kicks of the iterated insertion search for the best order
 DENSE_IO = ((60, 2),)  # (n, seed) of `lop_matrix.dense_io_matrix`: its triangle LP is 127.25
-# below the optimum, which the ladders reach (tests/bench/test_bench_ladders.py)
+# below the optimum, which the ladders reach (tests/experiments/test_bench_ladders.py)
 UNIFORM = ((40, 3), (60, 4))  # (n, seed) of `uniform_matrix`
 
 
@@ -234,8 +234,9 @@ def uniform_matrix(n: int, seed: int) -> np.ndarray:
 Instance = tuple[str, np.ndarray, np.ndarray, float]  # name, W, forced, inner
 
 
-def instances(quick: bool, lop_dir: str | None) -> list[Instance]:
-    """The largest block of every PACE `.gr` file in lop_dir, else seeded matrices."""
+def instances(quick: bool, lop_dir: str | None) -> Iterator[Instance]:
+    """The largest block of every PACE `.gr` file in lop_dir (each read when its turn comes),
+    else seeded matrices. A folder without a `.gr` file is refused before any is measured."""
     from schedlab.solvers.sojourn.lop_graph import read_ocr_file
     from schedlab.solvers.sojourn.lop_matrix import dense_io_matrix
 
@@ -243,11 +244,11 @@ def instances(quick: bool, lop_dir: str | None) -> list[Instance]:
         files = sorted(Path(lop_dir).glob("*.gr"), key=lambda p: (len(p.stem), p.stem))
         if not files:
             raise InvalidInput(f"--lop-dir: no .gr file in {lop_dir}")
-        return [(p.name, *largest_block(read_ocr_file(p))) for p in files]
+        return ((p.name, *largest_block(read_ocr_file(p))) for p in files)
     made = [(f"dense io n={n} seed={s}", dense_io_matrix(n, s)) for n, s in DENSE_IO]
     if not quick:
         made += [(f"uniform n={n} seed={s}", uniform_matrix(n, s)) for n, s in UNIFORM]
-    return [(name, W, np.zeros(W.shape, dtype=bool), 0.0) for name, W in made]
+    return iter([(name, W, np.zeros(W.shape, dtype=bool), 0.0) for name, W in made])
 
 
 @register_benchmark("bench_ladders")

@@ -77,3 +77,16 @@ def test_a_triangle_lp_cut_short_says_so_and_runs_no_ladder_round(monkeypatch):
     assert not run.triangle_complete and run.ladder_rounds == 0 and run.ladder_rows == 0
     assert run.triangle_lp < 139_806.75 and run.row()["triangle LP"].endswith("(open)")
     assert len(lines) == 2 and "triangles round 1" in lines[-1]
+
+
+def test_a_folder_of_graphs_is_read_one_graph_at_a_time(tmp_path):
+    from schedlab.solvers.sojourn.lop_graph import write_ocr_text
+
+    (tmp_path / "a.gr").write_text(write_ocr_text(random_ocr_graph(40, 30, 6, mean_degree=3.0,
+                                                                   span=40)))  # fmt: skip
+    (tmp_path / "b.gr").write_text("p ocr 2 2 1\nnot an edge\n")
+    found = instances(False, str(tmp_path))
+    name, W, forced, _ = next(found)  # b.gr is not read yet
+    assert name == "a.gr" and W.shape == forced.shape and W.shape[0] > 2
+    with pytest.raises(InvalidInput, match="b.gr"):
+        next(found)
