@@ -110,6 +110,27 @@ def triangle_arcs(Y: np.ndarray) -> np.ndarray:
     return np.stack([C, C[:, [1, 2, 0]]], axis=2)
 
 
+def add_violated(
+    lp: CutLp, Y: np.ndarray, clock: dict[str, float], *, ladders: bool, add: bool = True
+) -> bool:
+    """Whether a 3-cycle (or, with `ladders`, a ladder) is violated at Y; with `add`, its rows
+    join the LP. The separation's seconds go to clock["separate"]."""
+    from schedlab.solvers.kernels.ladders import LADDER_RHS, ladder_arcs, violated_ladders
+
+    t = time.perf_counter()
+    tri = triangle_arcs(Y)
+    lad = np.zeros((0, 11, 2), dtype=np.int64)
+    if ladders:
+        nodes, rev, _ = violated_ladders(Y, top=LADDER_TOP, max_cuts=LADDER_CUTS,
+                                         per_center=LADDER_PER_CENTER)  # fmt: skip
+        lad = ladder_arcs(nodes, rev)
+    clock["separate"] += time.perf_counter() - t
+    if add:
+        lp.add(tri, 2.0, "triangles")
+        lp.add(lad, LADDER_RHS, "ladders")
+    return bool(len(tri) or len(lad))
+
+
 @dataclass
 class LadderRun:
     """One block's measurement (see the module's docstring)."""
@@ -179,42 +200,33 @@ def measure(name: str, W: np.ndarray, forced: np.ndarray, inner: float = 0.0,
     then `rounds` ladder rounds, each solved (module docstring); `log` gets a line per LP.
     Triangle rounds stop at MAX_TRIANGLE_ROUNDS: then no ladder round runs and the run says
     the triangle LP is not complete."""
-    from schedlab.solvers.kernels.ladders import LADDER_RHS, ladder_arcs, violated_ladders
     from schedlab.solvers.kernels.order_search import iterated_search, kicks
     from schedlab.solvers.sojourn.lop import lop_cost, rounded_order
 
     lp = CutLp(W, forced)
     clock = {"separate": 0.0, "lp": 0.0}
-    value, Y, done, complete = math.nan, None, 0, False
-    triangle_value, triangle_rows = math.nan, 0
-    for phase in ("triangles", "ladders"):
-        for r in range(MAX_TRIANGLE_ROUNDS if phase == "triangles" else rounds + 1):
-            t = time.perf_counter()
-            value, Y = lp.solve()
-            clock["lp"] += time.perf_counter() - t
-            log(f"[bench_ladders] {name}: {phase} round {r}, LP {value + inner:,.3f}, "
-                f"{sum(lp.rows.values()):,} rows")  # fmt: skip
-            if phase == "ladders" and done == rounds:
-                break
-            t = time.perf_counter()
-            tri = triangle_arcs(Y)
-            lad = np.zeros((0, 11, 2), dtype=np.int64)
-            if phase == "ladders":
-                nodes, rev, _ = violated_ladders(Y, top=LADDER_TOP, max_cuts=LADDER_CUTS,
-                                                 per_center=LADDER_PER_CENTER)  # fmt: skip
-                lad = ladder_arcs(nodes, rev)
-            clock["separate"] += time.perf_counter() - t
-            if not len(tri) and not len(lad):
-                complete = complete or phase == "triangles"
-                break
-            lp.add(tri, 2.0, "triangles")
-            lp.add(lad, LADDER_RHS, "ladders")
-            done += phase == "ladders"
-        if phase == "triangles":
-            triangle_value, triangle_rows = value, lp.rows["triangles"]
-            if not complete:  # the rows added by the last round were not solved
-                break
-    assert Y is not None
+
+    def solve(phase: str, r: int) -> tuple[float, np.ndarray]:
+        t = time.perf_counter()
+        value, Y = lp.solve()
+        clock["lp"] += time.perf_counter() - t
+        log(f"[bench_ladders] {name}: {phase} round {r}, LP {value + inner:,.3f}, "
+            f"{sum(lp.rows.values()):,} rows")  # fmt: skip
+        return value, Y
+
+    value, Y = solve("triangles", 0)
+    complete, done = False, 0
+    for r in range(1, MAX_TRIANGLE_ROUNDS + 1):
+        if not add_violated(lp, Y, clock, ladders=False, add=r < MAX_TRIANGLE_ROUNDS):
+            complete = True
+            break
+        if r == MAX_TRIANGLE_ROUNDS:
+            break  # the cap: the LP solved last is the one reported
+        value, Y = solve("triangles", r)
+    triangle_value, triangle_rows = value, lp.rows["triangles"]
+    while complete and done < rounds and add_violated(lp, Y, clock, ladders=True):
+        done += 1
+        value, Y = solve("ladders", done)
     order = rounded_order(W, Y)
     best = iterated_search(W, order, kicks(len(order), SEARCH_KICKS, 10, 0))
     return LadderRun(name, W.shape[0], int(np.triu(~forced & ~forced.T, 1).sum()),

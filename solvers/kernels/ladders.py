@@ -131,10 +131,12 @@ def _ladders(Z, eps, tol, top, per_center, rev, nodes, flags, viol, count):
             m = _sides(Z, mt, mb, 6.0 - c0 - _pmax(Z, mt, mb) + tol, pa, pb, pv)
             if m < 2:
                 continue
-            order = np.empty(m, dtype=np.int64)
-            for i in range(m):  # ties (common near an order) broken by a scrambled index
-                order[i] = (pa[i] * 40503 + pb[i] * 9973 + mt * 7 + mb) % 65521
-            order = np.argsort(-(pv[:m] + 1e-9 * order / 65521.0), kind="mergesort")
+            key = np.empty(m)  # the largest P first; ties (common near an order) scrambled
+            for i in range(m):
+                key[i] = (
+                    -pv[i] - 1e-9 * ((pa[i] * 40503 + pb[i] * 9973 + mt * 7 + mb) % 65521) / 65521.0
+                )
+            order = np.argsort(key, kind="mergesort")
             k = min(m, top)
             kept = 0
             for x in range(k - 1):
