@@ -293,6 +293,8 @@ class HighsCutModel:
         # without improvement (None: it runs them all; crossing blocks: GRAPH_START_PATIENCE)
         self.stall_general = False  # LP rounds that stall on the incumbent's cycles get one
         # round of the general separation before they stop (crossing blocks: `lop_graph`)
+        self.stall_chunks = 0  # chunks of the stall search run (`_stall_chunk`: their seeds)
+        self.stall_probe_s = 0.0  # seconds of `stall_probe`
         self.stall_search_share: float | None = None  # LP rounds that stalled short of the
         # incumbent: an iterated search for up to this share of their seconds before the MIP
         # (None: none, lpcut's default; crossing blocks: `lop_graph.GRAPH_STALL_SEARCH_SHARE`)
@@ -402,11 +404,42 @@ class HighsCutModel:
         is 97 crossings above the optimum, which 500 kicks reach in 0.5 s)."""
         if self.order is None or not self.start_kicks or deadline.passed():
             return
+        self._kick_search(self.start_kicks, solver_seed(self.seed), self.start_patience)
+
+    def _kick_search(self, count: int, seed: int, patience: int | None = None) -> None:
+        """Offer the result of `count` kicks of the iterated insertion search from the best
+        order (kicks of at most START_KICK_LENGTH jobs drawn from `seed`)."""
+        assert self.order is not None
         t = time.perf_counter()
-        table = kicks(self.n, self.start_kicks, START_KICK_LENGTH, solver_seed(self.seed))
-        found = iterated_search(self.W, self.order, table, patience=self.start_patience)
-        self._offer([int(i) for i in found])
+        table = kicks(self.n, count, START_KICK_LENGTH, seed)
+        self._offer([int(i) for i in iterated_search(self.W, self.order, table, patience=patience)])
         self.search_s += time.perf_counter() - t
+
+    def _stall_chunk(self, count: int) -> bool:
+        """One chunk of the stall search (`count` kicks, the seeds going on from the chunks
+        before); True if the best order then meets the bound (the block is closed)."""
+        self._kick_search(count, solver_seed(self.seed) + 1 + self.stall_chunks)
+        self.stall_chunks += 1
+        if self._closed():
+            self.closed_by_lp = True
+        return self.closed_by_lp
+
+    def stall_probe(self, deadline: Deadline) -> bool:
+        """Before the general round of a stall (`stall_general`): one chunk of the stall
+        search, of at most the block's start kicks (`start_kicks`, so it costs about what the
+        start search did), in case the bound has reached the optimum and only the order lags.
+        PACE #78: the rounds' bound reached 126,861.99998 (the optimum, rounded up) at round 9
+        and stalled there at round 12; the four rounds after the stall (the first with the
+        general round's cuts) took 35 of the rounds' 60 s and left it there, and the stall
+        search's first 1,000 kicks then found the optimum in 1.1 s (docs/sojourn.md). True if
+        it closed the block."""
+        count = min(STALL_SEARCH_CHUNK, self.start_kicks)
+        if not count or self.order is None or deadline.passed():
+            return False
+        t = time.perf_counter()
+        closed = self._stall_chunk(count)
+        self.stall_probe_s += time.perf_counter() - t
+        return closed
 
     def stall_search(self, deadline: Deadline) -> dict[str, float]:
         """After LP rounds that stalled short of the best order: iterated insertion searches
@@ -426,16 +459,11 @@ class HighsCutModel:
             budget = min(budget, 0.5 * left)
         chunks = 0
         while time.perf_counter() - t0 < budget and not deadline.passed():
-            table = kicks(self.n, STALL_SEARCH_CHUNK, START_KICK_LENGTH,
-                          solver_seed(self.seed) + 1 + chunks)  # fmt: skip
-            self._offer([int(i) for i in iterated_search(self.W, self.order, table)])
             chunks += 1
-            if self._closed():
-                self.closed_by_lp = True
+            if self._stall_chunk(STALL_SEARCH_CHUNK):
                 break
-        took = time.perf_counter() - t0
-        self.search_s += took
-        return {"stall_search_s": took, "stall_search_kicks": chunks * STALL_SEARCH_CHUNK,
+        return {"stall_search_s": time.perf_counter() - t0,
+                "stall_search_kicks": chunks * STALL_SEARCH_CHUNK,
                 "stall_search_closed": int(self.closed_by_lp)}  # fmt: skip
 
     def _offer(self, order: Sequence[int]) -> None:
@@ -480,6 +508,7 @@ class HighsCutModel:
         not help; without it the rounds closed one round after the general round, 21.6 CPU s)."""
         rounds = cuts = purged = general = fallback = imprecise = 0
         stall_tried = False  # the one general round of `stall_general` ran
+        probe_closed = 0  # `stall_probe` closed the block before that round
         own: list[float] = []  # the best of this phase's own Lagrangian bounds, per round
         self.h.setOptionValue("solver", self.lp_solver)
         self.h.setOptionValue("run_crossover", "off")  # interior point only: no basis to keep
@@ -526,6 +555,9 @@ class HighsCutModel:
                 if not self.stall_general or stall_tried:
                     self.lp_stalled = True
                     break
+                if self.stall_probe(deadline):
+                    probe_closed = 1
+                    break
                 # crossing blocks: one round of the most violated triangles first (PACE #77:
                 # the incumbent's cycles stalled 1.5 crossings short; this round closed it)
                 stall_tried = general_now = True
@@ -551,7 +583,8 @@ class HighsCutModel:
         return {"lp_rounds": rounds, "lp_cuts": cuts, "lp_general_cuts": general,
                 "lp_rows_purged": purged, "lp_stalled": int(self.lp_stalled),
                 "lp_ipm_fallbacks": fallback, "lp_ipm_imprecise": imprecise,
-                "lp_stall_general": int(stall_tried),
+                "lp_stall_general": int(stall_tried), "stall_probe_s": self.stall_probe_s,
+                "lp_stall_probe_closed": probe_closed,
                 "lp_ipm_switched": int(self.ipm_switched)}  # fmt: skip
 
     def _simplex_cap(self) -> float | None:

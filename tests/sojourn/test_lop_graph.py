@@ -312,6 +312,54 @@ def test_the_stall_search_closes_a_stalled_block_at_the_proven_optimum(seed):
     assert model.order_cost == r.value
 
 
+@pytest.mark.parametrize("seed", [8, 10])
+def test_the_stall_probe_closes_a_block_whose_bound_is_at_the_optimum(seed):
+    # `HighsCutModel.stall_probe`, as at a stall before the general round: the bound at
+    # lpcut's proven optimum, the order (the descent's start) above it. One chunk of at most
+    # `start_kicks` kicks closes the block; without start kicks it does nothing
+    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
+    from schedlab.solvers.sojourn.lop import insertion_descent
+
+    g = random_ocr_graph(60, 60, seed, mean_degree=3.0, span=25, isolated_share=0.0)
+    sc = SparseCrossings.of(g)
+    W, forced = block_matrix(sc, sc.active)
+    r = solve_graph(g, time_limit=60, seed=0)
+    assert r.status is Status.OPTIMAL
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
+    start = insertion_descent(W, list(range(W.shape[0])))
+    model._offer(start)
+    model.best_lb = r.bound - 0.25
+    assert model.order_cost > r.value
+    assert not model.stall_probe(NO_DEADLINE)  # lpcut's default: no start kicks, no probe
+    assert model.stall_chunks == 0 and model.order_cost == lop_cost(W, start)
+    model.start_kicks = 1000
+    assert model.stall_probe(NO_DEADLINE) and model.closed_by_lp
+    assert model.stall_chunks == 1 and model.order_cost == r.value
+    assert model.stall_probe_s > 0
+
+
+def test_a_stall_probe_that_does_not_close_leaves_the_stall_search_its_later_seeds():
+    # a bound below the optimum: the probe's chunk cannot close the block; it finds the
+    # subset DP's optimum on the way (never below it), and the stall search after it goes on
+    # with the next chunk's seed
+    from schedlab.solvers.sojourn.exact_lpcut import STALL_SEARCH_CHUNK, HighsCutModel
+    from schedlab.solvers.sojourn.lop import insertion_descent
+
+    g = random_ocr_graph(14, 11, 403, mean_degree=2.6, span=6, isolated_share=0.0)
+    sc = SparseCrossings.of(g)
+    W, forced = block_matrix(sc, sc.active)
+    opt = subset_dp(W)
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
+    model._offer(insertion_descent(W, list(range(W.shape[0]))[::-1]))
+    model.best_lb, model.start_kicks = opt - 3.0, 200
+    assert not model.stall_probe(NO_DEADLINE) and not model.closed_by_lp
+    assert model.stall_chunks == 1 and model.order_cost == opt
+    model.lp_stalled, model.lp_s, model.stall_search_share = True, 1e-3, 1.0
+    stats = model.stall_search(NO_DEADLINE)
+    assert model.stall_chunks == 1 + stats["stall_search_kicks"] // STALL_SEARCH_CHUNK
+    assert stats["stall_search_kicks"] >= STALL_SEARCH_CHUNK and model.order_cost == opt
+
+
 def test_the_stall_search_keeps_to_its_share_when_the_bound_is_short():
     # a bound below the optimum: no order meets it, so the search runs its budget out (a
     # share of the LP rounds' seconds) and the block stays open for the MIP; never below the
