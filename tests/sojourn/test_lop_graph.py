@@ -8,6 +8,7 @@ import itertools
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -360,24 +361,36 @@ def test_a_stall_probe_that_does_not_close_leaves_the_stall_search_its_later_see
     assert stats["stall_search_kicks"] >= STALL_SEARCH_CHUNK and model.order_cost == opt
 
 
-def test_the_stall_search_keeps_to_its_share_when_the_bound_is_short():
+def test_the_stall_search_keeps_to_its_share_when_the_bound_is_short(monkeypatch):
     # a bound below the optimum: no order meets it, so the search runs its budget out (a
     # share of the LP rounds' seconds) and the block stays open for the MIP; never below the
-    # subset DP's optimum
-    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
+    # subset DP's optimum. The clock is lpcut's own, made to advance 0.15 s per chunk, so the
+    # budget of 0.2 s gives exactly two chunks (the second starts at 0.15 < 0.2) whatever the
+    # machine's speed
+    import schedlab.solvers.sojourn.exact_lpcut as lpcut
     from schedlab.solvers.sojourn.lop import insertion_descent
 
+    clock = [0.0]
+    search = lpcut.iterated_search
+
+    def timed_search(*args, **kwargs):
+        clock[0] += 0.15
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(lpcut, "iterated_search", timed_search)
+    monkeypatch.setattr(lpcut, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
     g = random_ocr_graph(14, 11, 403, mean_degree=2.6, span=6, isolated_share=0.0)
     sc = SparseCrossings.of(g)
     W, forced = block_matrix(sc, sc.active)
     opt = subset_dp(W)
-    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
+    model = lpcut.HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
     model._offer(insertion_descent(W, list(range(W.shape[0]))[::-1]))
     model.best_lb, model.lp_stalled, model.lp_s = opt - 3.0, True, 0.2
     model.stall_search_share = 1.0
     stats = model.stall_search(NO_DEADLINE)
     assert stats["stall_search_closed"] == 0 and not model.closed_by_lp
-    assert 0.2 <= stats["stall_search_s"] < 5.0
+    assert stats["stall_search_kicks"] == 2 * lpcut.STALL_SEARCH_CHUNK
+    assert stats["stall_search_s"] == pytest.approx(0.3)
     assert model.order_cost == opt  # found on the way, not proven
 
 
