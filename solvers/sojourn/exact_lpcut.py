@@ -293,6 +293,10 @@ class HighsCutModel:
         # without improvement (None: it runs them all; crossing blocks: GRAPH_START_PATIENCE)
         self.stall_general = False  # LP rounds that stall on the incumbent's cycles get one
         # round of the general separation before they stop (crossing blocks: `lop_graph`)
+        self.crossover_min_rows_per_n: float | None = None  # set: the first LP round with
+        # rows runs by the interior point with crossover where it has at least this many rows
+        # per vertex (`_crossover_round`; crossing blocks: `lop_graph.GRAPH_CROSSOVER_...`)
+        self.crossover_checked = False  # that first round with rows has been judged
         self.stall_chunks = 0  # chunks of the stall search run (`_stall_chunk`: their seeds)
         self.stall_probe_s = 0.0  # seconds of `stall_probe`
         self.stall_search_share: float | None = None  # LP rounds that stalled short of the
@@ -506,7 +510,7 @@ class HighsCutModel:
         coming back: PACE #77, twins merged, stalled again 0.26 crossings short after the
         general round with the deletion, 48.3 CPU s with the MIP, and five general rounds did
         not help; without it the rounds closed one round after the general round, 21.6 CPU s)."""
-        rounds = cuts = purged = general = fallback = imprecise = 0
+        rounds = cuts = purged = general = fallback = imprecise = crossovers = 0
         stall_tried = False  # the one general round of `stall_general` ran
         probe_closed = 0  # `stall_probe` closed the block before that round
         own: list[float] = []  # the best of this phase's own Lagrangian bounds, per round
@@ -517,10 +521,15 @@ class HighsCutModel:
                 break
             cap = self._simplex_cap()
             self._time_limit(deadline, cap)
+            crossover = self._crossover_round()
+            crossovers += crossover
             t0 = time.perf_counter()
             self.h.run()
             t_run = time.perf_counter() - t0
             self.lp_s += t_run
+            if crossover and not self._end_crossover_round(deadline):
+                fallback += 1
+                continue  # the same round again, by the dual simplex
             if cap is not None and self._stopped_by_cap(deadline):
                 self._switch_to_ipm()  # the same round again, by the interior point
                 continue
@@ -585,7 +594,35 @@ class HighsCutModel:
                 "lp_ipm_fallbacks": fallback, "lp_ipm_imprecise": imprecise,
                 "lp_stall_general": int(stall_tried), "stall_probe_s": self.stall_probe_s,
                 "lp_stall_probe_closed": probe_closed,
-                "lp_ipm_switched": int(self.ipm_switched)}  # fmt: skip
+                "lp_ipm_switched": int(self.ipm_switched),
+                "lp_crossover_rounds": crossovers}  # fmt: skip
+
+    def _crossover_round(self) -> bool:
+        """Whether this round, the block's first with rows, runs by the interior point with
+        crossover in place of the dual simplex from the slack basis (`crossover_min_rows_per_n`
+        set, at least that many rows per vertex): the crossover's basis warm-starts the dual
+        simplex rounds after it, and its seconds per row are `_simplex_cap`'s reference. PACE
+        first rounds, dual simplex / interior point with crossover: #54 (86,263 rows, 100 per
+        vertex) 1.16 / 0.38 s, #67 (99,421, 97) 2.75 / 0.45 s, #51 (33,141, 54) 0.20 / 0.13 s;
+        but #59 (15,697, 19) 0.28 / 0.51 s and #73 (49,117, 25) 1.77 / 1.99 s
+        (`lop_graph.GRAPH_CROSSOVER_MIN_ROWS_PER_N`, docs/sojourn.md)."""
+        per_n, rows = self.crossover_min_rows_per_n, self.h.getNumRow()
+        if per_n is None or self.crossover_checked or self.lp_solver != "simplex" or not rows:
+            return False
+        self.crossover_checked = True
+        if rows < per_n * self.n:
+            return False
+        self.h.setOptionValue("solver", "ipm")
+        self.h.setOptionValue("run_crossover", "on")
+        return True
+
+    def _end_crossover_round(self, deadline: Deadline) -> bool:
+        """Back to the dual simplex after `_crossover_round`; False (the round to be run again
+        by the dual simplex) if the interior point did not end optimal and time is left."""
+        self.h.setOptionValue("solver", "simplex")
+        self.h.setOptionValue("run_crossover", "off")
+        optimal = self.h.getModelStatus() == self.hs.HighsModelStatus.kOptimal
+        return optimal or deadline.passed()
 
     def _simplex_cap(self) -> float | None:
         """Seconds the next round may take before it is handed to the interior point: with

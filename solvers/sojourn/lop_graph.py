@@ -328,6 +328,15 @@ GRAPH_IPM_SWITCH_RATIO = 3.0  # a simplex round of a sparse block slower per row
 # row, set on a faster machine, which on a slower one switched #60 and #67 where the simplex
 # paid (#60: 54.4 CPU s against 12.7 without the switch) (docs/sojourn.md)
 
+GRAPH_CROSSOVER_MIN_ROWS_PER_N = 40.0  # a sparse block whose first LP round with rows has at
+# least this many rows per vertex solves it by the interior point with crossover, not by the
+# dual simplex from the slack basis (`HighsCutModel.crossover_min_rows_per_n`). That round,
+# dual simplex / interior point with crossover, s (in-process, 2026-12-03): #51 (54 rows per
+# vertex) 0.20 / 0.13, #52 (67) 0.34 / 0.19, #53 (94) 0.48 / 0.28, #54 (100) 1.16 / 0.38, #66
+# (98) 0.93 / 0.36, #67 (97) 2.75 / 0.45; #59 (19) 0.28 / 0.51, #60 (16) 0.31 / 0.60, #61 (15,
+# 16) 0.25 / 0.36 and 0.32 / 0.44, #62 (24, 20) 0.24 / 0.57 and 0.20 / 0.35, #73 (25) 1.77 /
+# 1.99, #58 (34) 0.30 / 0.39 (docs/sojourn.md)
+
 
 GRAPH_START_KICKS = 1000  # kicks of the iterated insertion search from the starting order before
 # the LP rounds of a crossing block (`HighsCutModel.search_start_kicks`): on the largest block
@@ -463,6 +472,7 @@ def block_factory(
                 solver = model.lp_solver_pref = graph_lp_solver(Wb)
                 if solver == "simplex":
                     model.ipm_switch_ratio = GRAPH_IPM_SWITCH_RATIO
+                    model.crossover_min_rows_per_n = GRAPH_CROSSOVER_MIN_ROWS_PER_N
                 model.start_kicks = graph_start_kicks(Wb.shape[0], solver)
                 model.start_patience = graph_start_patience(Wb.shape[0], solver)
                 model.stall_general = True

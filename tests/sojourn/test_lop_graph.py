@@ -566,3 +566,38 @@ def test_a_slow_simplex_round_hands_the_block_to_the_interior_point(monkeypatch,
     assert r.status is Status.OPTIMAL and r.value == subset_dp(W) == r.bound
     assert r.stats.get("lp_solver_simplex", 0) >= 1
     assert (r.stats["lp_ipm_switched"] >= 1) is switch
+
+
+@pytest.mark.parametrize(("n1", "seed"), [(14, 320), (16, 301), (16, 326)])
+@pytest.mark.parametrize("per_n", [0.0, 1e9])
+def test_a_first_round_by_the_interior_point_with_crossover(monkeypatch, n1, seed, per_n):
+    # a threshold of 0 rows per vertex sends every sparse block's first round with rows to the
+    # interior point with crossover, 1e9 none; the dual simplex rounds after it start from the
+    # crossover's basis, and both prove the subset DP's optimum
+    from schedlab.solvers.sojourn import lop_graph
+    from schedlab.solvers.sojourn.exact_lpcut import LpcutOptions
+
+    monkeypatch.setattr(lop_graph, "graph_lp_solver", lambda W: "simplex")
+    monkeypatch.setattr(lop_graph, "GRAPH_CROSSOVER_MIN_ROWS_PER_N", per_n)
+    g = random_ocr_graph(16, n1, seed, mean_degree=3.0, span=12, isolated_share=0.0)
+    sc = SparseCrossings.of(g)
+    W, _ = block_matrix(sc, sc.active)
+    r = solve_graph(g, time_limit=60, seed=0, options=LpcutOptions(route="lp"), twins=False)
+    assert r.status is Status.OPTIMAL and r.value == subset_dp(W) == r.bound
+    assert (r.stats["lp_crossover_rounds"] >= 1) is (per_n == 0.0)
+    assert r.stats["lp_crossover_rounds"] <= r.stats["solver_blocks"]  # one per block at most
+
+
+@pytest.mark.parametrize(("status", "again"), [("kOptimal", False), ("kUnknown", True)])
+def test_a_crossover_round_that_does_not_end_optimal_is_run_again(status, again):
+    # after the interior point with crossover the options go back to the dual simplex, and a
+    # round that did not end optimal is run again by it (while time is left)
+    import highspy
+
+    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
+
+    W = np.array([[0.0, 1.0, 3.0], [2.0, 0.0, 1.0], [1.0, 2.0, 0.0]])
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0)
+    fake = model.h = _FakeHighs(getattr(highspy.HighsModelStatus, status), True)
+    assert model._end_crossover_round(NO_DEADLINE) is not again
+    assert fake.options == {"solver": "simplex", "run_crossover": "off"}
