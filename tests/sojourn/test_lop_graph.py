@@ -285,13 +285,10 @@ def test_the_start_search_reaches_the_proven_optimum_of_a_hard_block(seed):
     assert model.order_cost == r.value == r.bound
 
 
-@pytest.mark.parametrize("seed", [8, 10, 11, 12])
-def test_the_stall_search_closes_a_stalled_block_at_the_proven_optimum(seed):
-    # `HighsCutModel.stall_search`, as after LP rounds that stalled with the bound at the
-    # optimum (that of lpcut's own proof, below) and the best order above it (the descent's
-    # start, 1-2 crossings above): it searches until the order meets the bound, then the block
-    # is closed without a MIP
-    from schedlab.solvers.sojourn.exact_lpcut import STALL_SEARCH_CHUNK, HighsCutModel
+def _stalled_block(seed):
+    """(W, lpcut's proven result, a block model whose order is the descent's start above the
+    optimum and whose bound is at it, that start), as after LP rounds that stalled so."""
+    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
     from schedlab.solvers.sojourn.lop import insertion_descent
 
     g = random_ocr_graph(60, 60, seed, mean_degree=3.0, span=25, isolated_share=0.0)
@@ -303,7 +300,20 @@ def test_the_stall_search_closes_a_stalled_block_at_the_proven_optimum(seed):
     model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
     model._offer(start)
     assert model.order_cost > r.value
-    model.best_lb, model.lp_stalled, model.lp_s = r.bound - 0.25, True, 60.0
+    model.best_lb = r.bound - 0.25
+    return W, r, model, start
+
+
+@pytest.mark.parametrize("seed", [8, 10, 11, 12])
+def test_the_stall_search_closes_a_stalled_block_at_the_proven_optimum(seed):
+    # `HighsCutModel.stall_search`, as after LP rounds that stalled with the bound at the
+    # optimum (that of lpcut's own proof) and the best order above it (the descent's start,
+    # 1-2 crossings above): it searches until the order meets the bound, then the block is
+    # closed without a MIP
+    from schedlab.solvers.sojourn.exact_lpcut import STALL_SEARCH_CHUNK
+
+    W, r, model, _ = _stalled_block(seed)
+    model.lp_stalled, model.lp_s = True, 60.0
     assert model.stall_search(NO_DEADLINE) == {}  # not asked for: lpcut's default
     model.stall_search_share = 1.0
     stats = model.stall_search(NO_DEADLINE)
@@ -318,19 +328,7 @@ def test_the_stall_probe_closes_a_block_whose_bound_is_at_the_optimum(seed):
     # `HighsCutModel.stall_probe`, as at a stall before the general round: the bound at
     # lpcut's proven optimum, the order (the descent's start) above it. One chunk of at most
     # `start_kicks` kicks closes the block; without start kicks it does nothing
-    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
-    from schedlab.solvers.sojourn.lop import insertion_descent
-
-    g = random_ocr_graph(60, 60, seed, mean_degree=3.0, span=25, isolated_share=0.0)
-    sc = SparseCrossings.of(g)
-    W, forced = block_matrix(sc, sc.active)
-    r = solve_graph(g, time_limit=60, seed=0)
-    assert r.status is Status.OPTIMAL
-    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
-    start = insertion_descent(W, list(range(W.shape[0])))
-    model._offer(start)
-    model.best_lb = r.bound - 0.25
-    assert model.order_cost > r.value
+    W, r, model, start = _stalled_block(seed)
     assert not model.stall_probe(NO_DEADLINE)  # lpcut's default: no start kicks, no probe
     assert model.stall_chunks == 0 and model.order_cost == lop_cost(W, start)
     model.start_kicks = 1000
