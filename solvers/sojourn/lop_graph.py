@@ -456,8 +456,9 @@ def block_factory(
     factory: ModelFactory, forced: np.ndarray | None, tuned: bool = True
 ) -> ModelFactory:
     """`factory`'s block models with the block's forced pairs fixed (`fix_forced`) and, with
-    `tuned`, the LP rounds of crossing blocks (GRAPH_PER_PAIR, `graph_lp_solver`), the start
-    search (`graph_start_kicks`, `graph_start_patience`), the general round on a stall
+    `tuned`, the LP rounds of crossing blocks (GRAPH_PER_PAIR, `graph_lp_solver`, and on the
+    dual simplex's blocks the switch ratio and the crossover first round), the start search
+    (`graph_start_kicks`, `graph_start_patience`), the probe and general round on a stall
     (`stall_general`) and the search after one (`GRAPH_STALL_SEARCH_SHARE`)."""
 
     from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
