@@ -101,6 +101,7 @@ SIMPLEX_MIN_DEFICIT = PACKING_MAX_DEFICIT  # LP rounds by dual simplex above thi
 # (`pick_lp_solver`), by the interior point below it
 LpSolver = Literal["simplex", "ipm"]
 IPM_SWITCH_FLOOR_S = 0.3  # a dual simplex round shorter than this never switches (`_simplex_cap`)
+IPM_DEFAULT_OPT_TOL = 1e-8  # HiGHS's own ipm_optimality_tolerance, for the runs not tuned
 SEARCH_STARTS = 8  # rotations of the starting order searched before the packing (`search_start`)
 SEARCH_KICKS = 100  # kicks (a segment moved, then descent) per rotation
 SEARCH_SEGMENT = 30  # the longest segment a kick moves
@@ -253,6 +254,9 @@ class HighsCutModel:
         # `lop_graph.GRAPH_IPM_SWITCH_RATIO`)
         self.simplex_ref_s_per_row: float | None = None  # that first round's s per row
         self.ipm_switched = False  # the rounds switched so (`_switch_to_ipm`)
+        self.ipm_optimality_tol: float | None = None  # set: the interior point's LP rounds
+        # (without crossover) run to this optimality tolerance, the others to HiGHS's default
+        # (crossing blocks: `lop_graph.GRAPH_IPM_OPTIMALITY_TOL`)
         self.packing_master = packing_master
         self.threads = threads  # the packing masters' (PDLP's); HiGHS runs on one
         self.packing_fill = packing_fill  # the packing's 3-cycle fill (`CyclePacker`'s fill)
@@ -516,6 +520,7 @@ class HighsCutModel:
         own: list[float] = []  # the best of this phase's own Lagrangian bounds, per round
         self.h.setOptionValue("solver", self.lp_solver)
         self.h.setOptionValue("run_crossover", "off")  # interior point only: no basis to keep
+        self._ipm_tolerance(self.ipm_optimality_tol)
         for rounds in range(1, MAX_LP_ROUNDS + 1):  # noqa: B007
             if deadline.passed():
                 break
@@ -614,6 +619,7 @@ class HighsCutModel:
             return False
         self.h.setOptionValue("solver", "ipm")
         self.h.setOptionValue("run_crossover", "on")
+        self._ipm_tolerance(None)
         return True
 
     def _end_crossover_round(self, deadline: Deadline) -> bool:
@@ -621,6 +627,7 @@ class HighsCutModel:
         by the dual simplex) if the interior point did not end optimal and time is left."""
         self.h.setOptionValue("solver", "simplex")
         self.h.setOptionValue("run_crossover", "off")
+        self._ipm_tolerance(self.ipm_optimality_tol)
         optimal = self.h.getModelStatus() == self.hs.HighsModelStatus.kOptimal
         return optimal or deadline.passed()
 
@@ -645,6 +652,11 @@ class HighsCutModel:
         rows = self.h.getNumRow()
         if self.simplex_ref_s_per_row is None and self.lp_solver == "simplex" and rows > 0:
             self.simplex_ref_s_per_row = t_run / rows
+
+    def _ipm_tolerance(self, tol: float | None) -> None:
+        """HiGHS's interior point optimality tolerance for the runs that follow: `tol`, or
+        HiGHS's default with None (crossover rounds and the MIP keep the default)."""
+        self.h.setOptionValue("ipm_optimality_tolerance", tol or IPM_DEFAULT_OPT_TOL)
 
     def _switch_to_ipm(self) -> None:
         """The block's remaining LP rounds by the interior point (once)."""
@@ -845,6 +857,7 @@ class HighsCutModel:
         run gives the last dual bound and improving point the child reported. In-process
         where the platform cannot fork."""
         self._time_limit(deadline)
+        self._ipm_tolerance(None)
         if not forking_available():
             self.h.run()
             return self._mip_outcome()

@@ -337,6 +337,17 @@ GRAPH_CROSSOVER_MIN_ROWS_PER_N = 40.0  # a sparse block whose first LP round wit
 # 16) 0.25 / 0.36 and 0.32 / 0.44, #62 (24, 20) 0.24 / 0.57 and 0.20 / 0.35, #73 (25) 1.77 /
 # 1.99, #58 (34) 0.30 / 0.39 (docs/sojourn.md)
 
+GRAPH_IPM_OPTIMALITY_TOL = 3e-10  # the interior point's LP rounds of crossing blocks run to this
+# optimality tolerance, not HiGHS's 1e-8 (`HighsCutModel.ipm_optimality_tol`): its duals give a
+# tighter Lagrangian bound and fewer, smaller rounds. In-process CPU s, HiGHS's 1e-8 / 1e-9 /
+# 5e-10 / 3e-10 (2026-12-04, one core busy beside): PACE #78 31.5 / 21.1 / 20.0 / 12.7 (1e-10:
+# 35.4), #79 22.4 / 16.0 / 15.1 / 15.0, #80 18.8 / 14.2 / 11.8 / 14.9, #81 11.8 / 9.5 / 9.0 / 9.5,
+# #82 15.2 / 9.6 / 8.5 / 8.8, #96 24.5 / 13.3 / 10.2 / 10.4, #77 9.4 / 7.8 / 7.5 / 7.0, #63 7.2
+# / 4.8 / 5.7 / 6.2; where few rounds run by it, 1e-8 / 1e-9 / 3e-10: #58 8.1 / 7.9 / 7.7, #62
+# 9.3 / 11.1 / 10.1, #50 2.1 / 2.7 / 2.0, #64 7.3 / 10.7 / 7.7, #39 1.2 / 1.8 / 1.3 (#67, no
+# interior point round: 7.9 / 8.3 / 8.1). Looser feasibility tolerances (1e-7, 1e-6 against
+# lpcut's 1e-9) changed #78 by 2%; a looser optimality one (1e-7) tripled it (docs/sojourn.md)
+
 
 GRAPH_START_KICKS = 1000  # kicks of the iterated insertion search from the starting order before
 # the LP rounds of a crossing block (`HighsCutModel.search_start_kicks`): on the largest block
@@ -459,7 +470,8 @@ def block_factory(
     `tuned`, the LP rounds of crossing blocks (GRAPH_PER_PAIR, `graph_lp_solver`, and on the
     dual simplex's blocks the switch ratio and the crossover first round), the start search
     (`graph_start_kicks`, `graph_start_patience`), the probe and general round on a stall
-    (`stall_general`) and the search after one (`GRAPH_STALL_SEARCH_SHARE`)."""
+    (`stall_general`), the search after one (`GRAPH_STALL_SEARCH_SHARE`) and the interior
+    point's optimality tolerance (`GRAPH_IPM_OPTIMALITY_TOL`)."""
 
     from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
 
@@ -478,6 +490,7 @@ def block_factory(
                 model.start_patience = graph_start_patience(Wb.shape[0], solver)
                 model.stall_general = True
                 model.stall_search_share = GRAPH_STALL_SEARCH_SHARE
+                model.ipm_optimality_tol = GRAPH_IPM_OPTIMALITY_TOL
         return model
 
     return make

@@ -596,6 +596,49 @@ def test_a_crossover_round_that_does_not_end_optimal_is_run_again(status, again)
 
     W = np.array([[0.0, 1.0, 3.0], [2.0, 0.0, 1.0], [1.0, 2.0, 0.0]])
     model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0)
+    model.ipm_optimality_tol = 3e-10
     fake = model.h = _FakeHighs(getattr(highspy.HighsModelStatus, status), True)
     assert model._end_crossover_round(NO_DEADLINE) is not again
-    assert fake.options == {"solver": "simplex", "run_crossover": "off"}
+    assert fake.options == {
+        "solver": "simplex",
+        "run_crossover": "off",
+        "ipm_optimality_tolerance": 3e-10,
+    }
+
+
+def test_the_interior_point_tolerance_holds_for_its_rounds_not_crossover_or_the_mip():
+    # the tuned optimality tolerance is set for the LP rounds, HiGHS's default for a round
+    # with crossover (judged as in the measurements) and for the MIP
+    from schedlab.solvers.sojourn.exact_lpcut import IPM_DEFAULT_OPT_TOL, HighsCutModel
+
+    W = np.array([[0.0, 1.0, 3.0], [2.0, 0.0, 1.0], [1.0, 2.0, 0.0]])
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0)
+    model.ipm_optimality_tol = 3e-10
+    model._ipm_tolerance(model.ipm_optimality_tol)
+    assert model.h.getOptionValue("ipm_optimality_tolerance")[1] == 3e-10
+    model.lp_solver, model.crossover_min_rows_per_n = "simplex", 0.0
+    model.h.addRow(-np.inf, 1.0, 2, np.array([0, 1], dtype=np.int32), np.ones(2))
+    assert model._crossover_round()
+    assert model.h.getOptionValue("ipm_optimality_tolerance")[1] == IPM_DEFAULT_OPT_TOL
+    model._ipm_tolerance(None)
+    assert model.h.getOptionValue("ipm_optimality_tolerance")[1] == IPM_DEFAULT_OPT_TOL
+
+
+@pytest.mark.parametrize("tol", [3e-10, 1e-7])
+@pytest.mark.parametrize(("n1", "seed"), [(14, 320), (16, 301)])
+def test_crossing_blocks_by_the_interior_point_at_its_tolerance_prove_the_dp(
+    monkeypatch, tol, n1, seed
+):
+    # the interior point's rounds at the tuned tolerance, and at a loose one, prove the subset
+    # DP's optimum: the bound comes from the duals whatever their precision
+    from schedlab.solvers.sojourn import lop_graph
+    from schedlab.solvers.sojourn.exact_lpcut import LpcutOptions
+
+    monkeypatch.setattr(lop_graph, "graph_lp_solver", lambda W: "ipm")
+    monkeypatch.setattr(lop_graph, "GRAPH_IPM_OPTIMALITY_TOL", tol)
+    g = random_ocr_graph(16, n1, seed, mean_degree=3.0, span=12, isolated_share=0.0)
+    sc = SparseCrossings.of(g)
+    W, _ = block_matrix(sc, sc.active)
+    r = solve_graph(g, time_limit=60, seed=0, options=LpcutOptions(route="lp"), twins=False)
+    assert r.status is Status.OPTIMAL and r.value == subset_dp(W) == r.bound
+    assert r.stats["lp_solver_ipm"] >= 1
