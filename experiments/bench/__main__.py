@@ -1,9 +1,10 @@
-"""`python -m schedlab.experiments.bench [NAME ...] [--quick] [--lop-dir DIR] [--json]`: run the
-registered benchmarks.
+"""`python -m schedlab.experiments.bench [NAME ...] [--quick] [--lop-dir DIR] [--json]
+[--time-limit S] [--branching RULE]`: run the registered benchmarks.
 
-Benchmark-specific options (`--lop-dir`, `--json`) are passed through as keyword arguments to
-the named benchmarks whose `run` takes them (`bench_exact`; `--lop-dir` also `bench_ladders`);
-naming one that does not is a usage error (exit 2).
+Benchmark-specific options (`--lop-dir`, `--json`, `--time-limit`, `--branching`) are passed
+through as keyword arguments to the named benchmarks whose `run` takes them (`bench_exact`;
+`--lop-dir` also `bench_ladders` and `bench_branchcut`; `--time-limit` and `--branching`
+`bench_branchcut`); naming one that does not is a usage error (exit 2).
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from schedlab.experiments.registry import BENCHMARKS
 from schedlab.solvers.errors import InvalidInput
 
 # flag -> keyword of `run`; only benchmarks whose run() has that keyword accept the flag
-PASS_THROUGH = {"--lop-dir": "lop_dir", "--json": "json"}
+PASS_THROUGH = {
+    "--lop-dir": "lop_dir",
+    "--json": "json",
+    "--time-limit": "time_limit",
+    "--branching": "branching",
+}
 
 
 def main() -> None:
@@ -29,13 +35,25 @@ def main() -> None:
         metavar="DIR",
         help="bench_exact: run lpcut's routes on every linear-ordering matrix file in DIR "
         "(first token n, then the n x n matrix row by row) and print a table; bench_ladders: "
-        "the triangle and ladder LPs of every PACE .gr file in DIR",
+        "the triangle and ladder LPs of every PACE .gr file in DIR; bench_branchcut: the "
+        "branch-and-cut on the largest block of every PACE .gr file in DIR",
     )
     ap.add_argument(
         "--json",
         action="store_true",
         help="bench_exact with --lop-dir: one JSON object per file and line (name, n, value, "
         "bound, status, runtime_s, routes), nothing else on stdout",
+    )
+    ap.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="S",
+        help="bench_branchcut: seconds per instance (default 600, 60 with --quick)",
+    )
+    ap.add_argument(
+        "--branching",
+        metavar="RULE",
+        help="bench_branchcut: the branching rule, fractional (the default) or cost",
     )
     args = ap.parse_args()
     known = BENCHMARKS.names()
