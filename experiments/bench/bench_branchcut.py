@@ -32,7 +32,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,11 +51,8 @@ NODE_CUTS = 1000  # 3-cycles added per node round at most, the most violated
 NODE_MIN_GAIN = 0.05  # a node's rounds stop when the bound rises by less than this (cost units)
 PURGE_EVERY = 25  # every this many nodes (and once at the root), rows slack at the node's LP
 # optimum are deleted (`HighsCutModel._purge_slack_rows`; separation re-adds a row violated later)
-INT_TOL = 1e-6
-BRANCHINGS = (
-    "fractional",
-    "cost",
-)  # `BranchCut.branch_column`  # an LP value this close to 0 or 1 counts as integral
+INT_TOL = 1e-6  # an LP value this close to 0 or 1 counts as integral
+BRANCHINGS = ("fractional", "cost")  # `BranchCut.branch_column`
 TIME_LIMIT_S = 600.0
 QUICK_LIMIT_S = 60.0
 UNIFORM = ((20, 1), (25, 0), (30, 2))  # (n, seed) of `bench_ladders.uniform_matrix`
@@ -94,7 +91,6 @@ class BranchCutRun:
     tree_s: float = 0.0
     lp_s: float = 0.0
     separate_s: float = 0.0
-    stats: dict[str, Any] = field(default_factory=dict)
 
     def row(self) -> dict[str, Any]:
         return {
@@ -147,11 +143,11 @@ class BranchCut:
             raise InvalidInput(f"branching: one of {', '.join(BRANCHINGS)} (got {branching!r})")
         self.m, self.deadline, self.log, self.branching = model, deadline, log, branching
         self.ceil = integer_bound
-        self.base = np.full(len(model.d), -1, np.int8) if model.fixed is None else model.fixed
-        self.base = self.base.copy()
+        base = np.full(len(model.d), -1, np.int8) if model.fixed is None else model.fixed
+        self.base = base.copy()
         self.current: dict[int, int] = {}  # the pairs fixed in HiGHS now, beyond the base
         self.clock = {"lp": 0.0, "separate": 0.0}
-        self.nodes = self.infeasible = self.cuts = self.max_depth = self.purged = 0
+        self.nodes = self.infeasible = self.cuts = self.max_depth = 0
         self.pruned = 0  # nodes whose bound, rounded up, met the best order's cost
 
     @property
@@ -200,10 +196,8 @@ class BranchCut:
         self.m._offer(rounded_order(self.m.W, Y))
         cyc = violated_cycles(Y, NODE_CUTS)
         self.clock["separate"] += time.perf_counter() - t
-        if cyc:
-            self.m.add_cycle_rows(np.asarray([t if k == 1 else (t[0], t[2], t[1])
-                                              for t, k in cyc]))  # fmt: skip
-            self.cuts += len(cyc)
+        self.m.add_cycles(cyc)
+        self.cuts += len(cyc)
         return len(cyc)
 
     def process(self, node: Node) -> tuple[float, np.ndarray | None]:
@@ -260,7 +254,7 @@ class BranchCut:
                 continue
             lb, x = self.process(node)
             if self.nodes % PURGE_EVERY == 0 and x is not None:
-                self.purged += self.m._purge_slack_rows()
+                self.m._purge_slack_rows()
             if x is None:
                 if self.deadline.passed() and self.ceil(lb) < self.ub:
                     stack.append(Node(node.fix, lb, node.depth))
@@ -305,7 +299,7 @@ def solve_block(name: str, W: np.ndarray, forced: np.ndarray, inner: float = 0.0
     bc.m.h.setOptionValue("solver", "ipm")
     bc.m.h.setOptionValue("run_crossover", "on")
     bc._lp()  # a vertex: the basis the dual simplex then warm-starts from
-    bc.purged += model._purge_slack_rows()
+    model._purge_slack_rows()
     bc.m.h.setOptionValue("solver", "simplex")
     bc.m.h.setOptionValue("simplex_strategy", 1)  # dual
     lb = bc.run(root_lb, max_nodes)
