@@ -13,7 +13,9 @@ buys on the same LP, in Python around highspy:
    depth-first search: each node fixes one more pair (x_j = 0 or 1), is re-solved by HiGHS's
    dual simplex from the last basis, and runs up to NODE_ROUNDS rounds of the violated
    3-cycles (`exact_lpcut.violated_cycles`, at most NODE_CUTS a round; every row stays, valid
-   for every order); it is pruned when its bound, rounded up, reaches the best order's cost.
+   for every order); it is pruned when its bound, rounded up, reaches the best order's cost;
+   otherwise every free pair whose reversal would lift the bound of the node's duals to that
+   cost is fixed in the node's subtree (reduced-cost fixing, `reduced_cost_fixings`).
 
 Every bound is `exact_lpcut.lagrangian_value` of the node's row duals with the node's fixed
 pairs (a lower bound over the orders that respect them; the two children of a node split its
@@ -52,6 +54,7 @@ NODE_MIN_GAIN = 0.05  # a node's rounds stop when the bound rises by less than t
 PURGE_EVERY = 25  # every this many nodes (and once at the root), rows slack at the node's LP
 # optimum are deleted (`HighsCutModel._purge_slack_rows`; separation re-adds a row violated later)
 INT_TOL = 1e-6  # an LP value this close to 0 or 1 counts as integral
+UNIT = 2.0**-53  # the unit roundoff of float64 (`reduced_cost_fixings`' error margin)
 BRANCHINGS = ("fractional", "cost")  # `BranchCut.branch_column`
 TIME_LIMIT_S = 600.0
 QUICK_LIMIT_S = 60.0
@@ -87,6 +90,7 @@ class BranchCutRun:
     infeasible: int = 0
     cuts: int = 0
     max_depth: int = 0
+    rc_fixed: int = 0
     root_s: float = 0.0
     tree_s: float = 0.0
     lp_s: float = 0.0
@@ -99,9 +103,44 @@ class BranchCutRun:
             "root bound": f"{self.root_bound:,.2f}", "nodes": self.nodes,
             "pruned": self.pruned,
             "infeasible": self.infeasible, "node cuts": self.cuts, "depth": self.max_depth,
+            "rc fixed": self.rc_fixed,
             "root s": f"{self.root_s:.1f}", "tree s": f"{self.tree_s:.1f}",
             "tree LP s": f"{self.lp_s:.1f}", "separation s": f"{self.separate_s:.1f}",
         }  # fmt: skip
+
+
+def reduced_cost_fixings(
+    d: np.ndarray,
+    s: float,
+    cols: np.ndarray,
+    coef: np.ndarray,
+    y: np.ndarray,
+    fixed: np.ndarray,
+    got: float,
+    ub: float,
+) -> dict[int, tuple[int, float]]:
+    """column -> (the value it can be fixed at, the integer bound on the orders that take the
+    other value) for every free column (`fixed` -1) where that bound reaches `ub`.
+
+    `got` is `lagrangian_value` of the duals y >= 0 (a lower bound over the orders that respect
+    `fixed`), whose column j contributes s min(0, red_j), red = d + A^T y; an order with x_j = 1
+    where red_j > 0 (or x_j = 0 where red_j < 0) has cost at least got + s |red_j|, as
+    Lagrangian relaxation with x_j held there gives. Reduced-cost fixing (Nemhauser and Wolsey,
+    Integer and Combinatorial Optimization, I.2.1) with a floating-point margin: red_j's
+    rounding error, at most gamma_k (|d_j| + sum of its |y_i|) as in `lagrangian_value`, is
+    taken off, and the rest rounds up as `lop.integer_bound` does (integer costs)."""
+    from schedlab.solvers.sojourn.lop import ROUND_MARGIN
+
+    red = d.copy()
+    np.add.at(red, cols.ravel(), (coef * y[:, None]).ravel())
+    mass = np.abs(d)
+    np.add.at(mass, cols.ravel(), np.repeat(y, cols.shape[1]))
+    k = int(np.bincount(cols.ravel()).max()) if cols.size else 0
+    gamma = 2.0 * (k + 8) * UNIT
+    lift = got + s * np.abs(red) - s * gamma * mass - 4.0 * UNIT * (abs(got) + s * np.abs(red))
+    bound = np.ceil(lift - ROUND_MARGIN)
+    hit = np.flatnonzero((fixed < 0) & (red != 0.0) & (bound >= ub))
+    return {int(j): (0 if red[j] > 0 else 1, float(bound[j])) for j in hit}
 
 
 def root_model(W: np.ndarray, forced: np.ndarray, seed: int, deadline: Deadline) -> HighsCutModel:
@@ -136,6 +175,7 @@ class BranchCut:
         deadline: Deadline,
         log: Callable[[str], None],
         branching: str = "fractional",
+        rc_fixing: bool = True,
     ) -> None:
         from schedlab.solvers.sojourn.lop import integer_bound
 
@@ -149,6 +189,11 @@ class BranchCut:
         self.clock = {"lp": 0.0, "separate": 0.0}
         self.nodes = self.infeasible = self.cuts = self.max_depth = 0
         self.pruned = 0  # nodes whose bound, rounded up, met the best order's cost
+        self.rc_fixing = rc_fixing  # fix pairs by reduced cost at every node (`_fix_by_rc`)
+        self.rc_fixed = 0  # pairs so fixed, summed over the nodes
+        self.rc_log: list[tuple[dict[int, int], int, int, float]] | None = None  # set to a
+        # list: each fixing as (the node's fixed pairs before it, column, value, the bound it
+        # rests on), for a check against an independent solver (tests)
 
     @property
     def ub(self) -> float:
@@ -220,6 +265,8 @@ class BranchCut:
             if self.ceil(lb) >= self.ub:
                 self.pruned += 1
                 return lb, None
+            if self.rc_fixing and got is not None:
+                self._fix_by_rc(node, got)
             rounds += 1
             integral = bool(np.all(np.minimum(x, 1.0 - x) <= INT_TOL))
             if self._separate(x) == 0:
@@ -229,6 +276,23 @@ class BranchCut:
             if not integral and (rounds >= NODE_ROUNDS or lb - last < NODE_MIN_GAIN):
                 return lb, x
             last = lb
+
+    def _fix_by_rc(self, node: Node, got: float) -> None:
+        """Fix, in `node` and so its subtree, every free pair whose other value would lift the
+        bound `got` of the current duals to the best order's cost (`reduced_cost_fixings`): no
+        order better than the best one reverses it there."""
+        assert self.m.fixed is not None  # set by `_apply`
+        sol = self.m.h.getSolution()
+        y = np.maximum(0.0, -np.asarray(sol.row_dual, dtype=float))
+        cols, coef = np.concatenate(self.m.rows_cols), np.concatenate(self.m.rows_coef)
+        fix = reduced_cost_fixings(self.m.d, self.m.s, cols, coef, y, self.m.fixed, got, self.ub)
+        if not fix:
+            return
+        if self.rc_log is not None:
+            self.rc_log += [(dict(node.fix), j, v, b) for j, (v, b) in fix.items()]
+        node.fix.update({j: v for j, (v, _) in fix.items()})
+        self.rc_fixed += len(fix)
+        self._apply(node.fix)
 
     def branch_column(self, x: np.ndarray) -> int:
         """The free fractional pair to branch on (`BRANCHINGS`): by `self.branching`, the most
@@ -268,18 +332,23 @@ class BranchCut:
                 rows = sum(len(r) for r in self.m.rows_rhs)
                 self.log(f"[bench_branchcut] {self.nodes} nodes, {len(stack)} open, best "
                          f"{self.ub:,.0f}, bound {open_lb:,.2f}, depth {node.depth}, cuts "
-                         f"{self.cuts:,}, rows {rows:,}, LP {self.clock['lp']:.1f} s, "
-                         f"separation {self.clock['separate']:.1f} s")  # fmt: skip
+                         f"{self.cuts:,}, rc fixed {self.rc_fixed:,}, rows {rows:,}, LP "
+                         f"{self.clock['lp']:.1f} s, separation "
+                         f"{self.clock['separate']:.1f} s")  # fmt: skip
         return self.ub
 
 
 def solve_block(name: str, W: np.ndarray, forced: np.ndarray, inner: float = 0.0,
                 time_limit: float = TIME_LIMIT_S, seed: int = 0, max_nodes: int | None = None,
-                branching: str = "fractional",
-                log: Callable[[str], None] = _stderr) -> BranchCutRun:  # fmt: skip
+                branching: str = "fractional", rc_fixing: bool = True,
+                log: Callable[[str], None] = _stderr,
+                rc_log: list[tuple[dict[int, int], int, int, float]] | None = None,
+                ) -> BranchCutRun:  # fmt: skip
     """Steps 1-2 of the module's docstring on the block W within `time_limit` seconds (and at
     most `max_nodes` nodes); the value and bounds include `inner` (a PACE block's merged
-    twins' own crossings); `branching` is `BranchCut.branch_column`'s rule."""
+    twins' own crossings); `branching` is `BranchCut.branch_column`'s rule; `rc_fixing`
+    fixes pairs by reduced cost at every node (`BranchCut._fix_by_rc`), each fixing appended
+    to `rc_log` when one is given (`BranchCut.rc_log`)."""
     from schedlab.solvers.sojourn.lop import integer_bound
     from schedlab.solvers.validate import Deadline
 
@@ -295,7 +364,8 @@ def solve_block(name: str, W: np.ndarray, forced: np.ndarray, inner: float = 0.0
     if model.closed_by_lp:
         out.bound = integer_bound(root_lb) + inner
         return out
-    bc = BranchCut(model, deadline, log, branching)
+    bc = BranchCut(model, deadline, log, branching, rc_fixing)
+    bc.rc_log = rc_log
     bc.m.h.setOptionValue("solver", "ipm")
     bc.m.h.setOptionValue("run_crossover", "on")
     bc._lp()  # a vertex: the basis the dual simplex then warm-starts from
@@ -306,7 +376,7 @@ def solve_block(name: str, W: np.ndarray, forced: np.ndarray, inner: float = 0.0
     out.value = model.order_cost + inner
     out.bound = min(integer_bound(lb), model.order_cost) + inner
     out.status = "optimal" if out.bound >= out.value else "feasible"
-    out.pruned = bc.pruned
+    out.pruned, out.rc_fixed = bc.pruned, bc.rc_fixed
     out.nodes, out.infeasible, out.cuts, out.max_depth = (bc.nodes, bc.infeasible, bc.cuts,
                                                           bc.max_depth)  # fmt: skip
     out.tree_s = time.perf_counter() - t0 - root_s
