@@ -125,8 +125,8 @@ def reduced_cost_fixings(
     `got` is `lagrangian_value` of the duals y >= 0 (a lower bound over the orders that respect
     `fixed`), whose column j contributes s min(0, red_j), red = d + A^T y; an order with x_j = 1
     where red_j > 0 (or x_j = 0 where red_j < 0) has cost at least got + s |red_j|, as
-    Lagrangian relaxation with x_j held there gives. Reduced-cost fixing (Nemhauser and Wolsey,
-    Integer and Combinatorial Optimization, I.2.1) with a floating-point margin: red_j's
+    Lagrangian relaxation with x_j held there gives. Integer programming's reduced-cost fixing,
+    with a floating-point margin: red_j's
     rounding error, at most gamma_k (|d_j| + sum of its |y_i|) as in `lagrangian_value`, is
     taken off, and the rest rounds up as `lop.integer_bound` does (integer costs)."""
     from schedlab.solvers.sojourn.lop import ROUND_MARGIN
