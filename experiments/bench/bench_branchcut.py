@@ -412,6 +412,9 @@ def run(
     """Print the table of `solve_block` over `instances(quick, lop_dir)`, a row as each ends."""
     if branching not in BRANCHINGS:
         raise InvalidInput(f"--branching: one of {', '.join(BRANCHINGS)} (got {branching!r})")
+    from schedlab.solvers.validate import check_time_limit
+
+    time_limit = check_time_limit(time_limit, "--time-limit")  # seconds in (0, the cap]
     limit = time_limit if time_limit is not None else QUICK_LIMIT_S if quick else TIME_LIMIT_S
     rows: list[list[Any]] = []
     for name, W, forced, inner in instances(quick, lop_dir):

@@ -133,3 +133,11 @@ def test_reduced_cost_fixing_saves_nodes_and_proves_the_same_optimum():
     assert [(r.status, r.bound, r.rc_fixed > 0) for r in runs] == [
         ("optimal", 4686.0, False), ("optimal", 4686.0, True)]  # fmt: skip
     assert runs[1].nodes < runs[0].nodes
+
+
+@pytest.mark.parametrize("bad", [0.0, -5.0, float("nan")])
+def test_a_time_limit_that_is_not_positive_seconds_is_refused_with_the_flag_named(bad):
+    from schedlab.experiments.bench.bench_branchcut import run
+
+    with pytest.raises(InvalidInput, match="--time-limit"):
+        run(quick=True, time_limit=bad)
