@@ -3,8 +3,8 @@
 
 Benchmark-specific options (`--lop-dir`, `--json`, `--time-limit`, `--branching`) are passed
 through as keyword arguments to the named benchmarks whose `run` takes them (`bench_exact`;
-`--lop-dir` also `bench_ladders` and `bench_branchcut`; `--time-limit` and `--branching`
-`bench_branchcut`); naming one that does not is a usage error (exit 2).
+`--lop-dir` also `bench_ladders`, `bench_branchcut` and `bench_tight_cycles`; `--time-limit`
+those two, `--branching` `bench_branchcut`); naming one that does not is a usage error (exit 2).
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ def main() -> None:
         help="bench_exact: run lpcut's routes on every linear-ordering matrix file in DIR "
         "(first token n, then the n x n matrix row by row) and print a table; bench_ladders: "
         "the triangle and ladder LPs of every PACE .gr file in DIR; bench_branchcut: the "
-        "branch-and-cut on the largest block of every PACE .gr file in DIR",
+        "branch-and-cut on the largest block of every PACE .gr file in DIR; "
+        "bench_tight_cycles: lpcut with each incumbent-cycle separation on every .gr in DIR",
     )
     ap.add_argument(
         "--json",
@@ -48,7 +49,8 @@ def main() -> None:
         "--time-limit",
         type=float,
         metavar="S",
-        help="bench_branchcut: seconds per instance (default 600, 60 with --quick)",
+        help="bench_branchcut: seconds per instance (default 600, 60 with --quick); "
+        "bench_tight_cycles: seconds per solve (default 120, 30 with --quick)",
     )
     ap.add_argument(
         "--branching",
@@ -60,7 +62,10 @@ def main() -> None:
     unknown = [n for n in args.names if n not in known]
     if unknown:
         ap.error(f"unknown benchmark(s) {', '.join(unknown)}; choose from: {', '.join(known)}")
-    extra = {kw: getattr(args, kw) for kw in PASS_THROUGH.values() if getattr(args, kw)}
+    # given flags only: a store_true flag left off is False, an option left off None (a given
+    # `--time-limit 0` is passed on, so that the benchmark refuses it by name)
+    given = {kw: getattr(args, kw) for kw in PASS_THROUGH.values()}
+    extra = {kw: v for kw, v in given.items() if v is not None and v is not False}
     entries = [e for e in BENCHMARKS.entries() if not args.names or e.name in args.names]
     if extra:
         flags = ", ".join(f for f, kw in PASS_THROUGH.items() if kw in extra)
