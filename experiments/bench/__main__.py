@@ -4,7 +4,8 @@
 Benchmark-specific options (`--lop-dir`, `--json`, `--time-limit`, `--branching`) are passed
 through as keyword arguments to the named benchmarks whose `run` takes them (`bench_exact`;
 `--lop-dir` also `bench_ladders`, `bench_branchcut` and `bench_tight_cycles`; `--time-limit`
-those two, `--branching` `bench_branchcut`); naming one that does not is a usage error (exit 2).
+`bench_branchcut` and `bench_tight_cycles`; `--branching` `bench_branchcut`); naming one that
+does not is a usage error (exit 2).
 """
 
 from __future__ import annotations
