@@ -53,8 +53,9 @@ def _picked(Yp: np.ndarray, Dp: np.ndarray, rows: np.ndarray) -> dict[tuple[int,
 
 
 def _whole_array(Yp: np.ndarray, Dp: np.ndarray, per_pair: int) -> np.ndarray:
-    """The form lpcut used before the kernel (exact_lpcut.incumbent_cycles up to 2026-12-06):
-    one n x |reversed| slice per position, top per_pair by argpartition."""
+    """lpcut's form (`exact_lpcut.incumbent_cycles`, one n x |reversed| slice per position)
+    with a stable sort in place of its `np.argpartition`, whose choice and order among equal
+    scores is unspecified: so the kernel's row order can be compared row for row."""
     n = len(Yp)
     out = []
     for p in range(n - 2):
@@ -76,11 +77,12 @@ def _whole_array(Yp: np.ndarray, Dp: np.ndarray, per_pair: int) -> np.ndarray:
 CASES = [(9, 0, 4, 1), (14, 1, 2, 3), (25, 2, 8, 6), (30, 3, 1000, 2)]  # n, seed, levels, per_pair
 
 
+@pytest.mark.parametrize("tie", ["first", "hash"])
 @pytest.mark.parametrize(("n", "seed", "levels", "per_pair"), CASES)
-def test_compiled_equals_plain_and_both_pick_the_brute_force_scores(n, seed, levels, per_pair):
+def test_compiled_equals_plain_and_both_pick_the_brute_force_scores(n, seed, levels, per_pair, tie):
     Y, D = _tournament(n, seed, levels)
-    cpu = tight_cycles(Y, D, per_pair, TOL)
-    plain = tight_cycles(Y, D, per_pair, TOL, backend="numpy")
+    cpu = tight_cycles(Y, D, per_pair, TOL, tie=tie)
+    plain = tight_cycles(Y, D, per_pair, TOL, tie=tie, backend="numpy")
     assert np.array_equal(cpu, plain)  # the same rows, in the same order
     assert len(cpu) > 0
     assert _picked(Y, D, cpu) == _brute(Y, D, per_pair)
@@ -96,6 +98,22 @@ def test_with_a_stable_tie_rule_it_is_the_whole_array_form_row_for_row():
     got = tight_cycles(Y, D, 4, TOL)
     assert np.array_equal(got, _whole_array(Y, D, 4))
     assert len(got) > 100
+
+
+@pytest.mark.parametrize("tie", ["first", "hash"])
+def test_through_the_benchmark_wrapper_it_picks_lpcuts_scores_in_any_order(tie):
+    # `bench_tight_cycles.kernel_cycles` (the kernel in the order's positions) against lpcut's
+    # own `exact_lpcut.incumbent_cycles` on a shuffled order: per reversed pair the same scores
+    from schedlab.experiments.bench.bench_tight_cycles import kernel_cycles
+    from schedlab.solvers.sojourn.exact_lpcut import incumbent_cycles
+
+    Y, D = _tournament(40, 11, 2)
+    order = [int(i) for i in np.random.default_rng(3).permutation(40)]
+    want, got = incumbent_cycles(Y, order, D, 4), kernel_cycles(tie)(Y, order, D, 4)
+    assert len(got) == len(want) > 100
+    pos = np.argsort(order)  # job -> position
+    Yp, Dp = Y[np.ix_(order, order)], D[np.ix_(order, order)]
+    assert _picked(Yp, Dp, pos[got]) == _picked(Yp, Dp, pos[want])
 
 
 def test_the_check_can_fail_a_wrong_tie_weight_picks_other_middles():
