@@ -117,8 +117,25 @@ def _silence_stdout() -> None:
         os.close(devnull)
 
 
+BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def default_one_blas_thread() -> None:
+    """Run OpenBLAS on one thread in this process unless the user chose (any of
+    BLAS_THREAD_VARS set) or numpy is already loaded (too late: OpenBLAS reads the variable
+    when it loads). schedlab's parallelism is across processes (`--workers`, each sweep cell
+    on one BLAS thread already), and the solvers run on one thread (`threads`); an idle
+    OpenBLAS worker still spins after each call and after loading (numpy's copy, and scipy's,
+    which numba loads): `schedlab lop solve` on PACE #51 took 3.11 CPU s with two BLAS
+    threads against 2.66 with one, 8 runs each, interleaved (docs/sojourn.md)."""
+    if "numpy" in sys.modules or any(v in os.environ for v in BLAS_THREAD_VARS):
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
+    default_one_blas_thread()
     _python_owns_stdout()
     cli.main(args=argv, prog_name="schedlab", standalone_mode=True)
 
