@@ -1,11 +1,13 @@
 """`python -m schedlab.experiments.bench [NAME ...] [--quick] [--lop-dir DIR] [--json]
-[--time-limit S] [--branching RULE]`: run the registered benchmarks.
+[--time-limit S] [--branching RULE] [--anchor PATH] [--repeats K] [--out FILE]`: run the
+registered benchmarks.
 
-Benchmark-specific options (`--lop-dir`, `--json`, `--time-limit`, `--branching`) are passed
-through as keyword arguments to the named benchmarks whose `run` takes them (`bench_exact`;
-`--lop-dir` also `bench_ladders`, `bench_branchcut` and `bench_tight_cycles`; `--time-limit`
-`bench_branchcut` and `bench_tight_cycles`; `--branching` `bench_branchcut`); naming one that
-does not is a usage error (exit 2).
+Benchmark-specific options (`--lop-dir`, `--json`, `--time-limit`, `--branching`, `--anchor`,
+`--repeats`, `--out`) are passed through as keyword arguments to the named benchmarks whose
+`run` takes them (`bench_exact`; `--lop-dir` also `bench_ladders`, `bench_branchcut`,
+`bench_tight_cycles` and `bench_anchor`; `--time-limit` `bench_branchcut`, `bench_tight_cycles`
+and `bench_anchor`; `--branching` `bench_branchcut`; `--anchor`, `--repeats` and `--out`
+`bench_anchor`); naming one that does not is a usage error (exit 2).
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ PASS_THROUGH = {
     "--json": "json",
     "--time-limit": "time_limit",
     "--branching": "branching",
+    "--anchor": "anchor",
+    "--repeats": "repeats",
+    "--out": "out",
 }
 
 
@@ -57,6 +62,24 @@ def main() -> None:
         "--branching",
         metavar="RULE",
         help="bench_branchcut: the branching rule, fractional (the default) or cost",
+    )
+    ap.add_argument(
+        "--anchor",
+        metavar="PATH",
+        help="bench_anchor: the external solver run beside lpcut (`PATH -timelimitS < FILE`, "
+        "the free vertices' ids on stdout: PACE2024's oscm)",
+    )
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        metavar="K",
+        help="bench_anchor: runs of each solver per graph, interleaved (default 1)",
+    )
+    ap.add_argument(
+        "--out",
+        metavar="FILE",
+        help="bench_anchor: append every finished run to FILE (JSON lines); a rerun skips "
+        "the runs it holds",
     )
     args = ap.parse_args()
     known = BENCHMARKS.names()
