@@ -356,8 +356,11 @@ def run(
         files = graph_files(quick, lop_dir, Path(tmp))
         sides = []
         for path, name in zip(files, sweep(files, anchor, limit, reps, log), strict=True):
-            sides.append(Side(name, read_ocr_file(path).n1, log.runs(name, "anchor", limit,
-                              anchor), log.runs(name, "lpcut", limit, None)))  # fmt: skip
+            theirs, ours = (
+                [r for r in log.runs(name, solver, limit, anchor) if int(r["rep"]) < reps]
+                for solver in SOLVERS
+            )  # the first `reps` repeats only, whatever else the log holds
+            sides.append(Side(name, read_ocr_file(path).n1, theirs, ours))
             print(format_table(HEADERS, [sides[-1].row()]), flush=True)
     print("\n" + format_table(HEADERS, [s.row() for s in sides]), flush=True)
     print("\n" + summary(sides, limit), flush=True)
