@@ -36,11 +36,14 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import register_benchmark
 from schedlab.solvers.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from schedlab.solvers.sojourn.lop_graph import OcrGraph
 
 TIME_LIMIT_S = 120.0
 QUICK_LIMIT_S = 30.0
@@ -110,11 +113,11 @@ def schedlab_command() -> list[str]:
     return [exe]
 
 
-def measure(solver: str, path: Path, anchor: str | None, limit: float) -> dict[str, Any]:
-    """One run of `solver` on the graph at `path`: its record (recounted value included)."""
-    from schedlab.solvers.sojourn.lop_graph import read_ocr_file
-
-    g = read_ocr_file(path)
+def measure(
+    solver: str, path: Path, g: OcrGraph, anchor: str | None, limit: float
+) -> dict[str, Any]:
+    """One run of `solver` on the graph g read from `path`: its record (recounted value
+    included)."""
     kill = limit + KILL_GRACE_S
     rec: dict[str, Any] = {"instance": path.name, "solver": solver, "limit": limit}
     if solver == "anchor":
@@ -173,13 +176,14 @@ class RunLog:
     def __init__(self, path: str | None) -> None:
         self.path = Path(path) if path is not None else None
         self.records: list[dict[str, Any]] = []
+        self.keys: set[tuple[Any, ...]] = set()
         if self.path is not None and self.path.exists():
             for ln, line in enumerate(self.path.read_text().splitlines(), 1):
                 if not line.strip():
                     continue
                 try:
                     rec = json.loads(line)
-                    self._key(rec)
+                    self.keys.add(self._key(rec))
                 except (ValueError, KeyError, TypeError) as exc:
                     raise InvalidInput(
                         f"--out {self.path}, line {ln}: not a run record of this benchmark "
@@ -193,11 +197,11 @@ class RunLog:
                 rec.get("anchor"))  # fmt: skip
 
     def has(self, rec: dict[str, Any]) -> bool:
-        key = self._key(rec)
-        return any(self._key(r) == key for r in self.records)
+        return self._key(rec) in self.keys
 
     def add(self, rec: dict[str, Any]) -> None:
         self.records.append(rec)
+        self.keys.add(self._key(rec))
         if self.path is not None:
             with self.path.open("a") as f:
                 f.write(json.dumps(rec) + "\n")
@@ -209,22 +213,26 @@ class RunLog:
 
 
 def sweep(files: list[Path], anchor: str | None, limit: float, repeats: int,
-          log: RunLog) -> Iterator[str]:  # fmt: skip
+          log: RunLog) -> Iterator[tuple[str, int]]:  # fmt: skip
     """Measure every file `repeats` times (the anchor, then lpcut), skipping the runs `log`
-    holds; yields each file's name once its runs are done."""
+    holds; yields each file's name and free vertices once its runs are done (each graph is
+    read once, for the recounts and the table)."""
     from tqdm import tqdm
+
+    from schedlab.solvers.sojourn.lop_graph import read_ocr_file
 
     solvers = SOLVERS if anchor is not None else SOLVERS[1:]
     for path in tqdm(files, desc="graphs", unit="graph", file=sys.stderr, disable=None):
+        g = read_ocr_file(path)
         for rep in range(repeats):
             for solver in solvers:
                 key = {"instance": path.name, "solver": solver, "rep": rep, "limit": limit,
                        "anchor": anchor if solver == "anchor" else None}  # fmt: skip
                 if log.has(key):
                     continue
-                rec = measure(solver, path, anchor, limit)
+                rec = measure(solver, path, g, anchor, limit)
                 log.add({**key, **rec})
-        yield path.name
+        yield path.name, g.n1
 
 
 def _num(x: Any) -> str:
@@ -337,7 +345,6 @@ def run(
     out: str | None = None,
 ) -> None:
     """Measure and print the side-by-side table (see the module's docstring)."""
-    from schedlab.solvers.sojourn.lop_graph import read_ocr_file
     from schedlab.solvers.validate import check_int, check_time_limit
 
     time_limit = check_time_limit(time_limit, "--time-limit")
@@ -355,12 +362,12 @@ def run(
     with tempfile.TemporaryDirectory() as tmp:
         files = graph_files(quick, lop_dir, Path(tmp))
         sides = []
-        for path, name in zip(files, sweep(files, anchor, limit, reps, log), strict=True):
+        for name, n1 in sweep(files, anchor, limit, reps, log):
             theirs, ours = (
                 [r for r in log.runs(name, solver, limit, anchor) if int(r["rep"]) < reps]
                 for solver in SOLVERS
             )  # the first `reps` repeats only, whatever else the log holds
-            sides.append(Side(name, read_ocr_file(path).n1, theirs, ours))
+            sides.append(Side(name, n1, theirs, ours))
             print(format_table(HEADERS, [sides[-1].row()]), flush=True)
     print("\n" + format_table(HEADERS, [s.row() for s in sides]), flush=True)
     print("\n" + summary(sides, limit), flush=True)
