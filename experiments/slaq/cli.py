@@ -37,6 +37,8 @@ _objectives = constant("schedlab.solvers.slaq.problem", "OBJECTIVES")
 _models = constant("schedlab.solvers.slaq.predict", "MODELS")
 _scalings = constant("schedlab.experiments.slaq.simulator", "SCALINGS")
 _predictors = constant("schedlab.experiments.slaq.workload_authors", "PREDICTOR_WORKLOADS")
+_token_models = constant("schedlab.experiments.slaq.simulator", "TOKEN_MODELS")
+_iterations = constant("schedlab.experiments.slaq.simulator", "ITERATIONS")
 
 
 OBJECTIVE_CHOICE = LazyChoice(_objectives)
@@ -281,6 +283,20 @@ def predict(
     help="Authors' workload only: their geometric rule (= authors) or our fit (= authors-fit).",
 )
 @click.option(
+    "--token-model",
+    type=LazyChoice(_token_models),
+    default=None,
+    help="Authors' workload only: their tokens as fluid shares (default) or replayed as task "
+    "offers in token order, pools without pending tasks passing cores down (offers).",
+)
+@click.option(
+    "--iterations",
+    type=LazyChoice(_iterations),
+    default=None,
+    help="Authors' workload only: their driver's iteration counts (default: svm 100, mlpc 60, "
+    "linreg 100, logreg its whole curve) or every point of the stand-in curves (curves).",
+)
+@click.option(
     "--jobs", type=bounded_int(1, SIM_MAX_JOBS), default=30, show_default=True, help="Jobs."
 )
 @click.option(
@@ -344,6 +360,8 @@ def simulate(
     policy: str,
     workload: str,
     predictor: str | None,
+    token_model: str | None,
+    iterations: str | None,
     jobs: int,
     cores: int,
     arrival_mean: float,
@@ -368,14 +386,17 @@ def simulate(
     Keys: mean_normalized_loss, mean_time_to_90_s, mean_time_to_95_s,
     scheduler_ms_per_epoch, epochs, makespan_s, mean_completion_s, max_queued_jobs,
     mean_queue_wait_s, idle_job_epochs, job_epochs, idle_share (admitted jobs that got no
-    core), fits, fallbacks_too_few_points, fallbacks_failed_fit, fallbacks_to, config.
+    core), starved_jobs, starved_share (first core 30 s or more after arrival),
+    mean_first_core_wait_s, fits, fallbacks_too_few_points, fallbacks_failed_fit,
+    fallbacks_to, config (with token_model and iterations).
     """
     from schedlab.experiments.output import emit_json
     from schedlab.experiments.slaq.simulator import SimConfig, summarize
     from schedlab.experiments.slaq.simulator import simulate as run
-    from schedlab.experiments.slaq.workload_authors import with_predictor
+    from schedlab.experiments.slaq.workload_authors import check_authors_options, with_predictor
 
     workload = with_predictor(workload, predictor)
+    check_authors_options(workload, token_model, iterations)
 
     cfg = SimConfig(
         jobs=jobs,
@@ -389,6 +410,8 @@ def simulate(
         w_min=w_min,
         w_max=w_max,
         max_epochs=max_epochs,
+        token_model=token_model or "fluid",
+        iterations=iterations or "driver",
     )
     out = summarize(run(cfg, policy, workload))
     if as_json:

@@ -66,6 +66,15 @@ SCALINGS: tuple[str, ...] = get_args(Scaling)
 #: The registered workload (`workloads.py`) a run uses unless told otherwise: `make_jobs`.
 DEFAULT_WORKLOAD = "shipped-curves"
 
+#: The authors' workload only: how their token shares run ("fluid": the fluid limit of the
+#: offer order, `workload_authors.token_shares`; "offers": task by task, `token_offers.py`).
+TOKEN_MODELS: tuple[str, ...] = ("fluid", "offers")
+#: The authors' workload only: iterations per job ("driver": their driver's counts, "curves":
+#: every point of the shipped stand-in curves).
+ITERATIONS: tuple[str, ...] = ("driver", "curves")
+#: A job that got no core for its first `STARVED_S` seconds after arrival counts as starved.
+STARVED_S = 30.0
+
 
 @dataclass(frozen=True)
 class SimConfig:
@@ -85,6 +94,8 @@ class SimConfig:
     model: str = "auto"
     max_epochs: int = MAX_EPOCHS
     warm_fits: bool = False  # warm-start each refit from the job's previous fit
+    token_model: str = "fluid"  # the authors' workload only (`TOKEN_MODELS`)
+    iterations: str = "driver"  # the authors' workload only (`ITERATIONS`)
 
     def check(self) -> None:
         p: list[str] = []
@@ -109,8 +120,16 @@ class SimConfig:
             )  # fmt: skip
         check_number(self.epoch_s, "epoch-s", lo=0.0, hi=MAX_EPOCH_S, lo_open=True, problems=p)
         check_number(self.beta_s, "beta-s", lo=0.0, hi=MAX_MAGNITUDE, problems=p)
-        if self.model not in MODELS:
-            p.append(f"model: must be one of {', '.join(MODELS)} (got {self.model!r})")
+        for name, allowed in (
+            ("model", MODELS),
+            ("token_model", TOKEN_MODELS),
+            ("iterations", ITERATIONS),
+        ):
+            if getattr(self, name) not in allowed:
+                flag = name.replace("_", "-")
+                p.append(
+                    f"{flag}: must be one of {', '.join(allowed)} (got {getattr(self, name)!r})"
+                )
         if not p and self.w_max < self.w_min:
             p.append(
                 f"w-max: must be >= w-min (--w-min {self.w_min:g} > --w-max {self.w_max:g}): "
@@ -141,6 +160,8 @@ class SimJob:
     fit_offsets: np.ndarray = field(default_factory=lambda: np.full(2, np.nan))
     family: str = ""  # the job's family (the curve's name here), for per-family metrics
     queued_epochs: int = 0  # epoch starts it spent waiting for admission (FIFO, J > C)
+    first_core_s: float | None = None  # time from arrival to the first epoch it got a core
+    tasks: int = 1  # tasks per iteration (the authors' workload, token model "offers")
     fits: int = 0  # refits of its predictor
     fallbacks: Counter[str] = field(default_factory=Counter)  # "too-few-points" etc., "to:<family>"
 
@@ -319,6 +340,8 @@ def simulate(cfg: SimConfig, policy_name: str, workload: str = DEFAULT_WORKLOAD)
             job_epochs += len(running)
             idle += sum(1 for c in cores if c <= 0)
             for j, c in zip(running, cores, strict=True):
+                if c > 0 and j.first_core_s is None:
+                    j.first_core_s = now - j.arrival_s
                 advance(j, c, now, cfg)
             running = [j for j in running if j.done_s is None]
         now += cfg.epoch_s
@@ -345,6 +368,20 @@ def family_losses(running: list[SimJob]) -> dict[str, float]:
     for j in running:
         groups.setdefault(j.family, []).append(float(j.norm[j.points() - 1]))
     return {f: float(np.mean(v)) for f, v in groups.items()}
+
+
+def starvation(jobs: list[SimJob]) -> dict[str, Any]:
+    """Starved jobs: those whose first core came `STARVED_S` seconds or more after arrival
+    (queue wait included; a job that never got one counts), and their share of all jobs; the
+    mean wait for a first core over the jobs that got one."""
+    waits = [j.first_core_s for j in jobs]
+    starved = sum(1 for w in waits if w is None or w >= STARVED_S - 1e-9)
+    got = [w for w in waits if w is not None]
+    return {
+        "starved_jobs": starved,
+        "starved_share": starved / len(jobs) if jobs else 0.0,
+        "mean_first_core_wait_s": float(np.mean(got)) if got else None,
+    }
 
 
 def summarize(run: dict[str, Any]) -> dict[str, Any]:
@@ -377,6 +414,7 @@ def summarize(run: dict[str, Any]) -> dict[str, Any]:
         "idle_job_epochs": run["idle_job_epochs"],
         "job_epochs": job_epochs,
         "idle_share": run["idle_job_epochs"] / job_epochs if job_epochs else 0.0,
+        **starvation(jobs),
         "fits": sum(j.fits for j in jobs),
         "fallbacks_too_few_points": fb["too-few-points"],
         "fallbacks_failed_fit": fb["failed-fit"],

@@ -14,8 +14,21 @@ Each family follows one shipped loss curve (the runs' own curves are not publish
   ln 10 = 2.3026, a 10-class run, not the driver's binary LR on epsilon);
 - linreg: LinearRegressionWithSGD on YearPredictionMSD -> linreg0.1 (a 10% sample; the driver
   trains on the full data);
-- mlpc: MultilayerPerceptronClassifier [784, 10, 10] on mnist8m -> mlpc (210 iterations; the
-  driver's maxIter is 60 in one version, 500 in another).
+- mlpc: MultilayerPerceptronClassifier [784, 10, 10] on mnist8m -> mlpc (210 points).
+
+Iterations (`cfg.iterations`): "driver" (default) runs each job for the driver's count at
+commit 087e7bc5, `DRIVER_ITERATIONS`: SVMWithSGD.train(..., numIterations = 100, ...),
+LinearRegressionWithSGD.train(..., numIterations = 100, ...), MLPC setMaxIter(60) (with
+setTol(0.01), which may stop it earlier: not modelled), and LogisticRegressionWithLBFGS with
+the fork's LBFGS defaults (maxNumIterations 1000, convergenceTol 1e-9), longer than our
+100-point logreg curve, which is kept whole; the stand-in curve is cut to that many points.
+"curves" runs every point of the stand-in curves (svm 200, logreg 100, linreg 128, mlpc 210),
+the workload before the option existed.
+
+Tasks per iteration (the "offers" token model only, `tasks_per_iter`): one task per partition;
+mlpc's data is repartitioned to 1000 x fraction and linreg's to 100 in the driver; the epsilon
+samples (svm, logreg) keep the input file's splits, not in the code: we take 360 x fraction,
+the driver's commented-out repartition of that data.
 
 Data fractions: thread i (1-based) samples `sizes(i % 3)` of sizes (0.1, 0.5, 1.0), so threads
 1, 2, 3, 4, ... use 0.5, 1.0, 0.1, 0.5, ...; the driver samples svm, logistic and mlpc data
@@ -41,7 +54,9 @@ Scheduler (`authors_allocate`, every epoch of `cfg.epoch_s` = their 3 s):
   (their minCore 3), uncapped; then, while cores remain, the marginal-gain heap (policy
   "slaq": `heuristics.greedy_extra`; "maxmin" its water-filling, not in their code). Fair
   (policy "fair"): every pool the same tokens, every epoch.
-- enforcement: their shares are tokens (cores x T x 1000 core-ms per pool and epoch), each task
+- enforcement (`cfg.token_model`): "offers" replays their task-offer order task by task
+  (`token_offers.py`, whose docstring cites the code); "fluid" (default), its fluid limit:
+  their shares are tokens (cores x T x 1000 core-ms per pool and epoch), each task
   launch takes the pool's mean task time off its tokens, and free cores are offered to the pool
   with the most tokens left: shares only order task offers, work-conserving. We run that order's
   fluid limit (`token_shares`): serving the pool with the most tokens left drains the largest
@@ -68,11 +83,14 @@ import numpy as np
 
 from schedlab.experiments.registry import register_workload
 from schedlab.experiments.slaq.simulator import (
+    ITERATIONS,
+    TOKEN_MODELS,
     SimConfig,
     SimJob,
     largest_drop_so_far,
     qualities,
 )
+from schedlab.experiments.slaq.token_offers import offer_cores
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.slaq.curves import normalized_loss, shipped_curve
 from schedlab.solvers.slaq.predict import FAMILY_CODES
@@ -87,6 +105,10 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("linreg", "linreg0.1"),
     ("mlpc", "mlpc"),
 )
+#: Iterations per job in the driver (commit 087e7bc5; see the module docstring).
+DRIVER_ITERATIONS = {"svm": 100, "logreg": 1000, "linreg": 100, "mlpc": 60}
+#: Partitions (tasks per iteration) on the full data; scaled by the fraction where sampled.
+FULL_DATA_TASKS = {"svm": 360, "logreg": 360, "linreg": 100, "mlpc": 1000}
 #: The driver's `sizes`, indexed by thread number i (1-based) mod 3.
 SIZES = (0.10, 0.5, 1.0)
 #: Families trained on a sample of `SIZES` (linreg uses its full data set).
@@ -96,6 +118,17 @@ SAMPLED = frozenset({"svm", "logreg", "mlpc"})
 def fraction(family: str, thread: int) -> float:
     """The data fraction of the job of `family` started by thread `thread` (1-based)."""
     return SIZES[thread % len(SIZES)] if family in SAMPLED else 1.0
+
+
+def tasks_per_iter(family: str, frac: float) -> int:
+    """Tasks (partitions) per iteration of a job of `family` on `frac` of its data."""
+    return max(1, round(FULL_DATA_TASKS[family] * frac))
+
+
+def job_curve(family: str, curve_name: str, iterations: str) -> np.ndarray:
+    """The stand-in curve, cut to the driver's iteration count under `iterations="driver"`."""
+    curve = shipped_curve(curve_name)
+    return curve[: DRIVER_ITERATIONS[family]] if iterations == "driver" else curve
 
 
 def arrivals_s(cfg: SimConfig) -> np.ndarray:
@@ -110,9 +143,10 @@ def authors_jobs(cfg: SimConfig) -> list[SimJob]:
     jobs = []
     for k in range(cfg.jobs):
         family, curve_name = FAMILIES[k % len(FAMILIES)]
-        curve = shipped_curve(curve_name)
-        w = cfg.w_max * fraction(family, k // len(FAMILIES) + 1)
-        j = SimJob(k, float(starts[k]), curve, w, family=family)
+        curve = job_curve(family, curve_name, cfg.iterations)
+        frac = fraction(family, k // len(FAMILIES) + 1)
+        j = SimJob(k, float(starts[k]), curve, cfg.w_max * frac, family=family)
+        j.tasks = tasks_per_iter(family, frac)
         j.norm = normalized_loss(curve)
         j.drops = np.maximum.accumulate(-np.diff(curve))
         jobs.append(j)
@@ -175,13 +209,23 @@ def authors_base(running: list[SimJob], cfg: SimConfig) -> list[int]:
     return [fair if j.points() <= 1 else cfg.min_cores for j in running]
 
 
+def run_tokens(tokens: list[float], running: list[SimJob], cfg: SimConfig) -> list[float]:
+    """Cores per job from its tokens (in cores) under `cfg.token_model`: the fluid limit
+    (`token_shares`) or the task-offer order (`token_offers.offer_cores`)."""
+    if cfg.token_model == "fluid":
+        return [float(x) for x in token_shares(tokens, cfg.cores)]
+    left = [j.last - j.progress for j in running]
+    w, n = [j.w for j in running], [j.tasks for j in running]
+    return [float(x) for x in offer_cores(tokens, w, n, left, cfg.cores, cfg.epoch_s)]
+
+
 def authors_allocate(
     running: list[SimJob], cfg: SimConfig, policy: Any, *, predictor: str, quirk: bool = True
 ) -> list[float]:
-    """Cores per running job this epoch: their tokens (base + heap, or equal for fair), run in
-    their task order's fluid limit (`token_shares`)."""
+    """Cores per running job this epoch: their tokens (base + heap, or equal for fair), run
+    under the token model (`run_tokens`)."""
     if policy.name == "fair":  # isFair: every pool the same tokens
-        return [float(x) for x in token_shares([1.0] * len(running), cfg.cores)]
+        return run_tokens([1.0] * len(running), running, cfg)
     base = authors_base(running, cfg)
     tokens = [float(b) for b in base]
     old = [i for i, j in enumerate(running) if j.points() > 1]
@@ -193,7 +237,7 @@ def authors_allocate(
         extra = policy.obj(qs, [base[i] for i in old], free, cfg.cores // len(running))
         for i, e in zip(old, extra, strict=True):
             tokens[i] += int(e)
-    return [float(x) for x in token_shares(tokens, cfg.cores)]
+    return run_tokens(tokens, running, cfg)
 
 
 #: `simulate --predictor`: the authors' workload under each predictor.
@@ -212,6 +256,21 @@ def with_predictor(workload: str, predictor: str | None) -> str:
             "drop --predictor (our workload always fits) or pass --workload authors"
         )
     return PREDICTOR_WORKLOADS[predictor]
+
+
+def check_authors_options(workload: str, token_model: str | None, iterations: str | None) -> None:
+    """`--token-model` and `--iterations` shape the authors' workloads only: refused (exit 2,
+    naming the flag) for any other workload."""
+    for flag, value, allowed in (
+        ("--token-model", token_model, TOKEN_MODELS),
+        ("--iterations", iterations, ITERATIONS),
+    ):
+        if value is not None and workload not in PREDICTOR_WORKLOADS.values():
+            raise InvalidInput(
+                f"slaq simulate: {flag} applies to the authors' workloads "
+                f"({', '.join(PREDICTOR_WORKLOADS.values())}), not --workload {workload}; "
+                f"drop {flag} or pass --workload authors (one of {', '.join(allowed)})"
+            )
 
 
 register_workload(

@@ -163,8 +163,9 @@ def test_idle_job_epochs_counted_where_the_authors_minimums_overcommit(monkeypat
     """Their base rule with minimums above C leaves new jobs at 0 cores (the fluid level lambda
     exceeds floor(C/P)): `idle_job_epochs` counts them, recounted here from the allocations;
     fair tokens and our own scheduler never leave an admitted job without a core. Pinned for
-    8 cores, 12 jobs, sleep 3 s, seed 0 (the regime of the full-size authors' row at sleep 10)."""
-    cfg = SimConfig(jobs=12, cores=8, arrival_mean_s=3.0, seed=0)
+    8 cores, 12 jobs, sleep 3 s, seed 0, the curves' iteration counts (the regime of the
+    full-size authors' row at sleep 10 before the driver's counts)."""
+    cfg = SimConfig(jobs=12, cores=8, arrival_mean_s=3.0, seed=0, iterations="curves")
     entry = WORKLOADS.get("authors", scope="slaq")
     real, zeros = entry.meta["allocate"], []
 
