@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import sys
 import traceback
 from typing import Any
@@ -44,9 +45,11 @@ class SchedlabGroup(click.Group):
         except BrokenPipeError:  # the reader went away (`| head`): nothing left to say to it
             _silence_stdout()
             ctx.exit(141)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
+            _end_workers()
+            code = 143 if isinstance(exc, Terminated) else 130
             click.echo("schedlab: interrupted; finished results were kept", err=True)
-            ctx.exit(130)
+            ctx.exit(code)
         except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
             if ctx.find_root().params.get("debug"):
                 traceback.print_exc()
@@ -57,6 +60,24 @@ class SchedlabGroup(click.Group):
                     err=True,
                 )
             ctx.exit(1)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C so both take one path (exit 143)."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated(f"signal {signum}")
+
+
+INTERRUPT_EXIT_CODES = (130, 143)
+
+
+def _end_workers() -> None:
+    """On an interrupt, end the sweep workers (local processes or Dask cells) of this process."""
+    sweep = sys.modules.get("schedlab.experiments.sweep")
+    if sweep is not None:
+        sweep.interrupt()
 
 
 def safe_text_output() -> None:
@@ -134,10 +155,25 @@ def default_one_blas_thread() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point."""
+    """Console entry point.
+
+    Ctrl-C (SIGINT) and SIGTERM end the run: the workers are ended, every finished row is
+    already journaled (written and synced one by one), and the process exits 130 or 143 at once
+    rather than waiting for threads that were mid-cell (a rerun computes only what is missing)."""
     default_one_blas_thread()
     _python_owns_stdout()
-    cli.main(args=argv, prog_name="schedlab", standalone_mode=True)
+    signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        cli.main(args=argv, prog_name="schedlab", standalone_mode=True)
+    except SystemExit as exc:
+        if exc.code in INTERRUPT_EXIT_CODES:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            os._exit(int(exc.code))
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

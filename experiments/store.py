@@ -54,7 +54,12 @@ class RowStore:
         check_output_path(self.path, "journal")  # a FIFO or device here would block or break
         if not self.path.exists():
             return
-        text = self.path.read_text()
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            # Not a journal add() wrote (binary or another encoding): it does not apply.
+            self.path.unlink()
+            return
         if not text.endswith("\n"):
             # Cut a torn last line of an interrupted run, so the next row starts a line.
             text = text[: text.rfind("\n") + 1]
@@ -67,6 +72,8 @@ class RowStore:
             header = json.loads(lines[0])
         except json.JSONDecodeError:
             header = {}
+        if not isinstance(header, dict):
+            header = {}  # JSON, but not a header add() wrote (a list, a number, ...)
         if header.get("_config") != self.config or header.get("_code") != self.code:
             # Different settings or code: the old journal does not apply; start afresh.
             self.path.unlink()
@@ -76,7 +83,8 @@ class RowStore:
                 row = json.loads(line)
             except json.JSONDecodeError:
                 continue  # a line that is not JSON (not written by add()): ignore it
-            self._remember(row)
+            if isinstance(row, dict) and all(k in row for k in self.key_fields):
+                self._remember(row)  # anything else was not written by add(): ignore it
 
     def _remember(self, row: dict[str, Any]) -> None:
         cost = row.pop(COST_KEY, None)

@@ -294,7 +294,8 @@ def run_studies(studies: Sequence[Study], outdir: Path, *, parallel: bool) -> li
                 bar.line(study_line(out[-1]))
             return out
         done: dict[int, StudyStats] = {}
-        with ThreadPoolExecutor(max_workers=len(studies), thread_name_prefix="study") as pool:
+        pool = ThreadPoolExecutor(max_workers=len(studies), thread_name_prefix="study")
+        try:
             futures = {
                 pool.submit(copy_context().run, run_study, s, outdir): i
                 for i, s in enumerate(studies)
@@ -302,6 +303,15 @@ def run_studies(studies: Sequence[Study], outdir: Path, *, parallel: bool) -> li
             for fut in as_completed(futures):
                 done[futures[fut]] = fut.result()
                 bar.line(study_line(done[futures[fut]]))
+        except KeyboardInterrupt:
+            # Ctrl-C or SIGTERM reaches this (main) thread only: end the workers first, so the
+            # study threads stop at their next outcome instead of waiting for every cell.
+            from schedlab.experiments.sweep import interrupt
+
+            interrupt()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
         return [done[i] for i in range(len(studies))]
 
 

@@ -20,7 +20,9 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -148,6 +150,40 @@ class Engine(Protocol):
 
     def close(self) -> None: ...
 
+    def terminate(self) -> None: ...
+
+
+class Interrupted(KeyboardInterrupt):
+    """The run was interrupted (Ctrl-C or SIGTERM): a sweep stops taking outcomes, every
+    finished row is already journaled, and no manifest or result file is written after it."""
+
+
+_STOP = threading.Event()
+_LIVE: set[Any] = set()  # engines that may hold workers; `interrupt` ends them
+_LIVE_LOCK = threading.Lock()
+
+
+def interrupt() -> None:
+    """Stop every sweep of this process now: end the workers of every live engine (local
+    processes killed, Dask futures cancelled) and make each `run_cells` raise `Interrupted` at
+    its next outcome. Called from the main thread on Ctrl-C or SIGTERM (`studies.run_studies`,
+    `using`, the CLI); idempotent."""
+    _STOP.set()
+    with _LIVE_LOCK:
+        engines = list(_LIVE)
+    for engine in engines:
+        engine.terminate()
+
+
+def interrupted() -> bool:
+    """True once `interrupt` was called in this process."""
+    return _STOP.is_set()
+
+
+def _track(engine: Any, live: bool) -> None:
+    with _LIVE_LOCK:
+        (_LIVE.add if live else _LIVE.discard)(engine)
+
 
 class SerialEngine:
     """In this process, one cell after another (for debugging: `--workers 1`)."""
@@ -161,6 +197,9 @@ class SerialEngine:
             yield i, call_cell(fn, cell, clock="thread")
 
     def close(self) -> None:
+        pass
+
+    def terminate(self) -> None:
         pass
 
 
@@ -185,6 +224,7 @@ class PoolEngine:
             self._pool = ProcessPoolExecutor(
                 self.workers, mp_context=ctx, initializer=_quiet_worker
             )
+            _track(self, True)
         return self._pool
 
     def start(self) -> None:
@@ -217,6 +257,20 @@ class PoolEngine:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        _track(self, False)
+
+    def terminate(self) -> None:
+        """End the pool now: kill every worker (a cell may run for minutes) and drop queued
+        cells; what they had not finished is not journaled and a rerun computes it."""
+        pool, self._pool = self._pool, None
+        _track(self, False)
+        if pool is None:
+            return
+        # The executor keeps its worker processes in `_processes` (no public accessor).
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            if proc.is_alive():
+                proc.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 class DaskEngine:
@@ -229,15 +283,18 @@ class DaskEngine:
             from distributed import Client
         except ImportError as exc:
             raise InvalidInput(f"--scheduler needs Dask distributed: {CLUSTER_HINT}") from exc
+        self._futures: list[Any] = []
         try:
             self.client = Client(address, timeout=CONNECT_TIMEOUT_S)
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            shown = address if len(address) <= 60 else address[:60] + "..."
             raise InvalidInput(
-                f"--scheduler {address}: cannot reach a Dask scheduler there ({exc}); start one "
+                f"--scheduler {shown}: cannot reach a Dask scheduler there ({exc}); start one "
                 "with `dask scheduler` and workers with `dask worker ADDRESS`, or unset "
                 f"${SCHEDULER_ENV}"
             ) from exc
         self.address = address
+        _track(self, True)
 
     def run(
         self, fn: CellFn, todo: Sequence[tuple[int, dict[str, Any]]]
@@ -245,11 +302,21 @@ class DaskEngine:
         from distributed import as_completed
 
         futures = {self.client.submit(call_cell, fn, cell, pure=False): i for i, cell in todo}
+        self._futures += list(futures)
         for fut in as_completed(list(futures)):
             yield futures[fut], _result(fut)
 
     def close(self) -> None:
+        _track(self, False)
         self.client.close()
+
+    def terminate(self) -> None:
+        """Cancel every cell this client submitted and disconnect (the cluster stays up)."""
+        _track(self, False)
+        try:
+            self.client.cancel(self._futures, force=True)
+        finally:
+            self.client.close(timeout=5)
 
 
 def require_picklable(fn: CellFn) -> None:
@@ -272,7 +339,14 @@ def _ready() -> bool:
 def _quiet_worker() -> None:
     """Worker start-up: C libraries that print to file descriptor 1 whatever their output flag
     (HiGHS's MIP solver prints "HighsMipSolverData::transformNewIntegerFeasibleSolution ...")
-    write to /dev/null instead of the run's terminal; a cell's result is its return value."""
+    write to /dev/null instead of the run's terminal; a cell's result is its return value.
+
+    A terminal's Ctrl-C reaches the whole process group: the workers ignore SIGINT (one raised
+    inside a pool worker leaves the pool waiting forever) and the main process ends them
+    (`PoolEngine.terminate`); SIGTERM keeps its default action, ending the worker at once (a
+    handler the main process set would otherwise be inherited through fork)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
@@ -323,9 +397,15 @@ def using(workers: int | None = None, scheduler: str | None = None) -> Iterator[
     token = _CURRENT.set(engine)
     try:
         yield engine
+    except KeyboardInterrupt:
+        interrupt()
+        raise
     finally:
         _CURRENT.reset(token)
-        engine.close()
+        if interrupted():
+            engine.terminate()
+        else:
+            engine.close()
 
 
 def current_engine() -> Engine:
@@ -373,6 +453,8 @@ def run_cells(
     here = code_version()
     try:
         for i, out in engine.run(fn, todo):
+            if interrupted():
+                raise Interrupted(f"sweep {name!r} interrupted")
             if out.ok and out.code != here:
                 out = Outcome(False, f"worker runs other code ({out.code}; here {here})", "")
             if out.ok:
