@@ -12,6 +12,12 @@ reduction as ratio of means and as mean of per-job ratios; for all jobs and per 
 The paper's 73% / 44% (Zhang et al., SoCC 2017) stand beside them; its definitions are not in
 the authors' code, so both readings are ours.
 
+The authors' workload also runs as settings labelled "authors/<token model>/<iterations>": their
+tokens as fluid shares or replayed as task offers (`token_offers.py`), and their driver's
+iteration counts or the stand-in curves' (`workload_authors.py`); plain "authors" is fluid /
+driver. Each row also reports the starved jobs (`simulator.starvation`: first core 30 s or more
+after arrival). Only the plain workloads are plotted.
+
 Left panels: the mean normalized loss of the running jobs over time (seed `seed`, the middle
 load); right panels: mean time to 90% per family with 95% t-intervals over seeds.
 One journaled row per (workload, sleep, policy, seed): a rerun resumes. Writes
@@ -41,13 +47,21 @@ PAPER = {"quality_improvement_pct": 73.0, "delay_reduction_pct": 44.0}
 POLICIES = ("slaq", "fair")  # the paper's comparison
 ALL = "all"
 
-#: Per size: seeds, and per workload its jobs, cores and the sleeps (mean arrival gaps, s) swept.
+#: Per size: seeds, and per setting (a label) its workload, jobs, cores and the sleeps (mean
+#: arrival gaps, s) swept. A label other than a registered workload names its `workload` and
+#: the authors' `token_model` / `iterations` (defaults: fluid, driver) and may run fewer
+#: `seeds`: the token model x iteration counts at the heavy cell (sleep 10 s) and the middle
+#: one (sleep 20 s).
 CONFIGS: dict[str, dict[str, Any]] = {
     "tiny": {
         "seeds": 2,
         "workloads": {
             "shipped-curves": {"jobs": 8, "cores": 24, "sleeps": [6.0]},
             "authors": {"jobs": 8, "cores": 16, "sleeps": [10.0]},
+            "authors/offers/curves": {
+                "workload": "authors", "token_model": "offers", "iterations": "curves",
+                "jobs": 8, "cores": 16, "sleeps": [10.0], "seeds": 1,
+            },
         },
     },
     "small": {
@@ -56,6 +70,10 @@ CONFIGS: dict[str, dict[str, Any]] = {
             "shipped-curves": {"jobs": 40, "cores": 64, "sleeps": [6.0, 12.0, 24.0]},
             "authors": {"jobs": 20, "cores": 32, "sleeps": [10.0, 20.0, 40.0]},
             "authors-fit": {"jobs": 20, "cores": 32, "sleeps": [20.0]},
+            "authors/offers/driver": {
+                "workload": "authors", "token_model": "offers",
+                "jobs": 20, "cores": 32, "sleeps": [10.0], "seeds": 3,
+            },
         },
     },
     "full": {
@@ -64,9 +82,21 @@ CONFIGS: dict[str, dict[str, Any]] = {
             "shipped-curves": {"jobs": 200, "cores": 128, "sleeps": [3.0, 6.0, 12.0]},
             "authors": {"jobs": 40, "cores": 32, "sleeps": [10.0, 20.0, 40.0]},
             "authors-fit": {"jobs": 40, "cores": 32, "sleeps": [10.0, 20.0, 40.0]},
+            "authors/fluid/curves": {
+                "workload": "authors", "iterations": "curves",
+                "jobs": 40, "cores": 32, "sleeps": [10.0, 20.0], "seeds": 5,
+            },
+            "authors/offers/driver": {
+                "workload": "authors", "token_model": "offers",
+                "jobs": 40, "cores": 32, "sleeps": [10.0, 20.0], "seeds": 5,
+            },
+            "authors/offers/curves": {
+                "workload": "authors", "token_model": "offers", "iterations": "curves",
+                "jobs": 40, "cores": 32, "sleeps": [10.0, 20.0], "seeds": 5,
+            },
         },
     },
-}
+}  # fmt: skip
 METRICS = (
     "quality_up_to",
     "quality_time_avg",
@@ -77,11 +107,20 @@ METRICS = (
 )
 
 
+def setting(label: str, w: dict[str, Any]) -> tuple[str, str, str]:
+    """(registered workload, token model, iterations) of a setting of `CONFIGS`."""
+    return w.get("workload", label), w.get("token_model", "fluid"), w.get("iterations", "driver")
+
+
 def run_row(key: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """One simulation: its summary, loss series (all jobs and per family) and per-job delays."""
     w = config["workloads"][key["workload"]]
-    cfg = SimConfig(jobs=w["jobs"], cores=w["cores"], arrival_mean_s=key["sleep"], seed=key["seed"])
-    run = simulate(cfg, key["policy"], key["workload"])
+    workload, token_model, iterations = setting(key["workload"], w)
+    cfg = SimConfig(
+        jobs=w["jobs"], cores=w["cores"], arrival_mean_s=key["sleep"], seed=key["seed"],
+        token_model=token_model, iterations=iterations,
+    )  # fmt: skip
+    run = simulate(cfg, key["policy"], workload)
     s = summarize(run)
     s.pop("config")
     s.pop("policy")
@@ -89,6 +128,8 @@ def run_row(key: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     work = sum(j.last * j.w for j in run["jobs"])
     return {
         **s,
+        "token_model": token_model,
+        "iterations": iterations,
         "offered_load": work / (cfg.cores * cfg.jobs * cfg.arrival_mean_s),
         "times_s": run["times_s"],
         "loss": run["mean_norm_loss"],
@@ -103,14 +144,14 @@ def keys_of(config: dict[str, Any], seed: int) -> list[dict[str, Any]]:
         {"workload": wl, "sleep": s, "policy": p, "seed": seed + i}
         for wl, w in config["workloads"].items()
         for s in w["sleeps"]
-        for i in range(config["seeds"])
+        for i in range(w.get("seeds", config["seeds"]))
         for p in POLICIES
     ]
 
 
 def compute(config: dict[str, Any], seed: int, outdir: Path, size: str) -> list[dict[str, Any]]:
     fields = ["workload", "sleep", "policy", "seed"]
-    header = json.loads(json.dumps({**config, "seed": seed, "row_format": 4}))
+    header = json.loads(json.dumps({**config, "seed": seed, "row_format": 5}))
     store = RowStore(results_dir(outdir, "slaq") / f"{STEM}-{size}.jsonl", fields, config=header)
     keys = keys_of(config, seed)
     store.run(keys, partial(run_row, config=config), desc=NAME)
@@ -187,6 +228,8 @@ def table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "offered_load": round(float(np.mean([a["offered_load"] for a, _ in pairs])), 3),
                 "family": fam,
                 "seeds": len(pairs),
+                "token_model": pairs[0][0]["token_model"],
+                "iterations": pairs[0][0]["iterations"],
             }
             for m in METRICS:
                 mean, half, _ = metrics.mean_ci([p[m] for p in per])
@@ -198,6 +241,8 @@ def table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for pol, idx in (("slaq", 0), ("fair", 1)):  # admitted jobs left without a core
                 share = float(np.mean([p[idx]["idle_share"] for p in pairs]))
                 row[f"{pol}_idle_pct"] = round(100.0 * share, 2) if fam == ALL else None
+                starved = float(np.mean([p[idx]["starved_share"] for p in pairs]))
+                row[f"{pol}_starved_pct"] = round(100.0 * starved, 2) if fam == ALL else None
             for pol, idx in (("slaq", 0), ("fair", 1)):  # the runs' refits and fallbacks
                 tot = fallback_totals([p[idx] for p in pairs])  # (on the "all" row only)
                 row.update({f"{pol}_{k}": v if fam == ALL else None for k, v in tot.items()})
@@ -218,22 +263,23 @@ def markdown(tab: list[dict[str, Any]], caption: str) -> str:
     """The side-by-side table as markdown, all jobs first, then per family: % (mean ± 95%
     t-interval half-width over seeds), the paper's "up to 73%" quality and 44% delay beside."""
     head = (
-        "| workload | sleep (s) | load | family | quality up to | quality time-avg | "
-        "delay 90% ratio of means | delay 90% mean of ratios | delay 95% ratio of means | "
-        "delay 95% mean of ratios | job-epochs at 0 cores, SLAQ / fair (%) | "
-        "paper (quality / delay) |\n|" + "---|" * 12 + "\n"
+        "| setting | token model / iterations | sleep (s) | load | family | quality up to | "
+        "quality time-avg | delay 90% ratio of means | delay 90% mean of ratios | "
+        "delay 95% ratio of means | delay 95% mean of ratios | "
+        "job-epochs at 0 cores, SLAQ / fair (%) | starved jobs, SLAQ / fair (%) | "
+        "paper (quality / delay) |\n|" + "---|" * 14 + "\n"
     )
+
+    def pair(r: dict[str, Any], what: str) -> str:
+        a = r[f"slaq_{what}_pct"]
+        return "–" if a is None else f"{a:g} / {r[f'fair_{what}_pct']:g}"
 
     def line(r: dict[str, Any]) -> str:
         cells = " | ".join(_cell(r, m) for m in METRICS)
-        idle = (
-            "–"
-            if r["slaq_idle_pct"] is None
-            else f"{r['slaq_idle_pct']:g} / {r['fair_idle_pct']:g}"
-        )
         return (
-            f"| {r['workload']} | {r['sleep_s']:g} | {r['offered_load']:.2f} | {r['family']} | "
-            f"{cells} | {idle} | "
+            f"| {r['workload']} | {r['token_model']} / {r['iterations']} | {r['sleep_s']:g} | "
+            f"{r['offered_load']:.2f} | {r['family']} | {cells} | {pair(r, 'idle')} | "
+            f"{pair(r, 'starved')} | "
             f"{r['paper_quality_up_to_pct']:g} / {r['paper_delay_reduction_pct']:g} |"
         )
 
@@ -248,7 +294,7 @@ def markdown(tab: list[dict[str, Any]], caption: str) -> str:
 
 def plot(rows: list[dict[str, Any]], tab: list[dict[str, Any]], stem: Path, caption: str):  # type: ignore[no-untyped-def]
     """Per workload: loss over time (first seed, middle sleep) and mean time to 90% per family."""
-    wls = list(dict.fromkeys(r["workload"] for r in rows))
+    wls = [wl for wl in dict.fromkeys(r["workload"] for r in rows) if "/" not in wl]  # not variants
     fig, axes = new_figure(len(wls), 2, figsize=(12, 4 * len(wls)), squeeze=False)
     first = min(r["seed"] for r in rows)
     for (ax1, ax2), wl in zip(axes, wls, strict=True):
@@ -298,6 +344,7 @@ def make(size: str, seed: int, outdir: Path) -> list[Path]:
         f"{wl}: {w['jobs']} jobs on {w['cores']} cores, sleep "
         + "/".join(f"{s:g}" for s in w["sleeps"])
         + " s"
+        + (f" ({w['seeds']} seeds)" if "seeds" in w else "")
         for wl, w in config["workloads"].items()
     )
     caption = "\n".join(

@@ -22,10 +22,15 @@ def test_quality_figure_tiny_and_resume(tmp_path, monkeypatch):
     for name in ("slaq-quality.csv", "slaq-quality.md", "slaq-quality.png", "slaq-quality.pdf"):
         assert d / name in paths
     rows = read(d / "slaq-quality.csv")
-    assert {r["workload"] for r in rows} == {"shipped-curves", "authors"}
+    assert {r["workload"] for r in rows} == {"shipped-curves", "authors", "authors/offers/curves"}
     authors = {r["family"]: r for r in rows if r["workload"] == "authors"}
     assert set(authors) == {"all", "svm", "logreg", "linreg", "mlpc"}
-    assert all(int(r["seeds"]) == 2 for r in rows)
+    assert (authors["all"]["token_model"], authors["all"]["iterations"]) == ("fluid", "driver")
+    variant = next(r for r in rows if r["workload"] == "authors/offers/curves")
+    assert (variant["token_model"], variant["iterations"]) == ("offers", "curves")
+    assert float(authors["all"]["offered_load"]) < float(variant["offered_load"])  # shorter runs
+    assert all(int(r["seeds"]) == (1 if "/" in r["workload"] else 2) for r in rows)
+    assert all(r["slaq_starved_pct"] != "" for r in rows if r["family"] == "all")
     assert float(authors["all"]["paper_quality_up_to_pct"]) == 73.0
     assert float(authors["all"]["paper_delay_reduction_pct"]) == 44.0
     for r in rows:  # "up to" is a maximum over epochs; the time average cannot exceed it
@@ -33,7 +38,7 @@ def test_quality_figure_tiny_and_resume(tmp_path, monkeypatch):
             assert float(r["quality_time_avg_pct"]) <= float(r["quality_up_to_pct"]) + 1e-9
     assert "73 / 44" in (d / "slaq-quality.md").read_text()
     runs = read(d / "slaq-quality-runs.csv")
-    assert len(runs) == 2 * 2 * 2  # workloads x policies x seeds
+    assert len(runs) == 2 * 2 * 2 + 2  # workloads x policies x seeds, + the variant's seed
     ours = {r["family"]: r for r in rows if r["workload"] == "shipped-curves"}["all"]
     assert int(ours["slaq_fits"]) > 0 and int(ours["fair_fits"]) == 0  # fallbacks counted
     assert int(ours["slaq_fallbacks_too_few_points"]) > 0

@@ -12,7 +12,7 @@ from schedlab.experiments.slaq import simulator as sim
 from schedlab.solvers.slaq.curves import normalized_loss
 
 
-def row(policy, seed, times, loss, delays, fits=0, few=0, to=None, idle=0.0):
+def row(policy, seed, times, loss, delays, fits=0, few=0, to=None, idle=0.0, starved=0.0):
     """One journaled run of the figure (the keys `fig_quality.table` reads)."""
     return {
         "workload": "w",
@@ -29,6 +29,9 @@ def row(policy, seed, times, loss, delays, fits=0, few=0, to=None, idle=0.0):
         "fallbacks_failed_fit": 0,
         "fallbacks_to": to or {},
         "idle_share": idle,
+        "starved_share": starved,
+        "token_model": "fluid",
+        "iterations": "driver",
     }
 
 
@@ -37,7 +40,7 @@ FAIR_DELAYS = [["a", 20.0, 30.0], ["b", 110.0, 120.0]]
 ROWS = [
     # seed 0: fair's loss 0.5, 0.4, 0.01 (the last epoch below 0.02: left out)
     row("fair", 0, [0, 3, 6], [0.5, 0.4, 0.01], FAIR_DELAYS),
-    row("slaq", 0, [0, 3, 6], [0.25, 0.3, 0.0], SLAQ_DELAYS, 7, 2, {"geometric": 2}, 0.25),
+    row("slaq", 0, [0, 3, 6], [0.25, 0.3, 0.0], SLAQ_DELAYS, 7, 2, {"geometric": 2}, 0.25, 0.5),
     # seed 1: slaq's series is one epoch longer (compared on the common epochs)
     row("fair", 1, [0, 3], [0.8, 0.2], FAIR_DELAYS),
     row("slaq", 1, [0, 3, 6], [0.4, 0.19, 0.1], SLAQ_DELAYS, 3, 1, {"geometric": 1}, 0.05),
@@ -82,6 +85,13 @@ def test_fallback_totals_in_the_comparison_table():
     assert tab["a"]["slaq_fits"] is None  # run totals sit on the "all" row only
     # admitted jobs left without a core: the mean share over seeds, in %, on the "all" row
     assert (s["slaq_idle_pct"], s["fair_idle_pct"], tab["a"]["slaq_idle_pct"]) == (15.0, 0.0, None)
+    # starved share: the mean over seeds (0.5, 0), on the "all" row only
+    assert (s["slaq_starved_pct"], s["fair_starved_pct"], tab["a"]["slaq_starved_pct"]) == (
+        25.0,
+        0.0,
+        None,
+    )
+    assert (s["token_model"], s["iterations"]) == ("fluid", "driver")
     assert "| 15 / 0 |" in F.markdown(F.table(ROWS), "caption")
 
 
