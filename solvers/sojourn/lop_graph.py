@@ -40,14 +40,19 @@ import numpy as np
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.crossings import crossing_number, overlapping_pairs, spans
 from schedlab.solvers.result import SolveResult, certify
+from schedlab.solvers.sojourn.lop_text import excerpt, iter_lines, read_count, split_line
 from schedlab.solvers.sojourn.lpcut_options import LpcutOptions, lpcut_stats
-from schedlab.solvers.validate import Deadline, check_alloc, read_text_file
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, check_alloc, read_text_file
 
 if TYPE_CHECKING:  # lpcut and the LOP core load numba and HiGHS: imported where a block needs them
     from schedlab.solvers.sojourn.exact_lpcut import LpSolver
     from schedlab.solvers.sojourn.lop import BlockModel, ModelFactory
 
-MAX_VERTICES = 10_000_000  # n0, n1 and m above this are refused
+MAX_VERTICES = 10_000_000  # n0 and m above this are refused
+MAX_FREE_VERTICES = 1_000_000  # n1 above this is refused: `lop solve` prints the whole order
+READ_BYTES_PER_EDGE = 64  # memory per edge of reading, sorting and recounting (checked)
+READ_BYTES_PER_FREE_VERTEX = 256  # ... per free vertex: CSR, spans, the order as a list
+CANDIDATE_BYTES = 64  # memory per candidate pair of `overlapping_pairs` (slots, then pairs)
 BLOCK_BYTES_PER_PAIR = 200  # memory of a block's dense tables and model per pair (checked)
 
 
@@ -83,24 +88,30 @@ def _header(tokens: list[str], ln: int, name: str) -> tuple[int, int, int]:
     if len(tokens) not in (5, 6) or tokens[1] != "ocr":
         raise InvalidInput(
             f"{name}: line {ln}: the problem line must read 'p ocr n0 n1 m' (PACE 2024), "
-            f"got {' '.join(tokens)!r}"
+            f"got {excerpt(' '.join(tokens))}"
         )
-    out = []
-    for field, tok in zip(("n0", "n1", "m"), tokens[2:5], strict=True):
-        if not tok.isdigit() or int(tok) > MAX_VERTICES:
-            raise InvalidInput(
-                f"{name}: line {ln}: {field} = {tok!r} must be an integer in 0..{MAX_VERTICES}"
-            )
-        out.append(int(tok))
-    return out[0], out[1], out[2]
+    limits = (("n0", MAX_VERTICES), ("n1", MAX_FREE_VERTICES), ("m", MAX_VERTICES))
+    n0, n1, m = (
+        read_count(tok, f"{name}: line {ln}: {field}", 0, hi)
+        for (field, hi), tok in zip(limits, tokens[2:5], strict=True)
+    )
+    check_alloc(
+        READ_BYTES_PER_EDGE * m + READ_BYTES_PER_FREE_VERTEX * n1,
+        f"the graph {name} ({n1} free vertices, {m} edges, by its problem line {ln})",
+    )
+    return n0, n1, m
 
 
-def parse_ocr_text(text: str, name: str = "<text>") -> OcrGraph:
-    """The graph of a PACE 2024 `.gr` text; InvalidInput names the line and what is wrong."""
-    lines = text.splitlines()
+def parse_ocr_text(text: str, name: str = "<text>", deadline: Deadline = NO_DEADLINE) -> OcrGraph:
+    """The graph of a PACE 2024 `.gr` text; InvalidInput names the line and what is wrong.
+
+    The memory the graph needs is checked from the problem line's counts before anything is
+    allocated, edges are counted as they are read (one too many is refused at its line), and
+    `deadline` is looked at while reading (InvalidInput once it has passed: no order exists)."""
+    lines = iter_lines(text, deadline, name)
     head = None
-    for ln, line in enumerate(lines, 1):
-        t = line.split()
+    for ln, line in lines:
+        t = split_line(line)
         if t and t[0] != "c":
             if t[0] != "p":
                 raise InvalidInput(f"{name}: line {ln}: expected the problem line 'p ocr n0 n1 m'")
@@ -109,26 +120,43 @@ def parse_ocr_text(text: str, name: str = "<text>") -> OcrGraph:
     if head is None:
         raise InvalidInput(f"{name}: no problem line 'p ocr n0 n1 m' (is it a PACE .gr file?)")
     hl, n0, n1, m = head
-    body = [(ln, line.split()) for ln, line in enumerate(lines[hl:], hl + 1)]
-    body = [(ln, t) for ln, t in body if t and t[0] != "c"]
-    if len(body) != m:
-        raise InvalidInput(f"{name}: the problem line says m = {m} edges, the file has {len(body)}")
-    check_alloc(40.0 * m + 16.0 * n1, f"the graph {name} ({m} edges)")
     a = np.empty(m, dtype=np.int64)
     b = np.empty(m, dtype=np.int64)
-    for k, (ln, t) in enumerate(body):
-        ok = len(t) == 2 and t[0].isdigit() and t[1].isdigit()
-        x, y = (int(t[0]), int(t[1])) if ok else (0, 0)
-        if not (ok and 1 <= x <= n0 and n0 < y <= n0 + n1):
+    k = 0
+    for ln, line in lines:
+        t = split_line(line)
+        if not t or t[0] == "c":
+            continue
+        if k == m:
             raise InvalidInput(
-                f"{name}: line {ln}: an edge is 'a b' with a fixed vertex a in 1..{n0} and a "
-                f"free vertex b in {n0 + 1}..{n0 + n1}, got {' '.join(t)!r}"
+                f"{name}: line {ln}: the problem line (line {hl}) says m = {m} edges, this is "
+                f"one more ({excerpt(line)})"
             )
-        a[k], b[k] = x, y - n0 - 1
+        a[k], b[k] = _edge(t, ln, hl, n0, n1, name)
+        k += 1
+    if k != m:
+        raise InvalidInput(f"{name}: the problem line says m = {m} edges, the file has {k}")
     order = np.lexsort((a, b))
     ptr = np.zeros(n1 + 1, dtype=np.int64)
     np.cumsum(np.bincount(b, minlength=n1), out=ptr[1:])
     return OcrGraph(name, n0, n1, ptr, a[order])
+
+
+def _edge(t: list[str], ln: int, hl: int, n0: int, n1: int, name: str) -> tuple[int, int]:
+    """(fixed vertex, free vertex 0-based) of an edge line's tokens (ASCII digits only)."""
+    if t[0] == "p":
+        raise InvalidInput(f"{name}: line {ln}: a second problem line (the first is line {hl})")
+    try:
+        x = read_count(t[0], "a", 1, n0)
+        y = read_count(t[1], "b", n0 + 1, n0 + n1) if len(t) == 2 else -1
+    except InvalidInput:
+        y = -1
+    if y < 0:
+        raise InvalidInput(
+            f"{name}: line {ln}: an edge is 'a b' with a fixed vertex a in 1..{n0} and a "
+            f"free vertex b in {n0 + 1}..{n0 + n1}, got {excerpt(' '.join(t))}"
+        )
+    return x, y - n0 - 1
 
 
 def read_ocr_file(path: str | Path) -> OcrGraph:
@@ -169,8 +197,8 @@ def random_ocr_graph(n0: int, n1: int, seed: int, *, mean_degree: float = 2.0,
 
 def is_ocr_text(text: str) -> bool:
     """Whether the first line that is not a comment is a problem line ('p ...')."""
-    for line in text.splitlines():
-        t = line.split()
+    for _, line in iter_lines(text, NO_DEADLINE, ""):  # one line at a time, never a list
+        t = split_line(line)
         if t and t[0] != "c":
             return t[0] == "p"
     return False
@@ -192,8 +220,13 @@ class SparseCrossings:
 
     @classmethod
     def of(cls, g: OcrGraph) -> SparseCrossings:
+        """The overlapping pairs of `g`; their candidates' memory is checked first."""
         deg = np.diff(g.ptr)
         active = np.nonzero(deg > 0)[0]
+        check_alloc(
+            CANDIDATE_BYTES * candidate_pairs(g, active),
+            f"the overlapping neighbour spans of {g.name}'s {len(active)} free vertices",
+        )
         u, v, cuv, cvu = overlapping_pairs(g.ptr, g.nbr, active)
         return cls(g, active, u, v, cuv, cvu)
 
@@ -210,6 +243,16 @@ class SparseCrossings:
         np.add.at(out, self.u, (self.cuv <= self.cvu).astype(np.int64))
         np.add.at(out, self.v, (self.cvu <= self.cuv).astype(np.int64))
         return out
+
+
+def candidate_pairs(g: OcrGraph, active: np.ndarray) -> int:
+    """How many candidate pairs `overlapping_pairs` enumerates (and may hold slots for):
+    pairs whose later span, by left end, starts strictly before the earlier one's right end.
+    O(n log n), before any pair is built."""
+    left, right = spans(g.ptr, g.nbr)
+    order = active[np.lexsort((right[active], left[active]))]
+    ends = np.searchsorted(left[order], right[order], side="left")
+    return int(np.maximum(ends - np.arange(len(order)) - 1, 0).sum())
 
 
 def blocks(sc: SparseCrossings) -> list[np.ndarray]:
@@ -506,6 +549,7 @@ def solve_graph(
     integral: bool = True,
     tuned: bool = True,
     twins: bool = True,
+    deadline: Deadline | None = None,
 ) -> SolveResult[list[int]]:
     """The fewest crossings of `g` by lpcut, block by block: blocks without a free pair take
     `forced_order` (every pair at its zero count), the others their dense block matrix. The
@@ -516,7 +560,9 @@ def solve_graph(
     when some block has a free pair."""
     opts = options or LpcutOptions()
     t0 = time.perf_counter()
-    deadline = Deadline.after(time_limit)
+    deadline = Deadline.after(time_limit) if deadline is None else deadline
+    if deadline.passed():  # reading took the whole limit: no pair is counted
+        return _stopped_before_pairs(g, t0, opts)
     sc = SparseCrossings.of(g)
     bl = blocks(sc)
     loc = np.full(g.n1, -1, dtype=np.int64)
@@ -524,19 +570,28 @@ def solve_graph(
         loc[blk] = bi
     inside = loc[sc.u] == loc[sc.v]
     free_in = np.bincount(loc[sc.u[inside]], minlength=len(bl))
+    pair_min = np.minimum(sc.cuv, sc.cvu)
+    min_in = np.bincount(loc[sc.u[inside]], weights=pair_min[inside], minlength=len(bl))
+    largest = max((len(b) for b, f in zip(bl, free_in, strict=True) if f), default=0)
+    check_alloc(BLOCK_BYTES_PER_PAIR * largest * largest,
+                f"a block of {largest} free vertices of {g.name}")  # fmt: skip
     order: list[int] = []
-    bound = float(np.minimum(sc.cuv, sc.cvu)[~inside].sum())
+    bound = float(pair_min[~inside].sum())
     proven = True
     stats: dict[str, Any] = {"blocks": len(bl), "free_pairs": len(sc.u), "solver_blocks": 0,
                              "largest_block": max((len(b) for b in bl), default=0),
                              "largest_solver_block": 0, "twins_merged": 0,
-                             **lpcut_stats(opts)}  # fmt: skip
+                             "blocks_stopped": 0, **lpcut_stats(opts)}  # fmt: skip
     stats["prepare_s"] = time.perf_counter() - t0
     routes: list[str] = []
     solver = _BlockSolver(g, sc, opts, seed, deadline, fix_forced, integral, tuned, twins)
     for bi, blk in enumerate(bl):
-        if free_in[bi] == 0:
+        if free_in[bi] == 0 or deadline.passed():  # no free pair, or no time: forced order
             order.extend(int(v) for v in forced_order(sc, blk))
+            if free_in[bi]:  # every pair costs at least its smaller count: a sound bound
+                bound += float(min_in[bi])
+                proven = False
+                stats["blocks_stopped"] += 1
             continue
         part, b, ok, out_stats = solver.solve(blk)
         order.extend(part)
@@ -554,6 +609,21 @@ def solve_graph(
     value = float(g.crossings(order))
     cert = certify(value, bound, "min")
     stats = {**stats, **cert.stats, "routes": routes, "all_blocks_closed": bool(proven)}
+    res = SolveResult(cert.status, cert.value, cert.bound, order, "lpcut", 0.0, stats)
+    return replace(res, runtime_s=time.perf_counter() - t0)
+
+
+def _stopped_before_pairs(g: OcrGraph, t0: float, opts: LpcutOptions) -> SolveResult[list[int]]:
+    """The answer when the time limit ran out before any pair was counted: the free vertices
+    with an edge by their neighbour spans (`forced_order`'s rule), then those without; bound
+    0, sound for every crossing number."""
+    active = np.nonzero(np.diff(g.ptr) > 0)[0]
+    left, right = spans(g.ptr, g.nbr)
+    order = [int(v) for v in active[np.lexsort((active, right[active], left[active]))]]
+    order.extend(int(v) for v in np.nonzero(np.diff(g.ptr) == 0)[0])
+    cert = certify(float(g.crossings(order)), 0.0, "min")
+    stats = {**lpcut_stats(opts), **cert.stats, "stopped_while_preparing": True,
+             "all_blocks_closed": False}  # fmt: skip
     res = SolveResult(cert.status, cert.value, cert.bound, order, "lpcut", 0.0, stats)
     return replace(res, runtime_s=time.perf_counter() - t0)
 

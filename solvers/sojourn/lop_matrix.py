@@ -16,11 +16,11 @@ instance (`lop.solve_lop`) and stay what they are.
 
 from __future__ import annotations
 
-import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -28,9 +28,22 @@ from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.result import SolveResult, certify
 from schedlab.solvers.sojourn.exact_lpcut import LpcutOptions, lpcut_factory, lpcut_stats
 from schedlab.solvers.sojourn.lop import is_integral, solve_lop_matrix
-from schedlab.solvers.validate import Deadline, check_alloc
+from schedlab.solvers.sojourn.lop_text import (
+    TOKEN,
+    excerpt,
+    line_at,
+    pieces,
+    read_count,
+    real_or_none,
+    real_rule,
+    reals_of,
+    token_at,
+)
+from schedlab.solvers.validate import NO_DEADLINE, Deadline, check_alloc, read_text_file
 
 MAX_N = 5000  # a file asking for more rows than this is refused (memory: n^2 pair tables)
+ENTRY_SUM_LIMIT = 2.0**50  # |entries| summed (plus the shift of negatives) stay within this:
+# lpcut's sums are then exact for integer entries (`lop.is_integral`'s bound) and finite
 
 
 @dataclass(frozen=True)
@@ -45,52 +58,100 @@ class LopMatrix:
         return int(self.M.shape[0])
 
 
-def parse_lop_text(text: str, name: str = "<text>") -> np.ndarray:
-    """The matrix of a linear-ordering file's text; InvalidInput names the line and token."""
-    tokens = [(ln, tok) for ln, line in enumerate(text.splitlines(), 1) for tok in line.split()]
-    if not tokens:
+def parse_lop_text(text: str, name: str = "<text>", deadline: Deadline = NO_DEADLINE) -> np.ndarray:
+    """The matrix of a linear-ordering file's text; InvalidInput names the line and token.
+
+    n is read first and the memory of the n x n pair tables checked before anything else is
+    allocated; the entries are converted a piece at a time straight into the matrix (one too
+    many is refused at its token), each an ASCII decimal within `ENTRY_SUM_LIMIT`
+    (`lop_text.real_or_none`), and their sizes together within it too (`check_entry_sums`);
+    `deadline` is looked at between pieces."""
+    first = TOKEN.search(text)
+    if first is None:
         raise InvalidInput(f"{name}: empty file; the first token must be the size n")
-    ln, first = tokens[0]
+    ln, tok, body = line_at(text, first.start()), first.group(), first.end()
     try:
-        n = int(first)
-    except ValueError:
-        n = 0
-    if n < 1 or n > MAX_N:
+        n = read_count(tok, "n", 1, MAX_N)
+    except InvalidInput:
         raise InvalidInput(
-            f"{name}: line {ln}, token 1 {first!r}: the first token must be the size n, an "
-            f"integer in 1..{MAX_N}"
-        )
+            f"{name}: line {ln}, token 1 {excerpt(tok)}: the first token must be the size n, "
+            f"an integer in 1..{MAX_N}"
+        ) from None
     check_alloc(64.0 * n * n, f"the pair tables of a {n} x {n} matrix ({name})")
-    body = tokens[1:]
-    if len(body) != n * n:
-        where = f"the file ends at line {body[-1][0] if body else ln}"
-        if len(body) > n * n:
-            where = f"line {body[n * n][0]} token {body[n * n][1]!r} is one too many"
-        raise InvalidInput(
-            f"{name}: n = {n} needs {n * n} entries after it, found {len(body)} ({where})"
-        )
     M = np.empty(n * n)
-    for k, (ln, tok) in enumerate(body):
-        try:
-            M[k] = float(tok)
-        except ValueError:
-            M[k] = math.nan
-        if not math.isfinite(M[k]):
+    k = 0
+    for pos, piece in pieces(text, body, deadline, name):
+        x = reals_of(piece, ENTRY_SUM_LIMIT)
+        if x is None or k + len(x) > n * n:
+            _refuse_piece(text, pos, piece, k, n, name)
+        assert x is not None
+        M[k : k + len(x)] = x
+        k += len(x)
+    if k != n * n:
+        end = line_at(text, len(text.rstrip()))
+        raise InvalidInput(
+            f"{name}: n = {n} needs {n * n} entries after it, found {k} (the file ends at "
+            f"line {end})"
+        )
+    square = M.reshape(n, n)
+    check_entry_sums(square, lambda i: token_at(text, body, i)[0], name)
+    return square
+
+
+def _refuse_piece(text: str, pos: int, piece: str, k: int, n: int, name: str) -> NoReturn:
+    """The refusal for the first bad token of `piece` (entries k on): not a number in range,
+    or one too many."""
+    for i, mt in enumerate(TOKEN.finditer(piece)):
+        ln, tok, e = line_at(text, pos + mt.start()), mt.group(), k + i
+        if e == n * n:
             raise InvalidInput(
-                f"{name}: line {ln}, token {tok!r} (entry row {k // n + 1}, column "
-                f"{k % n + 1}): not a finite number"
+                f"{name}: n = {n} needs {n * n} entries after it, found more (line {ln} token "
+                f"{excerpt(tok)} is one too many)"
             )
-    return M.reshape(n, n)
+        if real_or_none(tok, ENTRY_SUM_LIMIT) is None:
+            raise InvalidInput(
+                f"{name}: line {ln}, token {excerpt(tok)} (entry row {e // n + 1}, column "
+                f"{e % n + 1}): not {real_rule(ENTRY_SUM_LIMIT)}"
+            )
+    raise AssertionError("a piece refused with no bad token")
 
 
-def read_lop_file(path: str | Path) -> LopMatrix:
+def check_entry_sums(M: np.ndarray, line_of: Callable[[int], int], name: str) -> None:
+    """Refuse a matrix whose sums lpcut forms could leave the exact range: the sum of all
+    |entries| plus n (n - 1) times the shift of the negative entries (`core_costs`) must stay
+    within ENTRY_SUM_LIMIT, so every order's value, every bound and the core costs' totals are
+    exact for integer entries (`lop.is_integral`) and finite for any. `line_of(k)`: the line of
+    entry k (row-major), looked up for the message only."""
+    n = M.shape[0]
+    run = np.cumsum(np.abs(M).ravel())
+    over = np.nonzero(run >= ENTRY_SUM_LIMIT)[0]
+    if len(over):
+        k = int(over[0])
+        raise InvalidInput(
+            f"{name}: line {line_of(k)}, entry row {k // n + 1}, column {k % n + 1}: "
+            f"the absolute values of the entries sum past {ENTRY_SUM_LIMIT:.17g} here; "
+            f"their sum must stay below {ENTRY_SUM_LIMIT:.17g} (2^50) so that every sum "
+            "the solver forms is exact; scale the matrix down"
+        )
+    off = np.where(np.eye(n, dtype=bool), np.inf, M)
+    k = int(np.argmin(off))
+    shift = max(0.0, -float(off.ravel()[k])) if n > 1 else 0.0
+    total = float(run[-1]) + n * (n - 1) * shift
+    if total >= ENTRY_SUM_LIMIT:
+        raise InvalidInput(
+            f"{name}: line {line_of(k)}, entry row {k // n + 1}, column "
+            f"{k % n + 1}: the smallest entry {-shift:.17g} shifts all {n * (n - 1)} "
+            f"off-diagonal entries by {shift:.17g} (the solver needs costs >= 0): the sum "
+            f"of |entries| plus that, {total:.6g}, must stay below {ENTRY_SUM_LIMIT:.17g} "
+            "(2^50) so that every sum the solver forms is exact; scale the matrix down"
+        )
+
+
+def read_lop_file(path: str | Path, deadline: Deadline = NO_DEADLINE) -> LopMatrix:
     """Read one linear-ordering file (first token n, then n x n entries row by row)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8", errors="strict")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"{p}: cannot read a text matrix ({exc})") from exc
-    return LopMatrix(p.name, parse_lop_text(text, str(p)))
+    text = read_text_file(p, "a linear-ordering matrix")
+    return LopMatrix(p.name, parse_lop_text(text, str(p), deadline))
 
 
 def read_lop_dir(directory: str | Path) -> list[LopMatrix]:
@@ -169,12 +230,17 @@ def solve_lop_benchmark(
     time_limit: float | None = None,
     seed: int | None = 0,
     options: LpcutOptions | None = None,
+    deadline: Deadline | None = None,
 ) -> SolveResult[list[int]]:
     """lpcut on a benchmark matrix: the order (row indices), the largest above-diagonal sum
-    found (`value`) and a proven upper bound (`bound`), status by `certify` on the core."""
+    found (`value`) and a proven upper bound (`bound`), status by `certify` on the core.
+    `deadline` (instead of `time_limit`): the caller's, when reading counted against it; if
+    it has passed already, the rows in file order and the pairwise bound (`_stopped`)."""
     opts = options or LpcutOptions()
     t0 = time.perf_counter()
-    deadline = Deadline.after(time_limit)
+    deadline = Deadline.after(time_limit) if deadline is None else deadline
+    if deadline.passed():
+        return _stopped(M, t0, opts)
     n = M.shape[0]
     W, shift = core_costs(M)
     integral = is_integral(W)
@@ -197,4 +263,16 @@ def solve_lop_benchmark(
     value = above_diagonal(M, core.order)  # = total - (core cost - pair_shift), exactly
     bound = None if cert.bound is None else total - (cert.bound - pair_shift)
     res = SolveResult(cert.status, value, bound, core.order, "lpcut", 0.0, stats)
+    return replace(res, runtime_s=time.perf_counter() - t0)
+
+
+def _stopped(M: np.ndarray, t0: float, opts: LpcutOptions) -> SolveResult[list[int]]:
+    """The answer when the time limit ran out before the core started: the rows in file
+    order and the sum over pairs of their larger entry, an upper bound on every order."""
+    order = list(range(M.shape[0]))
+    bound = float(np.triu(np.maximum(M, M.T), 1).sum())
+    cert = certify(above_diagonal(M, order), bound, "max")
+    stats = {**lpcut_stats(opts), **cert.stats, "stopped_while_preparing": True,
+             "all_blocks_closed": False}  # fmt: skip
+    res = SolveResult(cert.status, cert.value, cert.bound, order, "lpcut", 0.0, stats)
     return replace(res, runtime_s=time.perf_counter() - t0)

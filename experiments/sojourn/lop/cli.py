@@ -48,22 +48,23 @@ def solve_file(
     """Read `path` (either format) and solve it; the JSON object `lop solve` prints."""
     from schedlab.solvers.sojourn.lop_graph import is_ocr_text, parse_ocr_text, solve_graph
     from schedlab.solvers.sojourn.lpcut_options import LpcutOptions
-    from schedlab.solvers.validate import read_text_file
+    from schedlab.solvers.validate import Deadline, read_text_file
 
+    deadline = Deadline.after(time_limit)  # one limit for reading, preparing and solving
     text = read_text_file(path, "a LOLIB matrix or a PACE .gr graph")
     opts = LpcutOptions(route=route)  # type: ignore[arg-type]
     if is_ocr_text(text):  # the readers' errors name the file, line and field
-        g = parse_ocr_text(text, str(path))
+        g = parse_ocr_text(text, str(path), deadline)
         del text
-        r = solve_graph(g, time_limit=time_limit, seed=seed, options=opts, fix_forced=fix_forced)
+        r = solve_graph(g, seed=seed, options=opts, fix_forced=fix_forced, deadline=deadline)
         head = {"format": "pace-ocr", "sense": "min", "n": g.n1, "n0": g.n0, "m": g.m}
         order = g.ids_of(r.solution)
     else:  # the matrix reader and solver load lpcut (numba, HiGHS) whatever the matrix
         from schedlab.solvers.sojourn.lop_matrix import parse_lop_text, solve_lop_benchmark
 
-        M = parse_lop_text(text, str(path))
+        M = parse_lop_text(text, str(path), deadline)
         del text
-        r = solve_lop_benchmark(M, time_limit=time_limit, seed=seed, options=opts)
+        r = solve_lop_benchmark(M, seed=seed, options=opts, deadline=deadline)
         head = {"format": "lolib", "sense": "max", "n": int(M.shape[0])}
         order = [int(i) + 1 for i in r.solution]
     d = r.to_dict()
