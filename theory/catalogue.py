@@ -10,7 +10,7 @@ imports no subject.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ CHECK = ("yes", "no", "unknown")
 CHECK_ITEMS = ("workload", "metric", "baseline", "scale")
 SETUP_ITEMS = ("workload", "baseline", "scale")
 SHAPES = ("point", "max", "min", "range")
+BETTER = ("higher", "lower")
 NOT_STATED = "not stated in the sources read"
 
 
@@ -104,6 +105,27 @@ class Tolerance:
 
 
 @dataclass(frozen=True)
+class PaperPoint:
+    """The point of ours that stands for the paper's setting, named before any result is read:
+    `at` a point's label (`sweep=value`), "max"/"min" (the same statistic as an "up to"/"at
+    least"), or "" (the row's only point), with `why` in one line; or `none`, why the sources
+    state no setting (the row is then not comparable, whatever our numbers)."""
+
+    at: str = ""
+    why: str = ""
+    none: str = ""
+
+
+@dataclass(frozen=True)
+class Effect:
+    """A claim of improvement: which side is better and the value meaning "no improvement"
+    (0 for a gain in percent, 1 for a ratio). Its tolerance band must stay on the better side."""
+
+    better: str = ""
+    no_effect: float | None = None
+
+
+@dataclass(frozen=True)
 class Claim:
     subject: str
     id: str
@@ -124,6 +146,8 @@ class Claim:
     authors_number: Number | None = None
     tolerance: Tolerance = field(default_factory=Tolerance)
     sizes: tuple[str, ...] = ("small", "full")  # the sizes whose run computes our number
+    paper_point: PaperPoint = field(default_factory=PaperPoint)
+    effect: Effect = field(default_factory=Effect)
 
     @property
     def key(self) -> str:
@@ -284,6 +308,48 @@ def _tolerance(p: _Problems, where: str, t: Any) -> Tolerance:
     return Tolerance(**vals)  # type: ignore[arg-type]
 
 
+def _paper_point(p: _Problems, where: str, t: Any, needed: bool) -> PaperPoint:
+    """The named point; `needed` for a swept row with a reference number (its other points
+    only feed the sensitivity strip, so one must be named or declared absent)."""
+    if t is None:
+        if needed:
+            p.add(where, "a swept row with a reference number must name its point: "
+                  "[claims.paper_point] at = 'sweep=value' (or 'max'/'min') with why = '...', "
+                  "or none = 'why the sources state no setting'")  # fmt: skip
+        return PaperPoint()
+    t = p.keys(where, t, {"at", "why", "none"}, set())
+    if ("none" in t) == ("why" in t):
+        p.add(where, "give why (with at) or none, not both")
+    if "none" in t and "at" in t:
+        p.add(where, "none names no point: drop at")
+    return PaperPoint(
+        at=p.text(where, t, "at"), why=p.text(where, t, "why"), none=p.text(where, t, "none")
+    )
+
+
+def _effect(p: _Problems, where: str, t: Any, claim: Claim) -> Effect:
+    """The claim's direction; its reference band must not reach the no-effect value, so an
+    improvement claim is never matched by no improvement or the opposite."""
+    if t is None:
+        return Effect()
+    t = p.keys(where, t, {"better", "no_effect"}, {"better", "no_effect"})
+    better = p.choice(f"{where}.better", t.get("better"), BETTER)
+    v = t.get("no_effect")
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        p.add(f"{where}.no_effect", f"must be a number, got {v!r}")
+        return Effect(better=better)
+    effect = Effect(better=better, no_effect=float(v))
+    for label, number in (("paper", claim.paper_number), ("authors", claim.authors_number)):
+        if number is None or (number.value is None and number.low is None):
+            continue
+        lo, hi = number.band
+        lo, hi = lo - claim.tolerance.width(lo), hi + claim.tolerance.width(hi)
+        if (better == "higher" and lo <= v) or (better == "lower" and hi >= v):
+            p.add(where, f"the {label} number's tolerance band [{lo:g}, {hi:g}] reaches "
+                  f"no_effect = {v:g}: narrow the tolerance")  # fmt: skip
+    return effect
+
+
 CLAIM_KEYS = {
     "id",
     "kind",
@@ -303,6 +369,8 @@ CLAIM_KEYS = {
     "tolerance",
     "like_for_like",
     "sizes",
+    "paper_point",
+    "effect",
 }
 CLAIM_REQUIRED = {
     "id",
@@ -333,7 +401,7 @@ def _claim(p: _Problems, subject: str, i: int, t: Any) -> Claim | None:
     wt = t.get("withdrawn_theorem", False)
     if not isinstance(wt, bool):
         p.add(f"{where}.withdrawn_theorem", "must be true or false")
-    return Claim(
+    claim = Claim(
         subject=subject,
         id=p.text(where, t, "id"),
         kind=p.choice(f"{where}.kind", t.get("kind"), KINDS),
@@ -357,6 +425,12 @@ def _claim(p: _Problems, subject: str, i: int, t: Any) -> Claim | None:
         ours=_ours(p, f"{where}.ours", t.get("ours", {})),
         tolerance=_tolerance(p, f"{where}.tolerance", t.get("tolerance", {})),
         sizes=_sizes(p, f"{where}.sizes", t.get("sizes", ["small", "full"])),
+    )
+    swept = bool(claim.ours.file and claim.ours.sweep and claim.reference is not None)
+    return replace(
+        claim,
+        paper_point=_paper_point(p, f"{where}.paper_point", t.get("paper_point"), swept),
+        effect=_effect(p, f"{where}.effect", t.get("effect"), claim),
     )
 
 

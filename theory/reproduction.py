@@ -1,9 +1,15 @@
 """The verdict of a reproduction: a catalogue claim row and our number -> one fixed word.
 
 `decide(claim, points, claim_verdict)` is the one rule (docs/claims.md, "The verdicts"); the
-report calls it for every row, and nothing types a verdict by hand. `points` are our estimates
-(one per swept point, each with its 95% interval when the study gives one); `claim_verdict` is
-the `schedlab verify` outcome (holds / fails / inconclusive) for a row that reports a claim check.
+report calls it for every row, and nothing types a verdict by hand. It is an equivalence test on
+one point named before any result was read (the row's `paper_point`): that point's 95% interval
+inside the reference's tolerance band reproduces the number, wholly outside refutes it (or
+exceeds it, beyond the band on the side the claim favours), across an edge of the band is
+inconclusive. The other swept points never decide: the report draws them as a sensitivity strip.
+`points` are our estimates (one per swept point, each with its 95% interval when the study
+gives one); `claim_verdict` is the `schedlab verify` outcome (holds / fails / inconclusive) for
+a row that reports a claim check. A row that is not like for like in every respect gets the same
+words, qualified "under our reading" (`Decision.reading`), and is counted apart.
 """
 
 from __future__ import annotations
@@ -16,12 +22,16 @@ from typing import Any
 from schedlab.theory.catalogue import Claim, Number
 
 REPRODUCED = "reproduced"
-MAGNITUDE = "consistent in magnitude"
-CHOSEN_POINT = "matched at a chosen point"
+EXCEEDED = "exceeded"
+INCONCLUSIVE = "inconclusive"
 REFUTED = "refuted"
 NOT_COMPARABLE = "not comparable"
 MISSING = "missing"
-VERDICTS = (REPRODUCED, MAGNITUDE, CHOSEN_POINT, REFUTED, NOT_COMPARABLE, MISSING)
+VERDICTS = (REPRODUCED, EXCEEDED, INCONCLUSIVE, REFUTED, NOT_COMPARABLE, MISSING)
+DECIDED = (REPRODUCED, EXCEEDED, INCONCLUSIVE, REFUTED)  # the words a reading qualifies
+
+LIKE_FOR_LIKE = "like for like"
+OUR_READING = "our reading"
 
 
 @dataclass(frozen=True)
@@ -43,50 +53,113 @@ class Estimate:
 
 @dataclass(frozen=True)
 class Decision:
+    """A verdict with the one-line reason that shows the deciding number, the point that
+    decided (None when none did), the band it was held against, and, for an inconclusive
+    interval, how many replications would settle it (None when that cannot be said)."""
+
     verdict: str
     reason: str
-    points: int = 0
-    matched: int = 0
+    reading: str = ""
     compared: Estimate | None = None
+    band: tuple[float, float] | None = None
+    replications: int | None = None
 
 
 def band(number: Number, claim: Claim) -> tuple[float, float]:
-    """The reference's tolerance band: [low - tol(low), high + tol(high)]."""
+    """The reference's tolerance band, [low - tol(low), high + tol(high)], kept on the side of
+    the claim's effect: an improvement's band never reaches "no improvement" (the catalogue
+    refuses a tolerance that would, `catalogue._effect`)."""
     lo, hi = number.band
     return lo - claim.tolerance.width(lo), hi + claim.tolerance.width(hi)
 
 
-def matches(point: Estimate, number: Number, claim: Claim) -> bool:
-    """Our interval meets the reference's tolerance band."""
+def reading_of(claim: Claim) -> str:
+    """`LIKE_FOR_LIKE` when every like-for-like item is "yes", else `OUR_READING`."""
+    same = all(v == "yes" for v in claim.like_for_like.values())
+    return LIKE_FOR_LIKE if same else OUR_READING
+
+
+def pick_point(claim: Claim, points: Sequence[Estimate]) -> tuple[Estimate | None, str]:
+    """The point named in advance (`claim.paper_point`), or None and why not.
+
+    `at` is one of our points' labels (`sweep=value`), "max"/"min" (our largest/smallest:
+    the same statistic as a paper's "up to"/"at least"), or "" for a row with one point."""
+    pp = claim.paper_point
+    if pp.none:
+        return None, f"no point stands for the paper's setting: {pp.none}"
+    if pp.at in ("max", "min"):
+        pick = max if pp.at == "max" else min
+        return pick(points, key=lambda p: p.value), ""
+    if pp.at == "":
+        if len(points) == 1:
+            return points[0], ""
+        return None, f"{len(points)} points and no paper_point named: none decides"
+    for p in points:
+        if str(p.at) == pp.at:
+            return p, ""
+    return None, f"the named point {pp.at} is not among our {len(points)} points"
+
+
+def _favoured_side(claim: Claim, number: Number) -> str:
+    """ "higher" or "lower": the side a claim of improvement or an "up to"/"at least" favours
+    ("" when the claim states no direction)."""
+    if claim.effect.better:
+        return claim.effect.better
+    return {"max": "higher", "min": "higher"}.get(number.shape, "")
+
+
+def replications_to_settle(point: Estimate, lo_b: float, hi_b: float) -> int | None:
+    """Seeds that would shrink the interval (as 1/sqrt(n)) clear of the band's edges around the
+    estimate; None when the seeds are unknown or the estimate sits on an edge."""
     lo, hi = point.interval
-    b_lo, b_hi = band(number, claim)
-    return lo <= b_hi and hi >= b_lo
+    half = max(point.value - lo, hi - point.value)
+    edges = [e for e in (lo_b, hi_b) if math.isfinite(e)]
+    dist = min(abs(point.value - e) for e in edges) if edges else 0.0
+    if not point.seeds or dist <= 0 or half <= 0:
+        return None
+    return max(point.seeds + 1, math.ceil(point.seeds * (half / dist) ** 2))
 
 
-def within_magnitude(point: Estimate, number: Number, factor: float) -> bool:
-    """Same sign and within `factor` of the nearest end of the reference."""
-    lo, hi = number.band
-    ref = min(max(point.value, lo), hi)
-    if ref == 0 or point.value == 0 or (ref > 0) != (point.value > 0):
-        return point.value == ref
-    ratio = point.value / ref
-    return 1 / factor <= ratio <= factor
+def _fmt(x: float) -> str:
+    return f"{x:.4g}"
 
 
-def _all_yes(claim: Claim) -> bool:
-    return all(v == "yes" for v in claim.like_for_like.values())
+def _against(point: Estimate, number: Number, claim: Claim, label: str) -> Decision:
+    """The equivalence test of one point against the reference's band."""
+    lo_b, hi_b = band(number, claim)
+    lo, hi = point.interval
+    where = f" at {point.at}" if point.at not in (None, "") else ""
+    shown = f"{_fmt(point.value)} [{_fmt(lo)}, {_fmt(hi)}]{where}"
+    against = f"the {label} band [{_fmt(lo_b)}, {_fmt(hi_b)}]"
+    common = dict(reading=reading_of(claim), compared=point, band=(lo_b, hi_b))
+    if lo_b <= lo and hi <= hi_b:
+        return Decision(REPRODUCED, f"{shown} lies inside {against}", **common)  # type: ignore[arg-type]
+    if hi < lo_b or lo > hi_b:
+        side = "higher" if lo > hi_b else "lower"
+        if side == _favoured_side(claim, number):
+            above = "above" if side == "higher" else "below"
+            why = f"{shown} lies wholly {above} {against}, in the claim's favour"
+            return Decision(EXCEEDED, why, **common)  # type: ignore[arg-type]
+        return Decision(REFUTED, f"{shown} lies wholly outside {against}", **common)  # type: ignore[arg-type]
+    n = replications_to_settle(point, lo_b, hi_b)
+    more = f"; about {n} seeds would settle it" if n else "; replications alone cannot settle it"
+    return Decision(
+        INCONCLUSIVE, f"{shown} straddles an edge of {against}{more}", replications=n, **common
+    )  # type: ignore[arg-type]
 
 
 def _from_check(claim: Claim, claim_verdict: str | None) -> Decision:
     if claim_verdict is None:
         return Decision(MISSING, f"claim {claim.ours.claim} has no verdict in this results folder")
-    if claim_verdict == "holds":
-        if _all_yes(claim):
-            return Decision(REPRODUCED, "the check holds, like for like")
-        return Decision(CHOSEN_POINT, "the check holds under the reading we chose")
-    if claim_verdict == "fails":
-        return Decision(REFUTED, "the check fails (counterexample saved)")
-    return Decision(NOT_COMPARABLE, f"the check is {claim_verdict}")
+    word = {"holds": REPRODUCED, "fails": REFUTED, "inconclusive": INCONCLUSIVE}.get(claim_verdict)
+    if word is None:
+        return Decision(NOT_COMPARABLE, f"the check is {claim_verdict}")
+    why = {
+        REPRODUCED: "the check holds on every instance",
+        REFUTED: "the check fails (counterexample saved)",
+        INCONCLUSIVE: "the check is inconclusive (no proof either way within its limits)",
+    }[word]
+    return Decision(word, why, reading=reading_of(claim))
 
 
 def decide(
@@ -101,27 +174,34 @@ def decide(
     if not pts:
         return Decision(MISSING, "no result row (file absent, no row matches, or empty value)")
     ref = claim.reference
+    if ref is None and not claim.effect.better:
+        return Decision(NOT_COMPARABLE, "the sources state no number to compare")
+    point, why = pick_point(claim, pts)
+    if point is None:
+        return Decision(NOT_COMPARABLE, why)
     if ref is None:
-        return Decision(NOT_COMPARABLE, "the sources state no number to compare", len(pts))
+        return _direction(point, claim)
     label, number = ref
-    if number.shape in ("max", "min"):
-        pick = max if number.shape == "max" else min
-        compared = [pick(pts, key=lambda p: p.value)]
-    else:
-        compared = pts
-    hit = [p for p in pts if matches(p, number, claim)]
-    hit_compared = [p for p in compared if matches(p, number, claim)]
-    n, m = len(pts), len(hit)
-    first = compared[0] if len(compared) == 1 else None
-    if len(hit_compared) == len(compared):
-        word = REPRODUCED if _all_yes(claim) else MAGNITUDE
-        why = "like for like" if word == REPRODUCED else "not like for like in every respect"
-        return Decision(word, f"within tolerance of the {label} number, {why}", n, m, first)
-    if hit:
-        return Decision(CHOSEN_POINT, f"{m} of {n} points within tolerance", n, m, first)
-    factor = claim.tolerance.magnitude
-    if all(within_magnitude(p, number, factor) for p in compared):
-        return Decision(MAGNITUDE, f"outside tolerance, within {factor:g}x", n, m, first)
-    if _all_yes(claim):
-        return Decision(REFUTED, f"outside {factor:g}x of the {label} number", n, m, first)
-    return Decision(NOT_COMPARABLE, "far off, and not like for like", n, m, first)
+    return _against(point, number, claim, label)
+
+
+def _direction(point: Estimate, claim: Claim) -> Decision:
+    """A claim of improvement that states no number: its band is every value on the better
+    side of no effect (open at no effect), so no improvement never reproduces it."""
+    v = claim.effect.no_effect or 0.0
+    inf = math.inf
+    lo_b, hi_b = (v, inf) if claim.effect.better == "higher" else (-inf, v)
+    lo, hi = point.interval
+    where = f" at {point.at}" if point.at not in (None, "") else ""
+    shown = f"{_fmt(point.value)} [{_fmt(lo)}, {_fmt(hi)}]{where}"
+    side = "above" if claim.effect.better == "higher" else "below"
+    common = dict(reading=reading_of(claim), compared=point, band=(lo_b, hi_b))
+    if (lo > v) if side == "above" else (hi < v):
+        why = f"{shown} lies wholly {side} no effect ({_fmt(v)}): the stated direction"
+        return Decision(REPRODUCED, why, **common)  # type: ignore[arg-type]
+    if (hi < v) if side == "above" else (lo > v):
+        return Decision(REFUTED, f"{shown} lies wholly on the wrong side of {_fmt(v)}", **common)  # type: ignore[arg-type]
+    n = replications_to_settle(point, v, v)
+    more = f"; about {n} seeds would settle it" if n else "; replications alone cannot settle it"
+    why = f"{shown} includes no effect ({_fmt(v)}){more}"
+    return Decision(INCONCLUSIVE, why, replications=n, **common)  # type: ignore[arg-type]
