@@ -61,6 +61,13 @@ class ClaimRow:
     paper_setup: dict[str, str] = field(default_factory=dict)
     size: str = ""
     reference_band: list[float] | None = None  # [centre, band low, band high] of the reference
+    # The decision (theory.reproduction.decide): the named point, how it was read, what decided.
+    reading: str = ""  # "like for like" | "our reading" | "" (nothing decided)
+    paper_point: dict[str, str] = field(default_factory=dict)  # at / why, or none
+    decided: dict[str, Any] | None = None  # the deciding Estimate (value, low, high, at, seeds)
+    band: list[float] | None = None  # [low, high] the decided point was held against
+    replications: int | None = None  # seeds that would settle an inconclusive interval
+    source: str = ""  # where the reference number comes from (the catalogue's `source`)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -283,7 +290,20 @@ def claim_row(
         paper_setup=dict(claim.paper_setup),
         size=(m or {}).get("size", ""),
         reference_band=_band(claim),
+        reading=d.reading,
+        paper_point={k: v for k, v in asdict(claim.paper_point).items() if v},
+        decided=asdict(d.compared) if d.compared is not None else None,
+        band=_finite_band(d.band),
+        replications=d.replications,
+        source=claim.reference[1].source if claim.reference else "",
     )
+
+
+def _finite_band(b: tuple[float, float] | None) -> list[float] | None:
+    """The decided band as JSON can hold it (an open side as None)."""
+    if b is None:
+        return None
+    return [None if not math.isfinite(x) else x for x in b]  # type: ignore[misc]
 
 
 def _band(claim: Claim) -> list[float] | None:

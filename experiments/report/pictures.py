@@ -14,8 +14,8 @@ from schedlab.experiments.report.collect import ClaimRow
 SCREEN_WIDTH_PX = 900
 COLOURS = {
     "reproduced": "#1a7f37",
-    "consistent in magnitude": "#7a8b00",
-    "matched at a chosen point": "#b36b00",
+    "exceeded": "#1f5fa8",
+    "inconclusive": "#b36b00",
     "refuted": "#c62828",
     "not comparable": "#666666",
     "missing": "#999999",
