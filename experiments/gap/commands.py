@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,6 +15,10 @@ from schedlab.experiments.cliflags import bounded_int, seed_option
 from schedlab.experiments.registry import register_command
 from schedlab.experiments.studies import Study
 from schedlab.experiments.sweep import engine_options, using
+from schedlab.solvers.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from schedlab.experiments.gap.spec import Rung
 
 MAX_SEEDS = 10_000
 
@@ -103,7 +110,7 @@ def gap(
       schedlab gap sojourn --list
     """
     from schedlab.experiments.commands import run_and_report
-    from schedlab.experiments.gap.spec import GAP_FAMILIES, default_families, family, split_methods
+    from schedlab.experiments.gap.spec import GAP_FAMILIES
     from schedlab.experiments.studies import raise_failures
 
     if list_only:
@@ -111,15 +118,71 @@ def gap(
             mark = "*" if e.meta["default"] else " "
             click.echo(f"{mark} {e.name:12s} {e.summary}")
         return
-    names = split_methods(families) if families else default_families(subject)
-    for name in names:
-        family(subject, name)  # every unknown family is refused before any work
-    chosen = split_methods(methods) if methods else None
+    names, chosen = check_inputs(subject, families, methods, exact, size)
     with using(workers, scheduler) as engine:
         studies = [
             gap_study(subject, name, size, seed, outdir, chosen, exact, seeds) for name in names
         ]
         raise_failures(run_and_report(studies, outdir, engine))
+
+
+def check_inputs(
+    subject: str, families: str | None, methods: str | None, exact: str | None, size: str
+) -> tuple[list[str], list[str] | None]:
+    """The families and methods to run, after refusing (InvalidInput, exit 2) any input a study
+    would refuse: unknown families, methods, their options or tags, an exact method that is not
+    one or solves none of a family's kinds, and empty lists. Each family's study resolves its
+    inputs only once it runs, after the run's manifest is started; checking them here, with the
+    study's own resolution, means a refused run writes nothing and runs nothing."""
+    from schedlab.experiments.gap.spec import default_families, family
+    from schedlab.experiments.gap.study import resolve_methods
+
+    names = _listed("--family", families) if families is not None else default_families(subject)
+    chosen = _listed("--methods", methods) if methods is not None else None
+    if exact is not None and not exact.strip():
+        raise InvalidInput("--exact: an empty method name; give one exact method or leave it out")
+    for name in names:
+        entry = family(subject, name)
+        with _naming("--methods"):
+            resolve_methods(subject, dict(entry.meta), chosen)
+        if exact is not None:
+            with _naming("--exact"):
+                _check_exact(subject, entry.obj(size), exact)
+    return names, chosen
+
+
+@contextmanager
+def _naming(flag: str) -> Iterator[None]:
+    """Let every refusal inside name `flag` (the registry's own says only "method")."""
+    try:
+        yield
+    except InvalidInput as exc:
+        if flag in str(exc):
+            raise
+        problems = [p.removeprefix("method: ") for p in exc.problems]
+        raise InvalidInput(problems, source=flag) from exc
+
+
+def _listed(flag: str, text: str) -> list[str]:
+    """The comma-separated names of `flag` (outside brackets), once each; an empty list is
+    refused naming the flag rather than read as the default or as nothing to run."""
+    from schedlab.experiments.gap.spec import split_methods
+
+    names = list(dict.fromkeys(split_methods(text)))
+    if not names:
+        raise InvalidInput(f"{flag}: no names in {text!r}; give names separated by commas")
+    return names
+
+
+def _check_exact(subject: str, rungs: list[Rung], exact: str) -> None:
+    """Refuse `exact` as the study's `with_exact` would: an unknown name, a method that is not
+    exact, or one that solves none of the rungs' kinds. Only the rungs it solves are passed (all
+    of them when it solves none), so the check itself never prints the study's note on the
+    rungs it leaves out."""
+    from schedlab.experiments.gap.study import accepts, with_exact
+
+    solved = [r for r in rungs if accepts(subject, exact, r.kind)]
+    with_exact(subject, solved or rungs, exact)
 
 
 def gap_study(
