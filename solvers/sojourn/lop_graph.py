@@ -32,6 +32,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +71,21 @@ class OcrGraph:
     @property
     def m(self) -> int:
         return int(self.ptr[-1])
+
+    @cached_property
+    def ends(self) -> tuple[np.ndarray, np.ndarray]:
+        """(left, right): each free vertex's smallest and largest neighbour (`spans`), computed
+        once: the per-block helpers look them up instead of rescanning every edge."""
+        return spans(self.ptr, self.nbr)
+
+    @cached_property
+    def edge_keys(self) -> np.ndarray:
+        """Per edge, free vertex * (n0 + 2) + fixed neighbour: ascending (`end_multiplicities`
+        bisects it), computed once."""
+        return (
+            np.repeat(np.arange(self.n1, dtype=np.int64), np.diff(self.ptr)) * (self.n0 + 2)
+            + self.nbr
+        )
 
     def ids_of(self, order: list[int]) -> list[int]:
         """The file's ids (n0 + 1 + v) of free vertices listed 0-based."""
@@ -234,7 +250,7 @@ class SparseCrossings:
         """Per vertex (indexed by vertex, 0 for inactive): how many active w have an arc
         v -> w of the preference digraph (c(v, w) <= c(w, v), w != v)."""
         g = self.graph
-        left, right = spans(g.ptr, g.nbr)
+        left, right = g.ends
         ls = np.sort(left[self.active])
         # c(v, w) = 0 iff right[v] <= left[w]; v itself counts when it sits on one vertex
         zero = len(ls) - np.searchsorted(ls, right, side="left")
@@ -249,7 +265,7 @@ def candidate_pairs(g: OcrGraph, active: np.ndarray) -> int:
     """How many candidate pairs `overlapping_pairs` enumerates (and may hold slots for):
     pairs whose later span, by left end, starts strictly before the earlier one's right end.
     O(n log n), before any pair is built."""
-    left, right = spans(g.ptr, g.nbr)
+    left, right = g.ends
     order = active[np.lexsort((right[active], left[active]))]
     ends = np.searchsorted(left[order], right[order], side="left")
     return int(np.maximum(ends - np.arange(len(order)) - 1, 0).sum())
@@ -268,7 +284,7 @@ def blocks(sc: SparseCrossings) -> list[np.ndarray]:
     if n == 0:
         return []
     outd = sc.out_degrees()
-    left, right = spans(g.ptr, g.nbr)
+    left, right = g.ends
     order = act[np.lexsort((act, right[act], left[act], -outd[act]))]
     pos = np.full(g.n1, -1, dtype=np.int64)
     pos[order] = np.arange(n)
@@ -283,12 +299,10 @@ def blocks(sc: SparseCrossings) -> list[np.ndarray]:
     np.add.at(blocked, hi + 1, -1)
     inside = np.zeros(n + 1, dtype=np.int64)  # T_k: two-way pairs with both ends below k
     np.add.at(inside, hi + 1, 1)
-    for a in np.unique(key[point]):  # groups on one fixed vertex (contiguous in this order)
-        at = np.nonzero(key == a)[0]
-        if len(at) > 1:
-            blocked[at.min() + 1] += 1
-            blocked[at.max() + 1] -= 1
-            inside[at.max() + 1] += len(at) * (len(at) - 1) // 2
+    lo, hi, size = point_groups(key, point)  # groups on one fixed vertex (contiguous here)
+    np.add.at(blocked, lo + 1, 1)
+    np.add.at(blocked, hi + 1, -1)
+    np.add.at(inside, hi + 1, size * (size - 1) // 2)
     blocked = np.cumsum(blocked)
     inside = np.cumsum(inside)
     k = np.arange(n + 1)
@@ -299,27 +313,49 @@ def blocks(sc: SparseCrossings) -> list[np.ndarray]:
     return [order[a:b] for a, b in zip(np.r_[0, cut], np.r_[cut, n], strict=True)]
 
 
-def block_matrix(sc: SparseCrossings, blk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def point_groups(key: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(first position, last position, size) of every group of two or more `point` positions
+    with one and the same key, all groups at once (sorting, not a scan per group)."""
+    pos = np.nonzero(point)[0]
+    srt = np.argsort(key[pos], kind="stable")
+    k, pos = key[pos][srt], pos[srt]
+    starts = np.nonzero(np.r_[True, k[1:] != k[:-1]])[0] if len(k) else np.zeros(0, np.int64)
+    size = np.diff(np.r_[starts, len(k)])
+    if not len(starts):
+        return starts, starts, starts
+    lo = np.minimum.reduceat(pos, starts)
+    hi = np.maximum.reduceat(pos, starts)
+    many = size > 1
+    return lo[many], hi[many], size[many]
+
+
+def block_matrix(
+    sc: SparseCrossings, blk: np.ndarray, pairs: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(W, forced) for the block's vertices in the given order: W[i, j] = c(blk[i], blk[j])
     (exact integers as floats) and forced[i, j] when c(i, j) = 0 < c(j, i) (i precedes j in
     every optimal order). Pairs not overlapping have c one way 0 and the other way all their
-    edge pairs but those sharing a fixed vertex."""
+    edge pairs but those sharing a fixed vertex. `pairs`: the indices of sc's pairs inside the
+    block when the caller has them (then the work is the block's, not the graph's)."""
     g = sc.graph
     nb = len(blk)
     check_alloc(BLOCK_BYTES_PER_PAIR * nb * nb, f"a block of {nb} free vertices of {g.name}")
-    left, right = spans(g.ptr, g.nbr)
-    deg = np.diff(g.ptr)[blk].astype(np.float64)
+    left, right = g.ends
+    deg = (g.ptr[blk + 1] - g.ptr[blk]).astype(np.float64)
     L, R = left[blk], right[blk]
     mult_l, mult_r = end_multiplicities(g, blk)
     zero = R[:, None] <= L[None, :]  # c(i, j) = 0
     shared = np.where(R[:, None] == L[None, :], mult_r[:, None] * mult_l[None, :], 0.0)
     W = np.where(zero.T, np.outer(deg, deg) - shared.T, 0.0)  # c(i, j) when c(j, i) = 0
-    loc = np.full(g.n1, -1, dtype=np.int64)
-    loc[blk] = np.arange(nb)
-    inb = (loc[sc.u] >= 0) & (loc[sc.v] >= 0)
-    i, j = loc[sc.u[inb]], loc[sc.v[inb]]
-    W[i, j] = sc.cuv[inb]
-    W[j, i] = sc.cvu[inb]
+    if pairs is None:
+        loc = np.full(g.n1, -1, dtype=np.int64)
+        loc[blk] = np.arange(nb)
+        pairs = np.nonzero((loc[sc.u] >= 0) & (loc[sc.v] >= 0))[0]
+    srt = np.argsort(blk)
+    i = srt[np.searchsorted(blk[srt], sc.u[pairs])]
+    j = srt[np.searchsorted(blk[srt], sc.v[pairs])]
+    W[i, j] = sc.cuv[pairs]
+    W[j, i] = sc.cvu[pairs]
     np.fill_diagonal(W, 0.0)
     forced = (W == 0) & (W.T > 0)
     return W, forced
@@ -328,8 +364,8 @@ def block_matrix(sc: SparseCrossings, blk: np.ndarray) -> tuple[np.ndarray, np.n
 def end_multiplicities(g: OcrGraph, blk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """How many edges each vertex of `blk` has to its leftmost and to its rightmost
     neighbour (more than one for a repeated edge)."""
-    key = np.repeat(np.arange(g.n1, dtype=np.int64), np.diff(g.ptr)) * (g.n0 + 2) + g.nbr
-    left, right = spans(g.ptr, g.nbr)
+    key = g.edge_keys
+    left, right = g.ends
     base = blk.astype(np.int64) * (g.n0 + 2)
 
     def count(x: np.ndarray) -> np.ndarray:
@@ -342,7 +378,7 @@ def end_multiplicities(g: OcrGraph, blk: np.ndarray) -> tuple[np.ndarray, np.nda
 def forced_order(sc: SparseCrossings, blk: np.ndarray) -> np.ndarray:
     """The vertices of `blk` by (left end, right end, id): every pair that is not free (one
     count zero) sits at its zero count in this order."""
-    left, right = spans(sc.graph.ptr, sc.graph.nbr)
+    left, right = sc.graph.ends
     return blk[np.lexsort((blk, right[blk], left[blk]))]
 
 
@@ -570,6 +606,9 @@ def solve_graph(
         loc[blk] = bi
     inside = loc[sc.u] == loc[sc.v]
     free_in = np.bincount(loc[sc.u[inside]], minlength=len(bl))
+    by_block = np.nonzero(inside)[0]  # the pairs inside blocks, grouped by block
+    by_block = by_block[np.argsort(loc[sc.u[by_block]], kind="stable")]
+    first_pair = np.concatenate([[0], np.cumsum(free_in)])
     pair_min = np.minimum(sc.cuv, sc.cvu)
     min_in = np.bincount(loc[sc.u[inside]], weights=pair_min[inside], minlength=len(bl))
     largest = max((len(b) for b, f in zip(bl, free_in, strict=True) if f), default=0)
@@ -593,7 +632,7 @@ def solve_graph(
                 proven = False
                 stats["blocks_stopped"] += 1
             continue
-        part, b, ok, out_stats = solver.solve(blk)
+        part, b, ok, out_stats = solver.solve(blk, by_block[first_pair[bi] : first_pair[bi + 1]])
         order.extend(part)
         bound += b
         proven &= ok
@@ -618,7 +657,7 @@ def _stopped_before_pairs(g: OcrGraph, t0: float, opts: LpcutOptions) -> SolveRe
     with an edge by their neighbour spans (`forced_order`'s rule), then those without; bound
     0, sound for every crossing number."""
     active = np.nonzero(np.diff(g.ptr) > 0)[0]
-    left, right = spans(g.ptr, g.nbr)
+    left, right = g.ends
     order = [int(v) for v in active[np.lexsort((active, right[active], left[active]))]]
     order.extend(int(v) for v in np.nonzero(np.diff(g.ptr) == 0)[0])
     cert = certify(float(g.crossings(order)), 0.0, "min")
@@ -644,14 +683,17 @@ class _BlockSolver:
     twins: bool
     factory: ModelFactory | None = None
 
-    def solve(self, blk: np.ndarray) -> tuple[list[int], float, bool, dict[str, Any]]:
-        """(the block's order as vertex ids, its sound bound, proven, lpcut's stats)."""
+    def solve(
+        self, blk: np.ndarray, pairs: np.ndarray | None = None
+    ) -> tuple[list[int], float, bool, dict[str, Any]]:
+        """(the block's order as vertex ids, its sound bound, proven, lpcut's stats); `pairs`:
+        the indices of the block's pairs (`block_matrix`)."""
         from schedlab.solvers.sojourn.exact_lpcut import block_close_abs, lpcut_factory
         from schedlab.solvers.sojourn.lop import INTEGER_CLOSE_SLACK, integer_bound, solve_block
 
         if self.factory is None:
             self.factory = lpcut_factory(self.opts, self.seed, integral=self.integral)
-        Wb, _ = block_matrix(self.sc, blk)
+        Wb, _ = block_matrix(self.sc, blk, pairs)
         label = twin_classes(self.g, blk) if self.twins else np.arange(len(blk))
         tm = merge_twins(Wb, label)
         fac = block_factory(self.factory, tm.forced if self.fix_forced else None, self.tuned)

@@ -263,3 +263,18 @@ def test_a_directory_and_a_fifo_are_refused_before_opening(tmp_path):
     os.mkfifo(fifo)
     res = lop_solve(fifo)
     assert res.exit_code == 2 and "not a regular file" in res.output
+
+
+def test_the_edges_are_scanned_once_per_solve_not_once_per_block(monkeypatch):
+    g = random_ocr_graph(400, 400, 5, span=3)
+    calls = []
+    real = lop_graph.spans
+
+    def counted(ptr: np.ndarray, nbr: np.ndarray) -> Any:
+        calls.append(len(nbr))
+        return real(ptr, nbr)
+
+    monkeypatch.setattr(lop_graph, "spans", counted)
+    r = solve_graph(g, time_limit=60, seed=0)
+    assert r.stats["blocks"] >= 50 and len(calls) <= 2
+    assert r.value == g.crossings(r.solution)
