@@ -111,6 +111,8 @@ def _header(tokens: list[str], ln: int, name: str) -> tuple[int, int, int]:
         read_count(tok, f"{name}: line {ln}: {field}", 0, hi)
         for (field, hi), tok in zip(limits, tokens[2:5], strict=True)
     )
+    if len(tokens) == 6:  # the parameterized track's cutwidth: read, not used
+        read_count(tokens[5], f"{name}: line {ln}: cutwidth", 0, MAX_VERTICES)
     check_alloc(
         READ_BYTES_PER_EDGE * m + READ_BYTES_PER_FREE_VERTEX * n1,
         f"the graph {name} ({n1} free vertices, {m} edges, by its problem line {ln})",
@@ -212,12 +214,15 @@ def random_ocr_graph(n0: int, n1: int, seed: int, *, mean_degree: float = 2.0,
 
 
 def is_ocr_text(text: str) -> bool:
-    """Whether the first line that is not a comment is a problem line ('p ...')."""
+    """Whether the first line that is not a comment is a problem line ('p ...'), or there is
+    none but a comment (a graph without its problem line: its reader says so)."""
+    comments = False
     for _, line in iter_lines(text, NO_DEADLINE, ""):  # one line at a time, never a list
         t = split_line(line)
         if t and t[0] != "c":
             return t[0] == "p"
-    return False
+        comments |= bool(t)
+    return comments
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,10 @@ def parse_lop_text(text: str, name: str = "<text>", deadline: Deadline = NO_DEAD
     `deadline` is looked at between pieces."""
     first = TOKEN.search(text)
     if first is None:
-        raise InvalidInput(f"{name}: empty file; the first token must be the size n")
+        raise InvalidInput(
+            f"{name}: empty file; a matrix starts with its size n, a PACE graph with its "
+            "problem line 'p ocr n0 n1 m'"
+        )
     ln, tok, body = line_at(text, first.start()), first.group(), first.end()
     try:
         n = read_count(tok, "n", 1, MAX_N)

@@ -67,6 +67,7 @@ def lop_solve(path: Any, *args: str) -> Any:
         ("p ocr 2 2 1\np ocr 2 2 1\n1 3\n", "line 2: a second problem line (the first is line 1)"),
         ("p ocr 2 2 1\n1 3\n2 4\n", "line 3: the problem line (line 1) says m = 1 edges"),
         ("p ocr 0 2 1\n1 1\n", "line 2"),
+        ("p ocr 2 2 1 \u00b2\n1 3\n", "line 1: cutwidth = '\u00b2'"),
     ],
 )
 def test_graph_numbers_are_ascii_counts_in_range(text, needle):
@@ -137,6 +138,14 @@ def test_a_long_token_is_quoted_as_a_short_excerpt(tmp_path, suffix):
     assert res.exit_code == 2 and "internal error" not in res.output
     assert "9" * lop_text.EXCERPT_CHARS + "'\u2026" in res.output
     assert len(res.output) < 400
+
+
+def test_empty_and_comment_only_files_are_refused_in_the_right_words(tmp_path):
+    for text, needle in [("", "empty file"), ("c only a comment\n", "no problem line")]:
+        f = tmp_path / "x.gr"
+        f.write_text(text)
+        res = lop_solve(f)
+        assert res.exit_code == 2 and needle in res.output
 
 
 def test_valid_files_read_as_before_with_crlf_and_comments():
