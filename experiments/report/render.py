@@ -1,6 +1,11 @@
 """Writing the report: `index.html` (one self-contained page, figures inline), `report.md`
 (figures beside it under figures/) and `report.json` (one object per claim row), from the
-templates in templates/ (Jinja2; no JavaScript, nothing fetched)."""
+templates in templates/ (Jinja2; no JavaScript, nothing fetched).
+
+Each row shows one number of ours: the decided point's value and 95% interval (where it is and
+its seeds), the band it was held against, the verdict with its reading and the reason; every
+swept point is folded away (HTML) and drawn as a strip beside the row (`pictures.strip_svg`).
+Given an older report (`--diff`), the page lists what changed since (`diff.diff_reports`)."""
 
 from __future__ import annotations
 
@@ -9,14 +14,28 @@ import html
 import json
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from schedlab.experiments.report.collect import ClaimRow, ReportData, fmt, of_size
-from schedlab.experiments.report.pictures import COLOURS, forest, screen_png
+from schedlab.experiments.report.diff import (
+    ReportDiff,
+    diff_lines,
+    diff_reports,
+    paper_point_text,
+    summary_line,
+)
+from schedlab.experiments.report.pictures import (
+    COLOURS,
+    forest,
+    screen_png,
+    strip_svg,
+    verdict_label,
+)
 from schedlab.solvers.util import atomic_write_bytes, atomic_write_text, ensure_output_dir
-from schedlab.theory.catalogue import KINDS
-from schedlab.theory.reproduction import VERDICTS
+from schedlab.theory.catalogue import KINDS, Claim, Number
+from schedlab.theory.reproduction import DECIDED, OUR_READING, VERDICTS
 
 FIGURES = "figures"
 REPORT_FORMAT = 1
@@ -37,13 +56,97 @@ def _env() -> Any:
     return make(True), make(False)
 
 
+LIKE_FOR_LIKE_ITEMS = ("workload", "metric", "baseline", "scale")
+
+
 def checklist(row: ClaimRow) -> str:
-    """W M B S as y / n / ? (workload, metric, baseline, scale)."""
-    short = {"yes": "y", "no": "n", "unknown": "?"}
-    return " ".join(
-        short.get(row.like_for_like.get(k, ""), "?")
-        for k in ("workload", "metric", "baseline", "scale")
+    """The like-for-like checklist spelled out: "workload yes, metric ?, baseline no, scale ?"."""
+    short = {"yes": "yes", "no": "no", "unknown": "?"}
+    return ", ".join(
+        f"{k} {short.get(row.like_for_like.get(k, ''), '?')}" for k in LIKE_FOR_LIKE_ITEMS
     )
+
+
+def verdict_columns() -> list[tuple[str, str]]:
+    """The summary's verdict columns (key, header): each decided word like for like, then under
+    our reading, counted apart; then not comparable and missing."""
+    out: list[tuple[str, str]] = []
+    for v in VERDICTS:
+        out.append((v, v))
+        if v in DECIDED:
+            out.append((f"{v} ({OUR_READING})", f"{v} ({OUR_READING})"))
+    return out
+
+
+def count_key(row: ClaimRow) -> str:
+    """The summary column a row counts in."""
+    if row.verdict in DECIDED and row.reading == OUR_READING:
+        return f"{row.verdict} ({OUR_READING})"
+    return row.verdict
+
+
+def _short(source: str, width: int = 34) -> str:
+    """A source as a short tag: up to its first parenthesis, cut at a word past `width`
+    characters (the whole source is the cell's tooltip and in the row's details)."""
+    head = source.split(" (")[0] or source
+    if len(head) <= width:
+        return head
+    cut = head[:width].rsplit(" ", 1)[0]
+    return cut.rstrip(" ,:;(") + "…"
+
+
+def _number(n: Number | None, text: str, default_tag: str) -> dict[str, str]:
+    if n is None:
+        return {"text": text, "tag": "", "source": ""}
+    return {"text": text, "tag": _short(n.source) if n.source else default_tag, "source": n.source}
+
+
+def _estimate_text(d: dict[str, Any], unit: str) -> dict[str, str]:
+    lo, hi = d.get("low"), d.get("high")
+    ci = f" [{fmt(lo)}, {fmt(hi)}]" if lo is not None and hi is not None else ""
+    seeds = f"{d['seeds']} seeds" if d.get("seeds") else ""
+    return {
+        "value": f"{fmt(d['value'])}{ci}{(' ' + unit) if unit else ''}",
+        "at": str(d["at"]) if d.get("at") not in (None, "") else "",
+        "seeds": seeds,
+    }
+
+
+def band_text(b: Sequence[float | None] | None) -> str:
+    """[low, high] with an open side as -inf / +inf ("-" without a band)."""
+    if b is None:
+        return "-"
+    lo = "-∞" if b[0] is None else fmt(b[0])
+    hi = "+∞" if b[1] is None else fmt(b[1])
+    return f"[{lo}, {hi}]"
+
+
+def row_view(row: ClaimRow, claim: Claim | None) -> dict[str, Any]:
+    """What the table shows of one row: the decided number, the band, the verdict with its
+    reading, the numbers with their source tags, the strip."""
+    unit = (claim.reference[1].unit if claim and claim.reference else "") or ""
+    decided = _estimate_text(row.decided, unit) if row.decided else None
+    if decided is None:  # a claim check shows its result; a swept row says no point decided
+        n = len(row.ours_points)
+        alone = f"no point decides ({n} swept)" if n else row.ours
+        decided = {"value": alone, "at": "", "seeds": ""}
+    return {
+        "r": row,
+        "verdict": verdict_label(row),
+        "decided": decided,
+        "band": band_text(
+            row.band if row.band or not row.reference_band else row.reference_band[1:]
+        ),
+        "paper_point": paper_point_text(row.paper_point),
+        "paper": _number(claim.paper_number if claim else None, row.paper_number, "paper"),
+        "authors": _number(
+            claim.authors_number if claim else None, row.authors_number, "authors' code"
+        ),
+        "strip": strip_svg(row),
+        "points": [_estimate_text(p, "") for p in row.ours_points]
+        if len(row.ours_points) > 1
+        else [],
+    }
 
 
 def num(x: float | None) -> str:
@@ -129,6 +232,7 @@ def _papers(data: ReportData, out: Path) -> list[dict[str, Any]]:
     papers = []
     for subject, cat in data.catalogues.items():
         rows = [r for r in data.rows if r.subject == subject]
+        claims = {c.id: c for c in cat.claims}
         stem = out / FIGURES / f"forest-{subject}"
         caption = (
             f"{subject}: paper vs ours, size {data.size}; each claim with a stated number and a "
@@ -143,8 +247,10 @@ def _papers(data: ReportData, out: Path) -> list[dict[str, Any]]:
                 "subject": subject,
                 "cat": cat,
                 "rows": rows,
+                "views": [row_view(r, claims.get(r.claim_id)) for r in rows],
                 "by_kind": Counter(r.kind for r in rows),
                 "by_verdict": Counter(r.verdict for r in rows),
+                "by_column": Counter(count_key(r) for r in rows),
                 "stale": sum(r.freshness == "stale" for r in rows),
                 "forest": base64.b64encode(screen).decode(),
                 "figures": _figures(data, subject, out),
@@ -170,6 +276,7 @@ def report_json(data: ReportData, papers: list[dict[str, Any]]) -> dict[str, Any
                 "not_read": list(p["cat"].paper.not_read),
                 "by_kind": dict(p["by_kind"]),
                 "by_verdict": dict(p["by_verdict"]),
+                "by_verdict_and_reading": dict(p["by_column"]),
                 "figures": [vars(f) for f in p["cat"].figures],
             }
             for p in papers
@@ -188,12 +295,18 @@ def _attention(rows: list[ClaimRow]) -> list[dict[str, Any]]:
     return [{"freshness": f, "command": c, "rows": ids} for (f, c), ids in sorted(groups.items())]
 
 
-def write_report(data: ReportData, out: Path) -> list[Path]:
-    """Write index.html, report.md, report.json (and figures/) under `out`; return the paths."""
+def write_report(
+    data: ReportData, out: Path, old: dict[str, Any] | None = None, old_name: str = ""
+) -> list[Path]:
+    """Write index.html, report.md, report.json (and figures/) under `out`; return the paths.
+    `old`: an older report's report.json (read by `diff.read_report`): the page then lists
+    what changed since it."""
     out = ensure_output_dir(Path(out))
     ensure_output_dir(out / FIGURES)
     papers = _papers(data, out)
     attention = _attention(data.rows)
+    new_json = report_json(data, papers)
+    changes: ReportDiff | None = diff_reports(old, new_json, old_name) if old else None
     context = {
         "size": data.size,
         "env": data.env,
@@ -202,16 +315,20 @@ def write_report(data: ReportData, out: Path) -> list[Path]:
         "papers": papers,
         "kinds": KINDS,
         "verdicts": VERDICTS,
+        "verdict_columns": verdict_columns(),
         "colours": COLOURS,
         "attention": attention,
         "studies": _study_rows(data),
         "checklist": checklist,
         "num": num,
         "md": md,
+        "changes": changes,
+        "change_lines": diff_lines(changes) if changes else [],
+        "change_summary": summary_line(changes) if changes else "",
     }
     html_env, md_env = _env()
     paths = [out / "index.html", out / "report.md", out / "report.json"]
     atomic_write_text(paths[0], html_env.get_template("report.html.j2").render(**context))
     atomic_write_text(paths[1], md_env.get_template("report.md.j2").render(**context))
-    atomic_write_text(paths[2], json.dumps(report_json(data, papers), indent=1, default=str) + "\n")
+    atomic_write_text(paths[2], json.dumps(new_json, indent=1, default=str) + "\n")
     return paths
