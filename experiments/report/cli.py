@@ -1,5 +1,6 @@
-"""`schedlab report`: the reproduction report (HTML, Markdown, JSON) from a results folder, and
-`--check DIR`: the rows of a committed report whose study code has changed since."""
+"""`schedlab report`: the reproduction report (HTML, Markdown, JSON) from a results folder;
+`--check DIR`: the rows of a committed report whose study code has changed since; `--diff DIR`:
+the report, and the rows changed since the older report in DIR (`report.diff`)."""
 
 from __future__ import annotations
 
@@ -14,15 +15,22 @@ from schedlab.experiments.registry import SIZES, register_command
 from schedlab.solvers.errors import InvalidInput
 
 
-def make_report(results: Path, out: Path | None = None, size: str | None = None) -> list[Path]:
-    """Collect and write the report of `results` under `out` (default RESULTS/report)."""
+def make_report(
+    results: Path,
+    out: Path | None = None,
+    size: str | None = None,
+    old: dict[str, Any] | None = None,
+    old_name: str = "",
+) -> list[Path]:
+    """Collect and write the report of `results` under `out` (default RESULTS/report); `old`:
+    an older report's report.json, whose changes the page lists (`--diff`)."""
     from schedlab.experiments.report.collect import collect
     from schedlab.experiments.report.render import write_report
 
     results = Path(results)
     if not results.is_dir():
         raise InvalidInput(f"--results: {results} is not a folder; run `schedlab reproduce` first")
-    return write_report(collect(results, size), out or results / "report")
+    return write_report(collect(results, size), out or results / "report", old, old_name)
 
 
 def stale_rows(report_dir: Path) -> tuple[list[dict[str, Any]], int]:
@@ -81,9 +89,24 @@ def stale_rows(report_dir: Path) -> tuple[list[dict[str, Any]], int]:
     default=None,
     help="List the rows of the committed report in DIR whose study code changed.",
 )
+@click.option(
+    "--diff",
+    "diff_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also list the rows changed since the older report in DIR (its report.json): a "
+    "verdict or reading, the decided point (another point, or a value outside the other's 95% "
+    "interval), the reference number or source, the named point; rows added or removed. The "
+    "new page shows the list too.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def report(
-    results: Path, out: Path | None, size: str | None, check_dir: Path | None, as_json: bool
+    results: Path,
+    out: Path | None,
+    size: str | None,
+    check_dir: Path | None,
+    diff_dir: Path | None,
+    as_json: bool,
 ) -> None:
     """Write the reproduction report: every paper claim beside our number, with its verdict.
 
@@ -92,7 +115,10 @@ def report(
       schedlab report                                  # results/ -> results/report/
       schedlab report --results results --out docs/reproduction
       schedlab report --check docs/reproduction        # stale rows of a committed report
+      schedlab report --out /tmp/report --diff docs/reproduction   # and what changed since
     """
+    if check_dir is not None and diff_dir is not None:
+        raise InvalidInput("--diff and --check: give one of them")
     if check_dir is not None:
         stale, n = stale_rows(check_dir)
         if as_json:
@@ -107,9 +133,30 @@ def report(
             )
         click.echo(f"{len(stale)} of {n} rows of {check_dir} are stale")
         return
+    if diff_dir is not None:
+        _report_and_diff(results, out, size, diff_dir, as_json)
+        return
     paths = make_report(results, out, size)
     if as_json:
         emit_json({"files": [str(p) for p in paths]})
         return
+    for p in paths:
+        click.echo(str(p))
+
+
+def _report_and_diff(
+    results: Path, out: Path | None, size: str | None, diff_dir: Path, as_json: bool
+) -> None:
+    """`--diff DIR`: the old report is read first (a bad one exits 2 before anything is
+    written), then the report is written with the changes on its page, and they are printed."""
+    from schedlab.experiments.report.diff import diff_of_folder, diff_text, read_report
+
+    old = read_report(diff_dir)
+    paths = make_report(results, out, size, old, str(diff_dir))
+    d = diff_of_folder(old, str(diff_dir), paths[0].parent)
+    if as_json:
+        emit_json({"files": [str(p) for p in paths], "diff": d.to_dict()})
+        return
+    click.echo(diff_text(d))
     for p in paths:
         click.echo(str(p))
