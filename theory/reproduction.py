@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from schedlab.theory.catalogue import Claim, Number
+from schedlab.theory.catalogue import SOURCE_KINDS, Claim, Number
 
 REPRODUCED = "reproduced"
 EXCEEDED = "exceeded"
@@ -182,7 +182,16 @@ def decide(
     if ref is None:
         return _direction(point, claim)
     label, number = ref
-    return _against(point, number, claim, label)
+    return _against(point, number, claim, source_label(label, number))
+
+
+def source_label(label: str, number: Number) -> str:
+    """What the band's number is, for the reason: the kind its `source` starts with (abstract,
+    authors' data, summary, ...), else the catalogue field's label (paper / authors' code)."""
+    for kind in SOURCE_KINDS:
+        if number.source.startswith(kind):
+            return kind
+    return label
 
 
 def _direction(point: Estimate, claim: Claim) -> Decision:

@@ -104,3 +104,38 @@ def test_every_subject_has_a_catalogue_and_every_claim_check_a_row():
     for spec in claims().values():
         subject = subject_of_module(spec.func.__module__)
         assert spec.id in covered, f"claim {spec.id} ({subject}) has no catalogue row"
+
+
+def _load(tmp_path, text: str):
+    path = tmp_path / "claims.toml"
+    path.write_text(text)
+    return load_catalogue(path)
+
+
+SWEPT = GOOD.replace('study = "toy"', 'study = "toy"\nsweep = "load"')
+
+
+def test_a_swept_row_with_a_number_must_name_its_point(tmp_path):
+    with pytest.raises(InvalidInput, match=r"paper_point: a swept row .* must name its point"):
+        _load(tmp_path, SWEPT)
+    named = SWEPT + '[claims.paper_point]\nat = "load=0.5"\nwhy = "the paper\'s load"\n'
+    (c,) = _load(tmp_path, named).claims
+    assert (c.paper_point.at, c.paper_point.why) == ("load=0.5", "the paper's load")
+    none = SWEPT + '[claims.paper_point]\nnone = "no load stated"\n'
+    assert _load(tmp_path, none).claims[0].paper_point.none == "no load stated"
+    both = SWEPT + '[claims.paper_point]\nnone = "n"\nwhy = "w"\n'
+    with pytest.raises(InvalidInput, match="give why .* or none, not both"):
+        _load(tmp_path, both)
+
+
+def test_an_improvement_band_may_not_reach_no_effect(tmp_path):
+    ok = (
+        GOOD
+        + '[claims.tolerance]\nrel = 0.1\n[claims.effect]\nbetter = "higher"\nno_effect = 1.0\n'
+    )
+    assert _load(tmp_path, ok).claims[0].effect.no_effect == 1.0
+    wide = ok.replace("rel = 0.1", "rel = 0.8")  # band [0.68, 6.12] reaches 1.0
+    with pytest.raises(InvalidInput, match=r"effect: the paper number's tolerance band .* reaches"):
+        _load(tmp_path, wide)
+    with pytest.raises(InvalidInput, match="better"):
+        _load(tmp_path, ok.replace('better = "higher"', 'better = "up"'))
