@@ -95,7 +95,6 @@ class Ours:
 class Tolerance:
     rel: float | None = None
     abs: float | None = None
-    magnitude: float = 2.0
 
     def width(self, reference: float) -> float:
         """The half-width of the band around `reference` that counts as a match."""
@@ -291,9 +290,9 @@ def _ours(p: _Problems, where: str, t: Any) -> Ours:
 
 
 def _tolerance(p: _Problems, where: str, t: Any) -> Tolerance:
-    t = p.keys(where, t, {"rel", "abs", "magnitude"}, set())
+    t = p.keys(where, t, {"rel", "abs"}, set())
     vals: dict[str, float] = {}
-    for k in ("rel", "abs", "magnitude"):
+    for k in ("rel", "abs"):
         v = t.get(k)
         if v is None:
             continue
@@ -303,9 +302,7 @@ def _tolerance(p: _Problems, where: str, t: Any) -> Tolerance:
         vals[k] = float(v)
     if "rel" in vals and "abs" in vals:
         p.add(where, "give rel or abs, not both")
-    if vals.get("magnitude", 2.0) < 1:
-        p.add(f"{where}.magnitude", "must be a factor >= 1")
-    return Tolerance(**vals)  # type: ignore[arg-type]
+    return Tolerance(**vals)
 
 
 def _paper_point(p: _Problems, where: str, t: Any, needed: bool) -> PaperPoint:

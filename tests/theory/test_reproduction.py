@@ -27,7 +27,7 @@ def claim(
         subject="toy", id="c", kind="paper", locator="abstract", statement="s", metric="m",
         primary="p", paper_setup={}, like_for_like=check or YES,
         ours=kw.pop("ours", Ours(file="f.csv", column="x", study="toy")),
-        paper_number=number, tolerance=Tolerance(rel=0.1, magnitude=2.0), **kw,
+        paper_number=number, tolerance=Tolerance(rel=0.1), **kw,
     )  # fmt: skip
 
 
