@@ -85,12 +85,16 @@ def count_key(row: ClaimRow) -> str:
     return row.verdict
 
 
-def _short(source: str, width: int = 34) -> str:
-    """A source as a short tag: up to its first parenthesis, cut at a word past `width`
-    characters (the whole source is the cell's tooltip and in the row's details)."""
-    head = source.split(" (")[0] or source
+def source_tag(source: str, width: int = 34) -> str:
+    """A number's source as a short tag: its kind, the part before the first colon ("abstract",
+    "authors' data", "summary (secondary)": docs/claims.md), else the source up to its first
+    parenthesis, cut at a word past `width` characters (the whole source is the cell's tooltip
+    and in the row's details)."""
+    head = source.split(":")[0] if ":" in source else source
+    if len(head) > width:
+        head = head.split(" (")[0] or head
     if len(head) <= width:
-        return head
+        return head.strip()
     cut = head[:width].rsplit(" ", 1)[0]
     return cut.rstrip(" ,:;(") + "…"
 
@@ -98,7 +102,11 @@ def _short(source: str, width: int = 34) -> str:
 def _number(n: Number | None, text: str, default_tag: str) -> dict[str, str]:
     if n is None:
         return {"text": text, "tag": "", "source": ""}
-    return {"text": text, "tag": _short(n.source) if n.source else default_tag, "source": n.source}
+    return {
+        "text": text,
+        "tag": source_tag(n.source) if n.source else default_tag,
+        "source": n.source,
+    }
 
 
 def _estimate_text(d: dict[str, Any], unit: str) -> dict[str, str]:
@@ -128,7 +136,7 @@ def row_view(row: ClaimRow, claim: Claim | None) -> dict[str, Any]:
     decided = _estimate_text(row.decided, unit) if row.decided else None
     if decided is None:  # a claim check shows its result; a swept row says no point decided
         n = len(row.ours_points)
-        alone = f"no point decides ({n} swept)" if n else row.ours
+        alone = f"none decides ({n} point{'s' * (n != 1)} of ours)" if n else row.ours
         decided = {"value": alone, "at": "", "seeds": ""}
     return {
         "r": row,

@@ -12,7 +12,7 @@ import pytest
 from schedlab.experiments.report.collect import ClaimRow, ReportData
 from schedlab.experiments.report.environment import environment
 from schedlab.experiments.report.pictures import strip_svg
-from schedlab.experiments.report.render import write_report
+from schedlab.experiments.report.render import source_tag, write_report
 from schedlab.theory.catalogue import catalogues
 
 SWEPT = "quality-up-to-73"  # a catalogue row whose paper number's source is the abstract
@@ -119,3 +119,13 @@ def test_summary_counts_readings_apart_and_spells_out_the_checklist(page):
     md = (page / "report.md").read_text()
     assert "workload yes, metric ?, baseline no, scale ?" in md
     assert "<li>baseline no</li>" in html
+
+
+def test_a_source_is_tagged_by_its_kind():
+    assert source_tag("authors' data: andrewor14/spark (branch andrew-as) plotting/x.dat") == (
+        "authors' data"
+    )
+    assert source_tag("summary (secondary): ../shared/papers.md, tag [summary]") == (
+        "summary (secondary)"
+    )
+    assert source_tag("abstract") == "abstract"
