@@ -8,6 +8,7 @@ import pytest
 
 from schedlab.experiments.registry import figures
 from schedlab.experiments.slaq import fig_prediction, fig_quality
+from schedlab.theory.catalogue import catalogues
 
 
 def read(path):
@@ -59,16 +60,53 @@ def test_prediction_figure_tiny(tmp_path, monkeypatch):
     assert set(rows) == {"logreg", "svm-poly-mnist"}
     svm = rows["svm-poly-mnist"]
     assert float(svm["authors_naive_pct"]) == pytest.approx(52.54648303054411, rel=1e-12)
-    assert float(svm["paper_naive_pct"]) == 52.5 and svm["authors_family"] == "inverse-poly"
+    assert svm["authors_family"] == "inverse-poly"
+    assert float(svm["authors_dat_naive_pct"]) == pytest.approx(52.54648303054411, rel=1e-12)
+    assert svm["authors_dat_source"] == fig_prediction.LATER_DAT
+    assert "paper_naive_pct" not in svm  # the authors' data is not labelled as the paper's
     assert float(rows["logreg"]["authors_fit_tight_pct"]) > 0 and not svm["authors_fit_tight_pct"]
     long = read(tmp_path / "slaq" / "slaq-prediction-horizons.csv")
     assert len(long) == 2 * (5 + 3) + 1 and all(float(r["err_10_pct"]) >= 0 for r in long)
     assert any(p.suffix == ".png" for p in paths)
 
 
-def test_paper_numbers_kept():
-    assert fig_prediction.PAPER[("logreg", "naive")] == pytest.approx(6.15)
-    assert fig_prediction.PAPER[("svm-poly-mnist", "auto")] == pytest.approx(3.55)
+def _authors_numbers(prefix):
+    """{claim id: (authors_number value, its source)} of the slaq catalogue's rows `prefix`*."""
+    cat = catalogues()["slaq"]
+    return {
+        c.id: (c.authors_number.value, c.authors_number.source)
+        for c in cat.claims
+        if c.id.startswith(prefix) and c.authors_number is not None
+    }
+
+
+def test_authors_dat_agrees_with_the_catalogue():
+    """Every dat-<curve>-naive/-fit row's authors_number is the module's table entry, from the
+    file and commit the module names for that curve."""
+    rows = _authors_numbers("dat-")
+    assert len(rows) == 2 * len(fig_prediction.AUTHORS_DAT)
+    for curve, (naive, _, fit) in fig_prediction.AUTHORS_DAT.items():
+        path, commit = fig_prediction.AUTHORS_DAT_SOURCE[curve].split(" ")
+        for kind, mine in (("naive", naive), ("fit", fit)):
+            value, source = rows[f"dat-{curve}-{kind}"]
+            assert mine == pytest.approx(value, rel=1e-12), (curve, kind)
+            assert f"{path} {commit}," in source, (curve, kind, source)
+
+
+def test_quoted_numbers_are_the_authors_dat_rounded():
+    """The prediction-* rows (4.27, 6.15, 3.55, 52.5) are the module's `.dat` entries rounded to
+    three significant digits."""
+    rows = _authors_numbers("prediction-")
+    dat = fig_prediction.AUTHORS_DAT
+    want = {
+        "prediction-logreg-fit": dat["logreg"][2],
+        "prediction-logreg-naive": dat["logreg"][0],
+        "prediction-svm-poly-mnist-fit": dat["svm-poly-mnist"][2],
+        "prediction-svm-poly-mnist-naive": dat["svm-poly-mnist"][0],
+    }
+    assert set(rows) == set(want)
+    for key, mine in want.items():
+        assert float(f"{mine:.3g}") == rows[key][0], key
 
 
 def test_gap_figure_tiny_every_heuristic_against_the_optimum(tmp_path):
