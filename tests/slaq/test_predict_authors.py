@@ -117,8 +117,10 @@ def test_a_run_where_every_fit_fails_answers_naive(monkeypatch):
     assert r["families"] == {"naive": 7} and r["fit_steps"] == {"every fit failed -> naive": 7}
 
 
-# The authors' own numbers (plotting/svm-poly-mnist/svm-poly-mnist-prediction.dat @d65600cf and
-# plotting/prediction_error_all.dat @466be284, horizons 1/5/10, fractions).
+# The authors' data, not the paper's: andrewor14/spark (branch andrew-as)
+# plotting/all_the_graphs/prediction_error_all.dat @d65600cf, entries svm-poly-mnist/avg_1.log,
+# svm-poly-mnist/cf_one_over_x_squared_1.log and logreg/avg_1.log (the svm-poly-mnist ones also
+# in plotting/svm-poly-mnist/svm-poly-mnist-prediction.dat @d65600cf), horizons 1/5/10, fractions.
 SVM_NAIVE = (0.005403465891379386, 0.1100645940810124, 0.5254648303054411)
 SVM_UNWEIGHTED = (0.20440165955013442, 0.24046714236829123, 0.28106580413650656)
 LOGREG_NAIVE = (0.0030586320099734135, 0.019874999126737684, 0.061473592343789366)
