@@ -4,7 +4,6 @@ the report, and the rows changed since the older report in DIR (`report.diff`)."
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -37,13 +36,9 @@ def stale_rows(report_dir: Path) -> tuple[list[dict[str, Any]], int]:
     """(rows whose study's code version differs from the current code, rows checked) of the
     committed report in `report_dir`."""
     from schedlab.experiments.report.collect import current_versions
+    from schedlab.experiments.report.shape import read_report
 
-    path = Path(report_dir) / "report.json"
-    try:
-        data = json.loads(path.read_text())
-        rows = data["rows"]
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise InvalidInput(f"--check: cannot read {path} ({exc}); give a report folder") from None
+    rows = read_report(Path(report_dir) / "report.json")  # shape checked: no KeyError below
     current = current_versions({r["study"] for r in rows if r.get("study")})
     stale = []
     for r in rows:

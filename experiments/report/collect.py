@@ -5,24 +5,22 @@ file and row the catalogue names (or the `verify` verdict file), the study manif
 (`results/manifests/`: resources and the code version each result was computed at) and the
 run record, and returns one `ReportData`. A claim whose result is absent is `missing`, never a
 number from elsewhere; a row computed at another code version than the current one is marked
-stale, with the command that regenerates it.
+stale, with the command that regenerates it. Every file is read through `load.ResultsFolder`:
+one the report cannot use is skipped and listed (`ReportData.skipped`), never a crash.
 """
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from schedlab.experiments.report.environment import environment
-from schedlab.experiments.studies import read_manifests
+from schedlab.experiments.report.load import ResultsFolder, load_folder
+from schedlab.solvers.errors import InvalidInput
 from schedlab.theory.catalogue import Catalogue, Claim, Number, catalogues
 from schedlab.theory.reproduction import Decision, Estimate, band, decide
-
-RUN_RECORD = "run.json"  # results/manifests/run.json: what `schedlab reproduce` ran
 
 
 @dataclass
@@ -83,6 +81,7 @@ class ReportData:
     run: dict[str, Any]
     env: dict[str, Any]
     current_versions: dict[str, str]
+    skipped: list[dict[str, str]] = field(default_factory=list)  # {path, reason} of each file
 
 
 # ---- reading our numbers -------------------------------------------------------------------
@@ -101,16 +100,17 @@ def _same(cell: str, wanted: Any) -> bool:
     return str(cell) == str(wanted)
 
 
-def read_points(results: Path, claim: Claim) -> tuple[list[Estimate], str]:
-    """Our estimates for a file-backed claim row, and why there are none when so."""
+def read_points(
+    results: Path, claim: Claim, folder: ResultsFolder | None = None
+) -> tuple[list[Estimate], str]:
+    """Our estimates for a file-backed claim row, and why there are none when so (`folder`:
+    the reader of `results` that caches its tables and lists the unusable ones)."""
     o = claim.ours
-    path = Path(results) / o.file
-    if not path.is_file():
-        return [], f"{o.file} is not in the results folder"
-    with path.open(newline="") as fh:
-        rows = [
-            r for r in csv.DictReader(fh) if all(_same(r.get(k, ""), v) for k, v in o.where.items())
-        ]
+    folder = folder or ResultsFolder(Path(results))
+    table, why = folder.table(Path(results) / o.file)
+    if table is None:
+        return [], f"{o.file} {why}"
+    rows = [r for r in table if all(_same(r.get(k, ""), v) for k, v in o.where.items())]
     if not rows:
         return [], f"no row of {o.file} matches {o.where}"
     if len(rows) > 1 and not o.sweep:
@@ -147,14 +147,13 @@ def verdict_file(results: Path, size: str, seed: int) -> Path:
     return Path(results) / "theory" / f"verify-{size}-s{seed}.json"
 
 
-def read_verdicts(results: Path, size: str, seed: int) -> dict[str, dict[str, Any]]:
-    """The `schedlab verify` verdicts of this size and seed, by claim id ({} if none)."""
-    path = verdict_file(results, size, seed)
-    try:
-        data = json.loads(path.read_text())
-        return {str(c["id"]): c for c in data.get("claims", [])}
-    except (OSError, json.JSONDecodeError, AttributeError, KeyError, TypeError):
-        return {}
+def read_verdicts(
+    results: Path, size: str, seed: int, folder: ResultsFolder | None = None
+) -> dict[str, dict[str, Any]]:
+    """The `schedlab verify` verdicts of this size and seed, by claim id ({} if none or if the
+    file is unusable: then `folder` lists it as skipped)."""
+    folder = folder or ResultsFolder(Path(results))
+    return folder.verdicts(verdict_file(results, size, seed))
 
 
 # ---- formatting ----------------------------------------------------------------------------
@@ -224,8 +223,9 @@ def claim_row(
     manifests: dict[str, dict[str, Any]],
     current: dict[str, str],
     size: str,
+    folder: ResultsFolder | None = None,
 ) -> ClaimRow:
-    """One catalogue claim, read against the results folder."""
+    """One catalogue claim, read against the results folder (through `folder`'s reader)."""
     points: list[Estimate] = []
     why = ""
     check = None
@@ -243,7 +243,7 @@ def claim_row(
     elif claim.ours.file and m is not None and not of_size(m, size):
         why = f"the results folder holds the size-{m['size']} run of {study}"
     elif claim.ours.file:
-        points, why = read_points(results, claim)
+        points, why = read_points(results, claim, folder)
     d: Decision = decide(claim, points, check)
     if size not in claim.sizes and d.verdict == "missing":
         why = f"computed at size {' and '.join(claim.sizes)} only"
@@ -345,36 +345,42 @@ def current_versions(names: set[str]) -> dict[str, str]:
     return out
 
 
-def run_record(results: Path) -> dict[str, Any]:
-    path = Path(results) / "manifests" / RUN_RECORD
-    try:
-        data = json.loads(path.read_text())
-        return data if isinstance(data, dict) else {}
-    except (OSError, json.JSONDecodeError):
-        return {}
-
-
 def collect(
     results: Path, size: str | None = None, cats: dict[str, Catalogue] | None = None
 ) -> ReportData:
     """Everything the report shows, for the results folder `results` (`cats`: the catalogues,
-    by default every subject's)."""
+    by default every subject's). InvalidInput when the folder holds no usable study manifest:
+    nothing in it could be reported."""
     results = Path(results)
     cats = catalogues() if cats is None else cats
-    manifests = read_manifests(results)
-    run = run_record(results)
+    folder = load_folder(results)
+    if not folder.manifests:
+        raise InvalidInput(nothing_usable(folder))
+    manifests, run = folder.manifests, folder.run
     size = size or run.get("size") or _latest_size(manifests) or "small"
-    seed = int(run.get("seed", 0))
-    verdicts = read_verdicts(results, size, seed)
+    seed = run.get("seed", 0)
+    verdicts = read_verdicts(results, size, seed, folder)
     names = {_study_of(c) for cat in cats.values() for c in cat.claims} | set(manifests)
     current = current_versions({n for n in names if n})
     rows = [
-        claim_row(c, results, verdicts, manifests, current, size)
+        claim_row(c, results, verdicts, manifests, current, size, folder)
         for cat in cats.values()
         for c in cat.claims
     ]
     env = environment(run)
-    return ReportData(results, size, cats, rows, manifests, run, env, current)
+    return ReportData(results, size, cats, rows, manifests, run, env, current, folder.skipped)
+
+
+def nothing_usable(folder: ResultsFolder, shown: int = 5) -> str:
+    """Why a results folder cannot be reported: no usable manifest, and the files skipped."""
+    where = folder.root / "manifests"
+    skipped = "; ".join(f"{Path(s['path']).name}: {s['reason']}" for s in folder.skipped[:shown])
+    more = f" and {len(folder.skipped) - shown} more" if len(folder.skipped) > shown else ""
+    return (
+        f"--results: no usable study manifest under {where}"
+        + (f" (skipped {skipped}{more})" if skipped else "")
+        + "; run `schedlab reproduce` (or a study) into this folder first"
+    )
 
 
 def _latest_size(manifests: dict[str, dict[str, Any]]) -> str:

@@ -291,6 +291,7 @@ def report_json(data: ReportData, papers: list[dict[str, Any]]) -> dict[str, Any
         },
         "rows": [r.to_dict() for r in data.rows],
         "studies": {k: {kk: vv for kk, vv in m.items()} for k, m in data.manifests.items()},
+        "skipped": data.skipped,
     }
 
 
@@ -327,6 +328,7 @@ def write_report(
         "colours": COLOURS,
         "attention": attention,
         "studies": _study_rows(data),
+        "skipped": data.skipped,
         "checklist": checklist,
         "num": num,
         "md": md,
