@@ -252,17 +252,16 @@ def test_an_unreadable_figure_is_skipped(tmp_path, content):
 
 def test_a_fifo_figure_or_table_is_skipped(tmp_path):
     res = folder(tmp_path)
-    png, md = res / "slaq" / "f.png", res / "sojourn" / "sojourn-heuristics.md"
-    md.parent.mkdir()
+    png, md = res / "slaq" / "f.png", res / "slaq" / "slaq-gap.md"
     fifo(png)
-    md.write_bytes(b"| a |\n|---|\n| \xff |\n")  # not UTF-8
-    for study, subject, f in (("slaq-quality", "slaq", png), ("sojourn-heuristics", "sojourn", md)):
-        m = manifest(study=study, subject=subject, files=[str(f)])
+    md.write_bytes(b"| a |\n|---|\n| \xff |\n")  # not UTF-8; slaq-gap's tables are shown
+    for study, f in (("slaq-quality", png), ("slaq-gap", md)):
+        m = manifest(study=study, files=[str(f)])
         (res / "manifests" / f"{study}.json").write_text(json.dumps(m))
     got, data = report(res, tmp_path / "out")
     assert got.exit_code == 0, got.output
     assert "not a regular file" in skipped(data)["f.png"]
-    assert "not UTF-8" in skipped(data)["sojourn-heuristics.md"]
+    assert "not UTF-8" in skipped(data)["slaq-gap.md"]
 
 
 def test_a_clean_folder_skips_nothing(tmp_path):
