@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import traceback
+from pathlib import Path
 from typing import Any
 
 import click
@@ -46,11 +47,11 @@ class SchedlabGroup(click.Group):
             _silence_stdout()
             ctx.exit(141)
         except KeyboardInterrupt as exc:
-            _end_workers()
-            code = 143 if isinstance(exc, Terminated) else 130
-            click.echo("schedlab: interrupted; finished results were kept", err=True)
-            ctx.exit(code)
+            _exit_interrupted(ctx, exc)
         except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
+            signal_exc = interrupt_behind(exc)
+            if signal_exc is not None:
+                _exit_interrupted(ctx, signal_exc)
             if ctx.find_root().params.get("debug"):
                 traceback.print_exc()
             else:
@@ -73,11 +74,74 @@ def _raise_terminated(signum: int, frame: Any) -> None:
 INTERRUPT_EXIT_CODES = (130, 143)
 
 
+def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM that `exc` was raised while handling, if any: ending the workers
+    after an interrupt can fail in its own way (a Dask client already closed), and that error
+    must not turn the interrupt's exit 130/143 into an internal error's exit 1."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, KeyboardInterrupt):
+            return cur
+        seen.add(id(cur))
+        cur = cur.__context__ or cur.__cause__
+    return None
+
+
+def _exit_interrupted(ctx: click.Context, exc: KeyboardInterrupt) -> None:
+    """End the workers, say so, and exit 130 (Ctrl-C) or 143 (SIGTERM)."""
+    _end_workers()
+    terminated = isinstance(exc, Terminated)
+    what = "terminated (SIGTERM)" if terminated else "interrupted"
+    click.echo(f"schedlab: {what}; finished results were kept", err=True)
+    ctx.exit(143 if terminated else 130)
+
+
 def _end_workers() -> None:
     """On an interrupt, end the sweep workers (local processes or Dask cells) of this process."""
     sweep = sys.modules.get("schedlab.experiments.sweep")
     if sweep is not None:
-        sweep.interrupt()
+        try:
+            sweep.interrupt()
+        except Exception:  # noqa: BLE001 - a worker that cannot be ended must not hide the exit code
+            pass
+
+
+def _end_children() -> None:
+    """Just before the interrupted command exits: end every process it started that is still
+    alive. A study thread that starts its next sweep after the interrupt ended the workers forks
+    a fresh pool, whose workers ignore Ctrl-C and would run on as orphans after `os._exit`.
+    Holding the import lock first stops any further fork (CPython takes that lock around
+    fork); every child forked before is then in /proc and is killed."""
+    _end_workers()
+    import _imp
+
+    _imp.acquire_lock()  # never released: the process exits next
+    for pid in _child_pids():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _child_pids() -> list[int]:
+    """The processes whose parent is this one (from /proc; the multiprocessing children where
+    there is no /proc)."""
+    me = os.getpid()
+    proc = Path("/proc")
+    if not proc.is_dir():
+        import multiprocessing
+
+        return [c.pid for c in multiprocessing.active_children() if c.pid is not None]
+    out = []
+    for stat in proc.glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        if int(fields[1]) == me:
+            out.append(int(stat.parent.name))
+    return out
 
 
 def safe_text_output() -> None:
@@ -167,6 +231,7 @@ def main(argv: list[str] | None = None) -> None:
         cli.main(args=argv, prog_name="schedlab", standalone_mode=True)
     except SystemExit as exc:
         if exc.code in INTERRUPT_EXIT_CODES:
+            _end_children()
             for stream in (sys.stdout, sys.stderr):
                 try:
                     stream.flush()
