@@ -78,12 +78,10 @@ def read_report(folder: Path, flag: str = "--diff") -> dict[str, Any]:
     try:
         data = load_json_file(path, "report.json")
     except InvalidInput as exc:
-        raise InvalidInput(
-            [f"{flag}: {p}; {fix}" for p in exc.problems], source=str(path)
-        ) from None
+        raise InvalidInput([f"{flag}: {path}: {p}; {fix}" for p in exc.problems]) from None
     problems = _shape_problems(data)
     if problems:
-        raise InvalidInput([f"{flag}: {p}" for p in problems], source=str(path))
+        raise InvalidInput([f"{flag}: {path}: {p}" for p in problems])
     return data  # type: ignore[no-any-return]
 
 
@@ -162,11 +160,13 @@ def verdict_text(row: dict[str, Any]) -> str:
 
 
 def reference_text(row: dict[str, Any]) -> str:
-    """The reference as the diff shows it: which number, its value and its source."""
-    ref = row.get("reference", "")
-    number = row.get("authors_number") if ref == "authors' code" else row.get("paper_number")
+    """The numbers as the diff shows them: the paper's, the authors' (when there is one), which
+    one is the reference, and its source."""
+    text = f"paper {row.get('paper_number', '-')}"
+    if row.get("authors_number") not in (None, "", "-"):
+        text += f"; authors' {row['authors_number']}"
     source = f" ({row['source']})" if row.get("source") else ""
-    return f"{ref}: {number}{source}" if ref and ref != "none" else "none"
+    return f"{text}; reference: {row.get('reference', 'none')}{source}"
 
 
 def paper_point_text(pp: Any) -> str:
@@ -246,12 +246,12 @@ def summary_line(d: ReportDiff) -> str:
 
 
 def diff_text(d: ReportDiff) -> str:
-    """The diff as `schedlab report --diff` prints it: a table of the changes, then a line."""
-    from schedlab.experiments.output import format_table
-
-    lines = diff_lines(d)
-    table = format_table(["row", "what changed", "old", "new"], lines) + "\n" if lines else ""
-    return table + summary_line(d)
+    """The diff as `schedlab report --diff` prints it: one line per change (row, what changed,
+    old -> new; rows added or removed), then a line of counts."""
+    lines = [f"{r.row}  {c.aspect}: {c.old} -> {c.new}" for r in d.changed for c in r.changes]
+    lines += [f"{k}  added (in the new report only)" for k in d.added]
+    lines += [f"{k}  removed (in the old report only)" for k in d.removed]
+    return "\n".join([*lines, summary_line(d)])
 
 
 def diff_of_folder(old: dict[str, Any], old_name: str, new_dir: Path) -> ReportDiff:

@@ -42,6 +42,7 @@ def reports() -> tuple[dict, dict]:
         new_row("moved"),
         new_row("wobble"),
         new_row("source", source="summary"),
+        new_row("authors"),
         new_row("gone"),
         # an older report: the old words, no reading, decided point, paper point or source
         {"subject": "s", "claim_id": "old-words", "verdict": "consistent in magnitude",
@@ -55,6 +56,7 @@ def reports() -> tuple[dict, dict]:
         new_row("moved", decided=decided(11.5, 11.2, 11.8)),  # outside the old [9, 11]
         new_row("wobble", decided=decided(10.5, 9.8, 11.2)),  # inside it, and 10 inside its own
         new_row("source"),
+        new_row("authors", authors_number="1.09 x"),
         new_row("old-words"),
         new_row("old-same"),
         new_row("born"),
@@ -69,7 +71,20 @@ def test_diff_lists_exactly_the_changed_rows():
     assert got == {
         "s/verdict": [("verdict", "inconclusive", "refuted")],
         "s/moved": [("decided", "10 [9, 11] at x=2", "11.5 [11.2, 11.8] at x=2")],
-        "s/source": [("reference", "paper: 10 % (summary)", "paper: 10 % (abstract)")],
+        "s/source": [
+            (
+                "reference",
+                "paper 10 %; reference: paper (summary)",
+                "paper 10 %; reference: paper (abstract)",
+            )
+        ],
+        "s/authors": [
+            (
+                "reference",
+                "paper 10 %; reference: paper (abstract)",
+                "paper 10 %; authors' 1.09 x; reference: paper (abstract)",
+            )
+        ],
         "s/old-words": [("verdict", "consistent in magnitude", "reproduced")],
     }
     assert (d.added, d.removed, d.unchanged) == (["s/born"], ["s/gone"], 3)
