@@ -131,7 +131,9 @@ def test_a_mip_that_overruns_its_limit_is_killed_with_a_sound_answer(monkeypatch
     here a dual bound at the start order's cost, which is the optimum (the unhurried solve
     proves it), so the killed run proves it too."""
     import time
+    from types import SimpleNamespace
 
+    from schedlab.solvers import validate
     from schedlab.solvers.kit.forked import forking_available
     from schedlab.solvers.sojourn import exact_lpcut
 
@@ -146,9 +148,20 @@ def test_a_mip_that_overruns_its_limit_is_killed_with_a_sound_answer(monkeypatch
             report({"dual": (self.order_cost - self.const) / self.s})
         time.sleep(120)
 
+    # on a fake clock that stands still until the MIP starts, then leaves it 1 s: the model is
+    # built and the MIP reached whatever the machine's speed (the large limit is a hang guard)
+    limit, clock = 600.0, [0.0]
+    real_run = exact_lpcut.HighsCutModel._run_mip
+
+    def run_late(self, deadline):
+        clock[0] = limit - 1.0
+        return real_run(self, deadline)
+
+    monkeypatch.setattr(validate, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    monkeypatch.setattr(exact_lpcut.HighsCutModel, "_run_mip", run_late)
     monkeypatch.setattr(exact_lpcut.HighsCutModel, "_report_progress", hang)
     t = time.perf_counter()
-    r = solve(problem, "lpcut", seed=0, time_limit=3, options={"route": "full"})
+    r = solve(problem, "lpcut", seed=0, time_limit=limit, options={"route": "full"})
     assert time.perf_counter() - t < 60  # not the child's 120 s
     assert r.stats["mip_killed"] == 1
     assert r.value == pytest.approx(best.value, rel=1e-12)  # the start order (pinned)
