@@ -19,7 +19,7 @@ from typing import Any
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.validate import MAX_SEED, is_utf8_text, load_json_file, short
-from schedlab.theory.verdict import VERDICTS
+from schedlab.theory.verdict import SIZES, VERDICTS
 
 #: A check of one value: None when fine, else what is wrong (without the field's name).
 Check = Callable[[Any], str | None]
@@ -108,7 +108,7 @@ MANIFEST_FIELDS: dict[str, tuple[Check, bool]] = {
 #: What `schedlab reproduce` records in manifests/run.json (`commands.record_run`).
 RUN_FIELDS: dict[str, tuple[Check, bool]] = {
     "command": (text, False),
-    "size": (text, True),
+    "size": (one_of(SIZES), True),  # it names the verify file the report reads
     "seed": (seed, True),
     "engine": (text, False),
     "workers": (optional(count), False),
