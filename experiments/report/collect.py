@@ -63,7 +63,7 @@ class ClaimRow:
     reading: str = ""  # "like for like" | "our reading" | "" (nothing decided)
     paper_point: dict[str, str] = field(default_factory=dict)  # at / why, or none
     decided: dict[str, Any] | None = None  # the deciding Estimate (value, low, high, at, seeds)
-    band: list[float] | None = None  # [low, high] the decided point was held against
+    band: list[float | None] | None = None  # [low, high] held against (None: an open side)
     replications: int | None = None  # seeds that would settle an inconclusive interval
     source: str = ""  # where the reference number comes from (the catalogue's `source`)
 
@@ -299,11 +299,11 @@ def claim_row(
     )
 
 
-def _finite_band(b: tuple[float, float] | None) -> list[float] | None:
+def _finite_band(b: tuple[float, float] | None) -> list[float | None] | None:
     """The decided band as JSON can hold it (an open side as None)."""
     if b is None:
         return None
-    return [None if not math.isfinite(x) else x for x in b]  # type: ignore[misc]
+    return [x if math.isfinite(x) else None for x in b]
 
 
 def _band(claim: Claim) -> list[float] | None:

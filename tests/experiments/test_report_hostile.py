@@ -360,3 +360,14 @@ def test_check_of_a_good_report_passes(tmp_path):
     got = CliRunner().invoke(cli, ["report", "--check", str(path.parent), "--json"])
     assert got.exit_code == 0, got.output
     assert json.loads(got.output)["stale"] == []
+
+
+def test_check_accepts_a_direction_rows_open_band(tmp_path):
+    """A claim of improvement with no number is held against an open band ([0, None]): a report
+    the current code writes must pass its own shape check."""
+    path = good_report(tmp_path)
+    data = json.loads(path.read_text())
+    data["rows"][0]["band"] = [0.0, None]
+    path.write_text(json.dumps(data))
+    got = CliRunner().invoke(cli, ["report", "--check", str(path.parent), "--json"])
+    assert got.exit_code == 0, got.output
