@@ -63,14 +63,6 @@ class SchedlabGroup(click.Group):
             ctx.exit(1)
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread like Ctrl-C so both take one path (exit 143)."""
-
-
-def _raise_terminated(signum: int, frame: Any) -> None:
-    raise Terminated(f"signal {signum}")
-
-
 INTERRUPT_EXIT_CODES = (130, 143)
 
 
@@ -89,12 +81,11 @@ def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
 
 
 def _exit_interrupted(ctx: click.Context, exc: KeyboardInterrupt) -> None:
-    """End the workers, say so, and exit 130 (Ctrl-C) or 143 (SIGTERM)."""
+    """In-process use (the console command exits from its signal handler, `_stop_now`): end
+    the workers, say so, and exit 130."""
     _end_workers()
-    terminated = isinstance(exc, Terminated)
-    what = "terminated (SIGTERM)" if terminated else "interrupted"
-    click.echo(f"schedlab: {what}; finished results were kept", err=True)
-    ctx.exit(143 if terminated else 130)
+    click.echo("schedlab: interrupted; finished results were kept", err=True)
+    ctx.exit(130)
 
 
 def _end_workers() -> None:
@@ -107,6 +98,40 @@ def _end_workers() -> None:
             pass
 
 
+def _stop_now(signum: int, frame: Any) -> None:
+    """The console command's Ctrl-C / SIGTERM: end the process at once, from the handler.
+
+    Every finished row is already journaled (written and synced one by one, a torn last line
+    cut on reading), so nothing is lost by not unwinding; unwinding instead leaves the study
+    threads a window to see their pool ended and record the cut-short sweep as a failed study
+    (a "failed" manifest over the previous one). So: mark the sweeps stopped (a study thread that
+    still sees an outcome raises `sweep.Interrupted` and writes nothing), kill every child
+    (`_end_children`: local workers, a solver's subprocess), and exit 130 or 143. A Dask
+    cluster releases this client's pending cells when its connection closes."""
+    code = 143 if signum == signal.SIGTERM else 130
+    sweep = sys.modules.get("schedlab.experiments.sweep")
+    if sweep is not None:
+        # The flag alone, not `sweep.interrupt()`: that also shuts the pool down, and a study
+        # thread submitting to a shut-down pool reports a failure instead of the interrupt.
+        sweep._STOP.set()
+    what = "terminated (SIGTERM)" if code == 143 else "interrupted"
+    try:
+        sys.stderr.write(f"schedlab: {what}; finished results were kept\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    _kill_children()
+    os._exit(code)
+
+
+def install_interrupt_handlers() -> None:
+    """`_stop_now` on SIGINT and SIGTERM, unless the signal is ignored (a command started in the
+    background by a shell without job control, or under nohup, keeps ignoring it)."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, _stop_now)
+
+
 def _end_children() -> None:
     """Just before the interrupted command exits: end every process it started that is still
     alive. A study thread that starts its next sweep after the interrupt ended the workers forks
@@ -114,6 +139,11 @@ def _end_children() -> None:
     Holding the import lock first stops any further fork (CPython takes that lock around
     fork); every child forked before is then in /proc and is killed."""
     _end_workers()
+    _kill_children()
+
+
+def _kill_children() -> None:
+    """SIGKILL every child process, with no fork possible after the list is taken."""
     import _imp
 
     _imp.acquire_lock()  # never released: the process exits next
@@ -226,7 +256,7 @@ def main(argv: list[str] | None = None) -> None:
     rather than waiting for threads that were mid-cell (a rerun computes only what is missing)."""
     default_one_blas_thread()
     _python_owns_stdout()
-    signal.signal(signal.SIGTERM, _raise_terminated)
+    install_interrupt_handlers()
     try:
         cli.main(args=argv, prog_name="schedlab", standalone_mode=True)
     except SystemExit as exc:
