@@ -131,21 +131,22 @@ def _against(point: Estimate, number: Number, claim: Claim, label: str) -> Decis
     where = f" at {point.at}" if point.at not in (None, "") else ""
     shown = f"{_fmt(point.value)} [{_fmt(lo)}, {_fmt(hi)}]{where}"
     against = f"the {label} band [{_fmt(lo_b)}, {_fmt(hi_b)}]"
-    common = dict(reading=reading_of(claim), compared=point, band=(lo_b, hi_b))
+
+    def word(verdict: str, why: str, replications: int | None = None) -> Decision:
+        return Decision(verdict, why, reading_of(claim), point, (lo_b, hi_b), replications)
+
     if lo_b <= lo and hi <= hi_b:
-        return Decision(REPRODUCED, f"{shown} lies inside {against}", **common)  # type: ignore[arg-type]
+        return word(REPRODUCED, f"{shown} lies inside {against}")
     if hi < lo_b or lo > hi_b:
         side = "higher" if lo > hi_b else "lower"
         if side == _favoured_side(claim, number):
             above = "above" if side == "higher" else "below"
             why = f"{shown} lies wholly {above} {against}, in the claim's favour"
-            return Decision(EXCEEDED, why, **common)  # type: ignore[arg-type]
-        return Decision(REFUTED, f"{shown} lies wholly outside {against}", **common)  # type: ignore[arg-type]
+            return word(EXCEEDED, why)
+        return word(REFUTED, f"{shown} lies wholly outside {against}")
     n = replications_to_settle(point, lo_b, hi_b)
     more = f"; about {n} seeds would settle it" if n else "; replications alone cannot settle it"
-    return Decision(
-        INCONCLUSIVE, f"{shown} straddles an edge of {against}{more}", replications=n, **common
-    )  # type: ignore[arg-type]
+    return word(INCONCLUSIVE, f"{shown} straddles an edge of {against}{more}", n)
 
 
 def _from_check(claim: Claim, claim_verdict: str | None) -> Decision:
@@ -204,13 +205,16 @@ def _direction(point: Estimate, claim: Claim) -> Decision:
     where = f" at {point.at}" if point.at not in (None, "") else ""
     shown = f"{_fmt(point.value)} [{_fmt(lo)}, {_fmt(hi)}]{where}"
     side = "above" if claim.effect.better == "higher" else "below"
-    common = dict(reading=reading_of(claim), compared=point, band=(lo_b, hi_b))
+
+    def word(verdict: str, why: str, replications: int | None = None) -> Decision:
+        return Decision(verdict, why, reading_of(claim), point, (lo_b, hi_b), replications)
+
     if (lo > v) if side == "above" else (hi < v):
-        why = f"{shown} lies wholly {side} no effect ({_fmt(v)}): the stated direction"
-        return Decision(REPRODUCED, why, **common)  # type: ignore[arg-type]
+        return word(
+            REPRODUCED, f"{shown} lies wholly {side} no effect ({_fmt(v)}): the stated direction"
+        )
     if (hi < v) if side == "above" else (lo > v):
-        return Decision(REFUTED, f"{shown} lies wholly on the wrong side of {_fmt(v)}", **common)  # type: ignore[arg-type]
+        return word(REFUTED, f"{shown} lies wholly on the wrong side of {_fmt(v)}")
     n = replications_to_settle(point, v, v)
     more = f"; about {n} seeds would settle it" if n else "; replications alone cannot settle it"
-    why = f"{shown} includes no effect ({_fmt(v)}){more}"
-    return Decision(INCONCLUSIVE, why, replications=n, **common)  # type: ignore[arg-type]
+    return word(INCONCLUSIVE, f"{shown} includes no effect ({_fmt(v)}){more}", n)
