@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
 import sys
 import traceback
@@ -39,9 +40,12 @@ class SchedlabGroup(click.Group):
         try:
             return super().invoke(ctx)
         except InvalidInput as exc:
-            click.echo(f"schedlab: error: {exc}", err=True)
+            click.echo(f"schedlab: error: {excerpted(str(exc))}", err=True)
             ctx.exit(2)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+        except click.ClickException as exc:  # click's own refusals (a bad path, an unknown choice)
+            exc.message = excerpted(exc.message)  # type: ignore[misc]  # shown by click after this
+            raise
+        except (click.exceptions.Exit, click.exceptions.Abort):
             raise
         except BrokenPipeError:  # the reader went away (`| head`): nothing left to say to it
             _silence_stdout()
@@ -172,6 +176,22 @@ def _child_pids() -> list[int]:
         if int(fields[1]) == me:
             out.append(int(stat.parent.name))
     return out
+
+
+LONG_TOKEN = re.compile(r"\S{201,}")
+EXCERPT_CHARS = 60
+
+
+def excerpted(message: str) -> str:
+    """The refusal with every run of over 200 non-blank characters (a pasted number, a name, a
+    path) cut to its first 60 and its length: a refusal quotes the offending token, and a
+    megabyte token must not come back whole."""
+
+    def cut(m: re.Match[str]) -> str:
+        token = m.group(0)
+        return f"{token[:EXCERPT_CHARS]}... ({len(token):,} characters)"
+
+    return LONG_TOKEN.sub(cut, message)
 
 
 def safe_text_output() -> None:

@@ -27,7 +27,11 @@ def make_report(
     from schedlab.experiments.report.render import write_report
 
     results = Path(results)
-    if not results.is_dir():
+    try:
+        is_folder = results.is_dir()
+    except OSError as exc:  # e.g. a name too long for the file system
+        raise InvalidInput(f"--results: {results}: {exc.strerror}") from None
+    if not is_folder:
         raise InvalidInput(f"--results: {results} is not a folder; run `schedlab reproduce` first")
     return write_report(collect(results, size), out or results / "report", old, old_name)
 

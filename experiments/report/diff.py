@@ -73,7 +73,11 @@ def read_report(folder: Path, flag: str = "--diff") -> dict[str, Any]:
     folder = Path(folder)
     path = folder / "report.json"
     fix = "give the folder of a report that `schedlab report` wrote"
-    if not folder.is_dir():
+    try:
+        is_folder = folder.is_dir()
+    except OSError as exc:  # e.g. a name too long for the file system
+        raise InvalidInput(f"{flag}: {folder}: {exc.strerror}; {fix}") from None
+    if not is_folder:
         raise InvalidInput(f"{flag}: {folder} is not a folder; {fix}")
     try:
         data = load_json_file(path, "report.json")
