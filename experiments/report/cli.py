@@ -24,15 +24,11 @@ def make_report(
     """Collect and write the report of `results` under `out` (default RESULTS/report); `old`:
     an older report's report.json, whose changes the page lists (`--diff`)."""
     from schedlab.experiments.report.collect import collect
+    from schedlab.experiments.report.load import require_folder
     from schedlab.experiments.report.render import write_report
 
     results = Path(results)
-    try:
-        is_folder = results.is_dir()
-    except OSError as exc:  # e.g. a name too long for the file system
-        raise InvalidInput(f"--results: {results}: {exc.strerror}") from None
-    if not is_folder:
-        raise InvalidInput(f"--results: {results} is not a folder; run `schedlab reproduce` first")
+    require_folder(results, "--results", "run `schedlab reproduce` first")
     return write_report(collect(results, size), out or results / "report", old, old_name)
 
 

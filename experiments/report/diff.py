@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from schedlab.experiments.report.load import require_folder
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.validate import load_json_file
 
@@ -73,12 +74,7 @@ def read_report(folder: Path, flag: str = "--diff") -> dict[str, Any]:
     folder = Path(folder)
     path = folder / "report.json"
     fix = "give the folder of a report that `schedlab report` wrote"
-    try:
-        is_folder = folder.is_dir()
-    except OSError as exc:  # e.g. a name too long for the file system
-        raise InvalidInput(f"{flag}: {folder}: {exc.strerror}; {fix}") from None
-    if not is_folder:
-        raise InvalidInput(f"{flag}: {folder} is not a folder; {fix}")
+    require_folder(folder, flag, fix)
     try:
         data = load_json_file(path, "report.json")
     except InvalidInput as exc:

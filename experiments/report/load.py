@@ -27,6 +27,17 @@ MAX_REASON = 240  # a skipped file's reason is cut to this many characters
 Table = tuple[list[dict[str, Any]] | None, str]
 
 
+def require_folder(path: Path, what: str, fix: str) -> None:
+    """InvalidInput naming `what` (a flag) unless `path` is a folder; a name the file system
+    refuses (too long, ...) is a refusal too, never an OSError."""
+    try:
+        is_folder = path.is_dir()
+    except OSError as exc:
+        raise InvalidInput(f"{what}: {path}: {exc.strerror}; {fix}") from None
+    if not is_folder:
+        raise InvalidInput(f"{what}: {path} is not a folder; {fix}")
+
+
 def _cut(text: str, n: int = MAX_REASON) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
