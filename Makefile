@@ -9,7 +9,7 @@ SIZE ?= small
 WORKERS ?=
 SCHEDULER ?=
 
-.PHONY: venv test test-slow reproduce bench gpu-check lint clean
+.PHONY: venv test test-slow reproduce bench gpu-check lint clean notebooks
 
 venv: $(STAMP)
 
@@ -33,6 +33,11 @@ reproduce: $(STAMP)
 .PHONY: reproduce-slaq
 reproduce-slaq: $(STAMP)
 	$(BIN)/schedlab figure slaq-quality --size $(SIZE)
+
+# Every notebook executed in place at its default size, outputs kept (results under
+# results/notebooks/); prints each one's wall time.
+notebooks: $(STAMP)
+	$(BIN)/python notebooks/execute.py
 
 bench: $(STAMP)
 	$(BIN)/python -m schedlab.experiments.bench
