@@ -18,11 +18,12 @@ time left; a line per study is printed when it finishes.
 from __future__ import annotations
 
 import json
+import math
 import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from contextvars import ContextVar, copy_context
@@ -103,52 +104,170 @@ def current_study() -> StudyStats | None:
 
 
 # ---- the one progress bar ------------------------------------------------------------------
-class Progress:
-    """One bar over the cells of every study of a run (it grows as studies hand in cells)."""
+#: Seconds of run time that the prior rate (the workers' CPU) counts as, against the measured.
+PRIOR_S = 60.0
 
-    def __init__(self, desc: str = "cells", every_s: float = LOG_EVERY_S) -> None:
+
+@dataclass(frozen=True)
+class Planned:
+    """What a study is expected to hand the bar: its cells and the CPU they cost when it last
+    ran (`cpu_s` 0: not known). From the study's last manifest at the same size and seed."""
+
+    cells: int
+    cpu_s: float = 0.0
+
+
+@dataclass
+class _Count:
+    """One study's cells on the bar: planned (None: not known), handed in, done, reused."""
+
+    planned: int | None = None
+    handed: int = 0
+    done: int = 0
+    reused: int = 0  # done when handed in (journaled by an earlier run)
+    finished: bool = False
+    weight: float = 1.0  # CPU-seconds a cell of it is expected to cost
+
+    @property
+    def cells(self) -> int:
+        if self.finished or self.planned is None:
+            return self.handed
+        return max(self.planned, self.handed)
+
+
+class Progress:
+    """One bar over the cells of every study of a run.
+
+    With a `plan` (each study's expected cells) the total is fixed before the first cell; it
+    only changes when a study hands in more cells than planned (then it grows) or finishes
+    with fewer (then it shrinks). A study missing from the plan adds its cells when it starts.
+    The time left weighs each cell by its study's CPU per cell in the plan (cells differ in
+    cost by orders of magnitude across studies), divides the work left by the rate measured so
+    far (blended with `workers` CPU-seconds per second over the first `PRIOR_S` seconds), and
+    never increases: when the estimate gets later, the predicted finish waits until the clock
+    reaches it. `clock` is injectable for tests."""
+
+    def __init__(
+        self,
+        desc: str = "cells",
+        every_s: float = LOG_EVERY_S,
+        *,
+        plan: Mapping[str, Planned] | None = None,
+        workers: int | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+        draw: bool | None = None,
+    ) -> None:
         from tqdm import tqdm
 
         self._lock = threading.Lock()
+        self._clock = clock
+        self._counts = _plan_counts(plan or {})
+        self._prior = float(workers) if workers and _cpu_known(plan or {}) else 0.0
         self._bar = tqdm(
-            total=0,
+            total=self.total,
             desc=desc,
             unit="cell",
             file=sys.stderr,
-            disable=None,
+            disable=None if draw is None else not draw,
             dynamic_ncols=True,
-            smoothing=0.05,
+            bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]",  # ", " + postfix
         )
-        self._total = self._done = 0
-        self._t0 = self._last = time.perf_counter()
+        self._t0 = self._last = clock()
+        self._finish: float | None = None  # the predicted end (clock time)
+        self._t_eta = self._t0
         self._every = every_s
+        self._bar.set_postfix_str(self._left_text(self._t0))
 
-    def add(self, total: int, done: int = 0) -> None:
-        with self._lock:
-            self._total += total
-            self._done += done
-            self._bar.total += total
-            self._bar.update(done)
-            self._bar.refresh()
+    # -- counting ---------------------------------------------------------------------------
+    @property
+    def total(self) -> int:
+        """Cells of the run as known now (fixed from the start when every study is planned)."""
+        return sum(c.cells for c in self._counts.values())
 
-    def advance(self, n: int = 1) -> None:
+    @property
+    def done(self) -> int:
+        return sum(c.done for c in self._counts.values())
+
+    @property
+    def fixed(self) -> bool:
+        """Whether every study that handed in cells was planned (the total is not a floor)."""
+        return all(c.planned is not None for c in self._counts.values())
+
+    def _count(self, study: str | None) -> _Count:
+        name = study if study is not None else _study_name()
+        if name not in self._counts:
+            self._counts[name] = _Count(weight=_mean_weight(self._counts))
+        return self._counts[name]
+
+    def add(self, total: int, done: int = 0, *, study: str | None = None) -> None:
+        """A sweep of `study` (default: the calling thread's) hands in `total` cells, `done`
+        of them journaled already."""
         with self._lock:
-            self._done += n
-            self._bar.update(n)
-            now = time.perf_counter()
+            c = self._count(study)
+            c.handed += total
+            c.done += done
+            c.reused += done
+            self._sync(done)
+
+    def advance(self, n: int = 1, *, study: str | None = None) -> None:
+        """`n` cells of `study` (default: the calling thread's) finished."""
+        with self._lock:
+            self._count(study).done += n
+            self._sync(n)
+            now = self._clock()
             if self._bar.disable and now - self._last >= self._every:
                 self._last = now
                 print(self.status(now), file=sys.stderr, flush=True)
 
+    def finish(self, study: str) -> None:
+        """`study` ended: its cells are what it handed in (a plan that was too high shrinks)."""
+        with self._lock:
+            self._count(study).finished = True
+            self._sync(0)
+
+    def _sync(self, n: int) -> None:
+        self._bar.total = self.total
+        self._bar.set_postfix_str(self._left_text(self._clock()), refresh=False)
+        self._bar.update(n)
+        self._bar.refresh()
+
+    # -- the estimate -----------------------------------------------------------------------
+    def left_s(self, now: float) -> float:
+        """Seconds left (nan before anything can be estimated); never more than the previous
+        estimate minus the time since it."""
+        raw = self._raw_left(now)
+        if math.isnan(raw):
+            return raw
+        end = now + raw
+        if self._finish is not None and end > self._finish:
+            end = min(end, self._finish + max(0.0, now - self._t_eta))
+        self._finish, self._t_eta = end, now
+        return max(0.0, end - now)
+
+    def _raw_left(self, now: float) -> float:
+        counts = self._counts.values()
+        work_left = sum(c.weight * max(0, c.cells - c.done) for c in counts)
+        work_now = sum(c.weight * (c.done - c.reused) for c in counts)
+        elapsed = max(0.0, now - self._t0)
+        if self._prior:
+            rate = (work_now + self._prior * PRIOR_S) / (elapsed + PRIOR_S)
+        else:
+            rate = work_now / elapsed if work_now > 0 and elapsed > 0 else math.nan
+        if work_left <= 0:
+            return 0.0
+        return work_left / rate if rate > 0 else math.nan
+
+    def _left_text(self, now: float) -> str:
+        left = self.left_s(now)
+        return "time left unknown" if math.isnan(left) else f"about {_duration(left)} left"
+
     def status(self, now: float) -> str:
         """`[progress] done/total cells, elapsed, time left` (printed where no bar is drawn:
-        stderr is not a terminal, as in CI logs). The estimate assumes the cells left cost what
-        the cells so far did on average."""
-        elapsed = now - self._t0
-        left = elapsed / self._done * (self._total - self._done) if self._done else float("nan")
+        stderr is not a terminal, as in CI logs); "at least" when some study was not planned."""
+        floor = "" if self.fixed else "at least "
         return (
-            f"[progress] {self._done}/{self._total} cells, {elapsed:.0f} s elapsed, "
-            f"about {left:.0f} s left"
+            f"[progress] {self.done}/{floor}{self.total} cells, {now - self._t0:.0f} s elapsed, "
+            f"{self._left_text(now)}"
         )
 
     def line(self, text: str) -> None:
@@ -164,6 +283,44 @@ class Progress:
             self._bar.close()
 
 
+def _study_name() -> str:
+    stats = current_study()
+    return stats.study if stats is not None else ""
+
+
+def _cpu_known(plan: Mapping[str, Planned]) -> bool:
+    return any(p.cells > 0 and p.cpu_s > 0 for p in plan.values())
+
+
+def _plan_counts(plan: Mapping[str, Planned]) -> dict[str, _Count]:
+    """Each planned study's count, weighted by its CPU per cell (a study without a measured
+    CPU: the mean of those with one; none measured: every cell weighs 1)."""
+    counts = {
+        name: _Count(planned=p.cells, weight=p.cpu_s / p.cells if p.cells and p.cpu_s > 0 else 0)
+        for name, p in plan.items()
+    }
+    mean = _mean_weight(counts)
+    for c in counts.values():
+        c.weight = c.weight or mean
+    return counts
+
+
+def _mean_weight(counts: Mapping[str, _Count]) -> float:
+    """CPU per cell over the studies whose CPU is known (1.0 when none is)."""
+    known = [(c.weight * c.cells, c.cells) for c in counts.values() if c.weight > 0 and c.cells]
+    cells = sum(n for _, n in known)
+    return sum(w for w, _ in known) / cells if cells else 1.0
+
+
+def _duration(s: float) -> str:
+    """12 s, 4 min, 1 h 05 min: a time left as a person reads it."""
+    if s < 90:
+        return f"{s:.0f} s"
+    if s < 5400:
+        return f"{s / 60:.0f} min"
+    return f"{int(s // 3600)} h {int(s % 3600 // 60):02d} min"
+
+
 _PROGRESS: ContextVar[Progress | None] = ContextVar("schedlab_progress", default=None)
 
 
@@ -172,13 +329,19 @@ def current_progress() -> Progress | None:
 
 
 @contextmanager
-def progress(desc: str = "cells") -> Iterator[Progress]:
-    """The run's one bar; sweeps inside the block report to it instead of drawing their own."""
+def progress(
+    desc: str = "cells",
+    *,
+    plan: Mapping[str, Planned] | None = None,
+    workers: int | None = None,
+) -> Iterator[Progress]:
+    """The run's one bar; sweeps inside the block report to it instead of drawing their own.
+    `plan` and `workers`: see `Progress` (ignored when nested in another run's bar)."""
     bar = current_progress()
     if bar is not None:  # nested: keep the outer bar
         yield bar
         return
-    bar = Progress(desc)
+    bar = Progress(desc, plan=plan, workers=workers)
     token = _PROGRESS.set(bar)
     try:
         yield bar
@@ -277,21 +440,29 @@ def study_line(s: StudyStats) -> str:
     )
 
 
-def run_studies(studies: Sequence[Study], outdir: Path, *, parallel: bool) -> list[StudyStats]:
+def run_studies(
+    studies: Sequence[Study],
+    outdir: Path,
+    *,
+    parallel: bool,
+    plan: Mapping[str, Planned] | None = None,
+    workers: int | None = None,
+) -> list[StudyStats]:
     """Run the studies (at once, in threads, when `parallel`; else one after another), each
     printing its line as it finishes; returns their stats in the given order. A failing study
-    does not stop the others."""
+    does not stop the others. `plan`: each study's expected cells, so that the run's bar has
+    its total before the first cell (`Progress`); `workers`: the CPUs that run cells."""
     from schedlab.experiments.sweep import current_engine
 
     start = getattr(current_engine(), "start", None)
     if start is not None:
         start()  # fork the workers before any study thread exists
-    with progress() as bar:
+    with progress(plan=plan, workers=workers) as bar:
         if not parallel or len(studies) <= 1:
             out = []
             for s in studies:
                 out.append(run_study(s, outdir))
-                bar.line(study_line(out[-1]))
+                _finished(bar, out[-1])
             return out
         done: dict[int, StudyStats] = {}
         pool = ThreadPoolExecutor(max_workers=len(studies), thread_name_prefix="study")
@@ -302,7 +473,7 @@ def run_studies(studies: Sequence[Study], outdir: Path, *, parallel: bool) -> li
             }
             for fut in as_completed(futures):
                 done[futures[fut]] = fut.result()
-                bar.line(study_line(done[futures[fut]]))
+                _finished(bar, done[futures[fut]])
         except KeyboardInterrupt:
             # Ctrl-C or SIGTERM reaches this (main) thread only: end the workers first, so the
             # study threads stop at their next outcome instead of waiting for every cell.
@@ -313,6 +484,12 @@ def run_studies(studies: Sequence[Study], outdir: Path, *, parallel: bool) -> li
             raise
         pool.shutdown(wait=True)
         return [done[i] for i in range(len(studies))]
+
+
+def _finished(bar: Progress, stats: StudyStats) -> None:
+    """A study ended: settle its cells on the bar and print its line."""
+    bar.finish(stats.study)
+    bar.line(study_line(stats))
 
 
 def raise_failures(stats: Sequence[StudyStats]) -> None:
