@@ -1,5 +1,17 @@
 """schedlab: exact optima, heuristics and theory checks for scheduling ML jobs on GPU clusters.
 
+The Python API (docs/api.md)::
+
+    import schedlab as sl
+
+    problem = sl.sojourn.generate(jobs=8, seed=1, objective="B")  # or sl.sojourn.load(path)
+    result = sl.solve(problem, "dp", time_limit=10)  # a Result: prints, to_dict(), to_frame()
+    sl.methods(problem)  # the methods that solve it
+
+`sl.sojourn`, `sl.synergy`, `sl.slaq` and `sl.esg` (each with `generate(..., seed=...)` and
+`load(path)`), `sl.solve`, `sl.methods` and `sl.subjects` are loaded on first use (PEP 562), so
+`import schedlab` imports no solver (no PuLP, OR-Tools or numba).
+
 The top-level folders of the repository are installed under this namespace, so that their
 generic names cannot shadow another project's modules:
 
@@ -8,11 +20,60 @@ generic names cannot shadow another project's modules:
 - `schedlab.experiments`: simulators, sweeps, figures and the `schedlab` command line.
 """
 
+from __future__ import annotations
+
+import importlib
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what __getattr__ loads on first use
+    from schedlab.solvers.api import Result, methods, solve
+    from schedlab.solvers.esg import api as esg
+    from schedlab.solvers.slaq import api as slaq
+    from schedlab.solvers.sojourn import api as sojourn
+    from schedlab.solvers.subjects import subjects
+    from schedlab.solvers.synergy import api as synergy
 
 try:
     __version__ = version("schedlab")
 except PackageNotFoundError:  # pragma: no cover - running from an uninstalled tree
     __version__ = "0+unknown"
 
-__all__ = ["__version__"]
+#: Each lazily loaded name: (module, attribute; "" for the module itself).
+_LAZY = {
+    "sojourn": ("schedlab.solvers.sojourn.api", ""),
+    "synergy": ("schedlab.solvers.synergy.api", ""),
+    "slaq": ("schedlab.solvers.slaq.api", ""),
+    "esg": ("schedlab.solvers.esg.api", ""),
+    "solve": ("schedlab.solvers.api", "solve"),
+    "methods": ("schedlab.solvers.api", "methods"),
+    "Result": ("schedlab.solvers.api", "Result"),
+    "subjects": ("schedlab.solvers.subjects", "subjects"),
+}
+
+__all__ = [
+    "__version__",
+    "Result",
+    "esg",
+    "methods",
+    "slaq",
+    "sojourn",
+    "solve",
+    "subjects",
+    "synergy",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a subject's facade or the solve API the first time it is used (PEP 562)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'schedlab' has no attribute {name!r}")
+    module, attr = _LAZY[name]
+    value = importlib.import_module(module)
+    value = getattr(value, attr) if attr else value
+    globals()[name] = value  # later uses skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
