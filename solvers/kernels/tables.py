@@ -17,8 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedlab.solvers.kernels.linalg import HouseholderQR
-
 WIDE, LANES = 16, 8  # column blocks of the evaluation kernel (see LopTables.blocked)
 LOWRANK_TOL = 1e-12  # relative error budget of the SVD truncation
 
@@ -103,6 +101,8 @@ def compress(t: LopTables, ref_order: np.ndarray, tol: float = LOWRANK_TOL) -> L
     n, r = t.n, t.rank
     if r <= 1 or n < r:
         return t
+    from schedlab.solvers.kernels.linalg import HouseholderQR  # compiled (numba): on use
+
     qb, qa = HouseholderQR(t.T2), HouseholderQR(t.T1)
     U, s, Vt = np.linalg.svd(qb.R @ qa.R.T)
     tail = np.sqrt(np.cumsum((s**2)[::-1])[::-1])  # tail[k] = ||sigma_{k:}||_2

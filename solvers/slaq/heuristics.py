@@ -21,7 +21,6 @@ import numpy as np
 
 from schedlab.solvers.options import NoOptions
 from schedlab.solvers.result import SolveResult, solution_result
-from schedlab.solvers.slaq.alloc_core import heap_arrays, threshold_extra
 from schedlab.solvers.slaq.problem import Allocation, Snapshot
 from schedlab.solvers.slaq.quality import JobQuality, QualityBatch, QualityModel, quality_model
 from schedlab.solvers.solve import register_method
@@ -61,6 +60,8 @@ def greedy_extra(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[int]
     batch = _batch(qs)
     if batch is None:
         return heap_extra(qs, base, free)
+    from schedlab.solvers.slaq.alloc_core import heap_arrays  # compiled: imported on use
+
     b = np.asarray(base, dtype=np.int64)
     extra = heap_arrays(int(free), _NO_TABLE, *batch.evaluator(), b)  # type: ignore[call-arg]
     return [int(e) for e in extra]
@@ -74,6 +75,8 @@ def threshold_greedy(qs: Sequence[QFn], base: Sequence[int], free: int) -> list[
     batch = _batch(qs)
     if batch is None or not batch.families() <= CONCAVE:
         return None
+    from schedlab.solvers.slaq.alloc_core import threshold_extra  # compiled: imported on use
+
     b = np.asarray(base, dtype=np.int64)
     extra, ok = threshold_extra(int(free), _NO_TABLE, *batch.evaluator(), b)  # type: ignore[call-arg]
     return [int(e) for e in extra] if ok else None

@@ -15,7 +15,6 @@ from functools import cached_property
 
 import numpy as np
 
-from schedlab.solvers.slaq.alloc_core import q_values
 from schedlab.solvers.slaq.predict import (
     FAMILY_CODES,
     Fit,
@@ -42,6 +41,8 @@ class JobQuality:
 
     def __call__(self, cores: np.ndarray | float) -> np.ndarray:
         """Q at `cores` (the one compiled evaluation, `alloc_core.q_values`)."""
+        from schedlab.solvers.slaq.alloc_core import q_values  # compiled: imported on use
+
         c = np.asarray(cores, dtype=float)
         code, p = self.packed
         f = self.fit

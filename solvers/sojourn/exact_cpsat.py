@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
-from ortools.sat.python import cp_model
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kit.cpsat import cpsat_solver
@@ -95,6 +94,8 @@ class CpSatBlockModel:
         # of sum_{a<b} W[b,a] against the negative d (1e7 against -1e7 lost a value of 1e-9)
         self.base = pairwise_min_bound(Wb)
         self.build_s = 0.0  # seconds spent adding triangles (predicts the hand-over)
+        from ortools.sat.python import cp_model  # imported on use: listing methods stays light
+
         self.model = cp_model.CpModel()
         self.x = {}
         for a in range(n):
@@ -138,6 +139,8 @@ class CpSatBlockModel:
             floor=0.001,
         )
         status = solver.solve(self.model)
+        from ortools.sat.python import cp_model
+
         has = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
         before = None
         if has:

@@ -12,12 +12,14 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from numba import njit
 
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.kernels.jit import pick
 from schedlab.solvers.kit.enum import refuse_above
 from schedlab.solvers.options import NoOptions, shared
 from schedlab.solvers.result import SolveResult, Status, solution_result
@@ -79,7 +81,6 @@ def solve_brute(
                            stats={"orders_evaluated": done})  # fmt: skip
 
 
-@njit(cache=True)
 def _dp_lop_chunk(c, W, V, arg, lo, hi):  # pragma: no cover - compiled
     n = c.shape[0]
     for S in range(lo, hi):
@@ -99,7 +100,6 @@ def _dp_lop_chunk(c, W, V, arg, lo, hi):  # pragma: no cover - compiled
         arg[S] = bi
 
 
-@njit(cache=True)
 def _dp_trunc_chunk(pi, m, e, K, want_tk, V, arg, P, M, lo, hi):  # pragma: no cover
     """P[S, c], M[S, c] for c < K: prob. and E[elapsed; count=c] after running set S."""
     n = pi.shape[0]
@@ -135,6 +135,18 @@ def _dp_trunc_chunk(pi, m, e, K, want_tk, V, arg, P, M, lo, hi):  # pragma: no c
                     bi = i
         V[S] = best
         arg[S] = bi
+
+
+_CHUNK_LOOPS: dict[str, Callable[..., Any]] = {
+    "_dp_lop_chunk": _dp_lop_chunk,
+    "_dp_trunc_chunk": _dp_trunc_chunk,
+}
+
+
+def _compiled_chunk(name: str) -> Callable[..., None]:
+    """The DP's chunk loop `name` compiled by numba, on first use: importing this module (to
+    list or pick a method) loads no JIT compiler."""
+    return pick(_CHUNK_LOOPS, name, "cpu")
 
 
 def _backtrack(arg: np.ndarray, n: int) -> list[int]:
@@ -173,14 +185,16 @@ def solve_dp(
     arg = np.full(N, -1, dtype=np.int64)
     if objective.kind in ("A", "B"):
         c, W = linear_ordering_weights(inst, objective, deadline=deadline)
-        step = lambda lo, hi: _dp_lop_chunk(c, W, V, arg, lo, hi)  # noqa: E731
+        lop = _compiled_chunk("_dp_lop_chunk")
+        step = lambda lo, hi: lop(c, W, V, arg, lo, hi)  # noqa: E731
     else:
         P = np.zeros((N, k))
         M = np.zeros((N, k))
         P[0, 0] = 1.0
         tk = objective.kind == "TK"
         pi, m, e = inst.pi, inst.m, inst.e
-        step = lambda lo, hi: _dp_trunc_chunk(pi, m, e, k, tk, V, arg, P, M, lo, hi)  # noqa: E731
+        trunc = _compiled_chunk("_dp_trunc_chunk")
+        step = lambda lo, hi: trunc(pi, m, e, k, tk, V, arg, P, M, lo, hi)  # noqa: E731
     for lo in range(1, N, _CHUNK):
         step(lo, min(N, lo + _CHUNK))
         if deadline.passed() and lo + _CHUNK < N:

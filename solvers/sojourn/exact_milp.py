@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
-import pulp
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kit.mip import MipOutcome, solve_pulp
@@ -74,6 +73,8 @@ class PulpBlockModel:
         # preference and P = sum of min(W[a,b], W[b,a]): no cancellation of a large constant
         # against large negative costs (1e7 against -1e7 lost a value of 1e-9)
         self.base = pairwise_min_bound(Wb)
+        import pulp  # imported on use: listing methods stays light
+
         self.prob = pulp.LpProblem("lop_block", pulp.LpMinimize)
         self.build_s = 0.0  # seconds spent adding rows (predicts PuLP's hand-over time)
         self.x: dict[tuple[int, int], pulp.LpVariable] = {}  # y_ab (x_ab, or 1 - x_ab if flip)
@@ -92,6 +93,8 @@ class PulpBlockModel:
 
     def _row(self, coefs: Sequence[tuple[tuple[int, int], int]], rhs: int) -> Any:
         """sum k x_ab <= rhs in the variables y (x_ab = 1 - y_ab where flipped)."""
+        import pulp
+
         terms = []
         for pair, k in coefs:
             if self.flip[pair]:

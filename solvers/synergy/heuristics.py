@@ -33,11 +33,9 @@ import numpy as np
 from schedlab.solvers.options import NoOptions
 from schedlab.solvers.solve import register_method
 from schedlab.solvers.synergy.allocators import FAST_TAG, SUBJECT, Allocator
-from schedlab.solvers.synergy.packing import GREEDY, PROPORTIONAL, TUNE
 from schedlab.solvers.synergy.placement import Placer, RoundResult
 from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
-_MODES = {"proportional": PROPORTIONAL, "greedy": GREEDY, "tune": TUNE}
 _STATS = {
     "proportional": (),
     "greedy": ("skipped_no_fit",),
@@ -49,14 +47,22 @@ class Packed:
     """A compiled heuristic (the `Allocator` protocol): one whole round in `Placer.pack`."""
 
     def __init__(self, p: Placer, name: str) -> None:
-        self.p, self.name, self.mode = p, name, _MODES[name]
+        # compiled (numba): imported when a round is first packed, not to list the methods
+        from schedlab.solvers.synergy import packing
+
+        modes = {
+            "proportional": packing.PROPORTIONAL,
+            "greedy": packing.GREEDY,
+            "tune": packing.TUNE,
+        }
+        self.p, self.name, self.mode = p, name, modes[name]
 
     def __call__(
         self, models: np.ndarray, gpus: np.ndarray, *, deadline: Deadline = NO_DEADLINE
     ) -> RoundResult:
         rr = self.p.pack(self.mode, models, gpus)
         rr.stats = {k: rr.stats[k] for k in _STATS[self.name]}
-        if self.mode == TUNE:
+        if self.name == "tune":
             rr.stats["tune_guaranteed"] = self.p.tune_guaranteed
         return rr
 

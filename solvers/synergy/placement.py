@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from schedlab.solvers.synergy.allocation import Allocation, JobAllocation, capacity_limit
-from schedlab.solvers.synergy.packing import COUNTERS, pack_round
 from schedlab.solvers.synergy.problem import Cluster
 from schedlab.solvers.synergy.profiles import GRID_TOL, ProfileSet, default_profiles
 
@@ -178,6 +177,9 @@ class Placer:
     ) -> RoundResult:
         """One whole round of proportional / greedy / TUNE placement (`packing.pack_round`,
         compiled; the same decisions as `place` and `serve` job by job)."""
+        # compiled (numba): imported on first use, so importing the solvers loads no JIT
+        from schedlab.solvers.synergy.packing import COUNTERS, pack_round
+
         cl = self.cluster
         k = np.ascontiguousarray(models, dtype=np.int64)
         g = np.ascontiguousarray(gpus, dtype=np.int64)
