@@ -24,15 +24,7 @@ from __future__ import annotations
 
 import importlib
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # what __getattr__ loads on first use
-    from schedlab.solvers.api import Result, methods, solve
-    from schedlab.solvers.esg import api as esg
-    from schedlab.solvers.slaq import api as slaq
-    from schedlab.solvers.sojourn import api as sojourn
-    from schedlab.solvers.subjects import subjects
-    from schedlab.solvers.synergy import api as synergy
+from typing import Any
 
 try:
     __version__ = version("schedlab")
