@@ -6,7 +6,11 @@ themselves where they are defined, each registry through its one decorator defin
 `register_policy`, `register_workload`, `register_claim`; all call `Registry.add`), and are
 found by discovery: a registry knows the packages (and module-name patterns) to import on
 first lookup, so no hand-kept module list exists anywhere. Lookups are lazy, which keeps
-`schedlab --help` light.
+`schedlab --help` light. A registry may also name the decorators that register into it
+(`mentions`): discovery then imports only the modules whose source names one of them, so
+looking up one method does not import every solver module and its MILP, CP-SAT or JIT library.
+A registry whose scopes are packages (`scope_package`) imports only that package for a lookup
+within one scope, so picking a sojourn method imports no other subject.
 
 Code outside schedlab registers the same way: name its modules in the environment variable
 `SCHEDLAB_PLUGINS` (comma-separated) or in the `schedlab.plugins` entry-point group of its
@@ -20,12 +24,14 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import importlib.util
 import os
 import pkgutil
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
@@ -107,7 +113,13 @@ class Registry(Generic[T]):
     """Name -> object for one kind of thing, optionally scoped by subject.
 
     `packages` are imported recursively on first lookup, keeping only modules whose last
-    name matches one of `modules` (glob patterns); subpackages named in `skip` are not walked.
+    name matches one of `modules` (glob patterns) and, when `mentions` is given, whose source
+    text contains one of those names (a module without readable source is kept); subpackages
+    named in `skip` are not walked. With `scope_package` (a template such as
+    "schedlab.solvers.{scope}"), a lookup within one scope walks only that scope's package;
+    `tests/core/test_lazy_imports.py` holds every entry to its scope's package. Listing every
+    scope gives the entries grouped by scope (sorted), each scope's in registration order,
+    whatever order the scopes were loaded in.
     """
 
     def __init__(
@@ -117,11 +129,16 @@ class Registry(Generic[T]):
         packages: Sequence[str] = (),
         modules: Sequence[str] = ("*",),
         skip: Sequence[str] = (),
+        mentions: Sequence[str] = (),
+        scope_package: str | None = None,
     ) -> None:
         self.kind = kind
         self._packages = tuple(packages)
         self._modules = tuple(modules)
         self._skip = tuple(skip)
+        self._mentions = tuple(mentions)
+        self._scope_package = scope_package
+        self._loaded_scopes: set[str] = set()
         self._entries: dict[tuple[str, str], Entry[T]] = {}
         self._loaded = False
         self._loading = False
@@ -177,6 +194,39 @@ class Registry(Generic[T]):
                     self._loading = False
         return self
 
+    def _load_scope(self, scope: str | None) -> None:
+        """Load what a lookup within `scope` needs: the scope's package alone when the registry
+        has `scope_package` and that package exists, else everything (`load`)."""
+        if self._loaded or scope in self._loaded_scopes:
+            return
+        package = self._package_of(scope)
+        if package is None:
+            self.load()
+            return
+        with _LOAD_LOCK:
+            if self._loaded or self._loading or scope in self._loaded_scopes:
+                return
+            self._loading = True
+            try:
+                load_plugins()
+                for mod in self._walk(package):
+                    importlib.import_module(mod)
+                self._loaded_scopes.add(str(scope))
+            finally:
+                self._loading = False
+
+    def _package_of(self, scope: str | None) -> str | None:
+        """The package holding `scope`'s entries, or None (no scoped discovery, or no such
+        package: then a full discovery answers, and names the scopes that exist)."""
+        if self._scope_package is None or not scope or not scope.isidentifier():
+            return None
+        package = self._scope_package.format(scope=scope)
+        try:
+            found = importlib.util.find_spec(package) is not None
+        except (ImportError, ValueError):
+            return None
+        return package if found else None
+
     def _walk(self, package: str) -> Iterator[str]:
         pkg = importlib.import_module(package)
         for info in pkgutil.iter_modules(getattr(pkg, "__path__", []), package + "."):
@@ -185,12 +235,23 @@ class Registry(Generic[T]):
             if info.ispkg:
                 yield from self._walk(info.name)
             elif any(fnmatch.fnmatch(info.name.rsplit(".", 1)[-1], p) for p in self._modules):
-                yield info.name
+                if self._may_register(info):
+                    yield info.name
+
+    def _may_register(self, info: pkgutil.ModuleInfo) -> bool:
+        """Whether module `info` may register here: its source names one of `mentions` (always
+        true without `mentions`, or when its source cannot be read)."""
+        if not self._mentions:
+            return True
+        source = _source_text(info)
+        return source is None or any(m in source for m in self._mentions)
 
     # --- lookup -------------------------------------------------------------------------
     def get(self, name: str, *, scope: str = "") -> Entry[T]:
         """The entry `name` in `scope`; InvalidInput naming the choices when unknown."""
-        self.load()
+        self._load_scope(scope)
+        if (scope, name) not in self._entries:
+            self.load()  # a miss is answered by the full discovery
         try:
             return self._entries[(scope, name)]
         except KeyError:
@@ -203,15 +264,19 @@ class Registry(Generic[T]):
     def entries(
         self, *, scope: str | None = None, tag: str | None = None, **meta: Any
     ) -> list[Entry[T]]:
-        """Entries in registration order, filtered by scope, a tag and metadata values."""
-        self.load()
-        return [
+        """Entries in registration order, filtered by scope, a tag and metadata values (every
+        scope's: grouped by scope where the registry discovers by scope)."""
+        self._load_scope(scope)
+        found = [
             e
             for e in self._entries.values()
             if (scope is None or e.scope == scope)
             and (tag is None or tag in e.tags)
             and all(e.meta.get(k) == v for k, v in meta.items())
         ]
+        if scope is None and self._scope_package is not None:
+            found.sort(key=lambda e: e.scope)  # stable: each scope keeps its order
+        return found
 
     def names(self, *, scope: str | None = None, tag: str | None = None, **meta: Any) -> list[str]:
         """Names of `entries(...)`, in registration order."""
@@ -223,7 +288,23 @@ class Registry(Generic[T]):
         return sorted({s for s, _ in self._entries})
 
     def __contains__(self, key: object) -> bool:
-        self.load()
+        scope = key[0] if isinstance(key, tuple) and key and isinstance(key[0], str) else None
+        self._load_scope(scope)
         if isinstance(key, tuple):
+            if key not in self._entries:
+                self.load()  # a miss is answered by the full discovery
             return key in self._entries
+        self.load()
         return ("", key) in self._entries
+
+
+def _source_text(info: pkgutil.ModuleInfo) -> str | None:
+    """The source text of the plain module `info`, or None where it cannot be read (a
+    compiled extension, a zip archive)."""
+    folder = getattr(info.module_finder, "path", None)
+    if not isinstance(folder, str):
+        return None
+    try:
+        return (Path(folder) / (info.name.rsplit(".", 1)[-1] + ".py")).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -45,8 +45,15 @@ R = TypeVar("R", bound=FormRunner)
 
 #: Every solve method of every subject, scoped by subject; discovered in `schedlab.solvers`.
 #: An entry's object is a solve function, or an object of the form its tags name (`method_form`).
+#: Discovery imports only the modules that name `register_method` or `method_form`, of the
+#: subject's package alone for a lookup within one subject, so listing or picking a method loads
+#: no other subject and no solver library that the chosen method does not use.
 METHODS: Registry[Any] = Registry(
-    "method", packages=("schedlab.solvers",), skip=("schedlab.solvers.kernels",)
+    "method",
+    packages=("schedlab.solvers",),
+    skip=("schedlab.solvers.kernels",),
+    mentions=("register_method", "method_form"),
+    scope_package="schedlab.solvers.{scope}",
 )
 _FORMS: dict[tuple[str, str], FormRunner] = {}
 
