@@ -43,6 +43,7 @@ SCHEDULER_ENV = "SCHEDLAB_DASK_SCHEDULER"
 START_ENV = "SCHEDLAB_SWEEP_START"  # process start method of the local pool (fork, spawn, ...)
 CLUSTER_HINT = "install the cluster extra: pip install 'schedlab[cluster]'"
 CONNECT_TIMEOUT_S = 30.0  # how long to try reaching a Dask scheduler
+CANCEL_TIMEOUT_S = 5.0  # how long an interrupted run waits for the cluster to cancel its cells
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,12 @@ class Engine(Protocol):
 
 class Interrupted(KeyboardInterrupt):
     """The run was interrupted (Ctrl-C or SIGTERM): a sweep stops taking outcomes, every
-    finished row is already journaled, and no manifest or result file is written after it."""
+    finished row is already journaled, and no manifest or result file is written after it.
+
+    Once the run is interrupted, `run_cells` ends only with this: a sweep that starts then
+    submits nothing, and an error of the ended workers (a broken or shut-down pool) is this
+    interrupt, not a failed cell or study. A `KeyboardInterrupt`, so a study's `except
+    Exception` does not record it as a failure."""
 
 
 _STOP = threading.Event()
@@ -214,8 +220,17 @@ class PoolEngine:
     def __init__(self, workers: int):
         self.workers = workers
         self._pool: Any = None
+        self._ended = False  # set by `terminate`: this engine starts no pool again
+        # Held around starting the pool and submitting to it, and by `terminate`: a pool is
+        # never forked, nor cells submitted, while (or after) it is ended.
+        self._lock = threading.RLock()
 
     def _executor(self) -> Any:
+        """The pool, started on first use; `Interrupted` once the run was interrupted or this
+        engine terminated, instead of forking workers that nothing would end. Call it holding
+        `_lock`."""
+        if self._ended or interrupted():
+            raise Interrupted("the run was interrupted: no new worker pool is started")
         if self._pool is None:
             import multiprocessing as mp
             from concurrent.futures import ProcessPoolExecutor
@@ -238,8 +253,10 @@ class PoolEngine:
         from schedlab.solvers.registry import load_all
 
         load_all()
-        pool = self._executor()
-        for fut in [pool.submit(_ready) for _ in range(self.workers)]:
+        with self._lock:
+            pool = self._executor()
+            futures = [pool.submit(_ready) for _ in range(self.workers)]
+        for fut in futures:
             fut.result()
 
     def run(
@@ -248,29 +265,37 @@ class PoolEngine:
         from concurrent.futures import as_completed
 
         require_picklable(fn)
-        pool = self._executor()
-        futures = {pool.submit(call_cell, fn, cell): i for i, cell in todo}
+        with self._lock:
+            pool = self._executor()
+            futures = {pool.submit(call_cell, fn, cell): i for i, cell in todo}
         for fut in as_completed(futures):
             yield futures[fut], _result(fut)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
         _track(self, False)
 
     def terminate(self) -> None:
-        """End the pool now: kill every worker (a cell may run for minutes) and drop queued
-        cells; what they had not finished is not journaled and a rerun computes it."""
-        pool, self._pool = self._pool, None
-        _track(self, False)
-        if pool is None:
-            return
-        # The executor keeps its worker processes in `_processes` (no public accessor).
-        for proc in list(getattr(pool, "_processes", {}).values()):
-            if proc.is_alive():
-                proc.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
+        """End the pool now and for good: kill every worker (a cell may run for minutes) and
+        drop queued cells; what they had not finished is not journaled and a rerun computes it.
+        A sweep that asks this engine for workers afterwards gets `Interrupted`. Idempotent.
+
+        Taken under `_lock`, so a sweep submitting in that instant has forked its workers
+        before they are listed here, or forks none."""
+        with self._lock:
+            self._ended = True
+            pool, self._pool = self._pool, None
+            _track(self, False)
+            if pool is None:
+                return
+            # The executor keeps its worker processes in `_processes` (no public accessor).
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                if proc.is_alive():
+                    proc.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 class DaskEngine:
@@ -284,6 +309,8 @@ class DaskEngine:
         except ImportError as exc:
             raise InvalidInput(f"--scheduler needs Dask distributed: {CLUSTER_HINT}") from exc
         self._futures: list[Any] = []
+        self._ended = False  # set by `terminate`: this client submits nothing again
+        self._lock = threading.Lock()
         try:
             self.client = Client(address, timeout=CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError, ValueError, TypeError) as exc:
@@ -299,10 +326,13 @@ class DaskEngine:
     def run(
         self, fn: CellFn, todo: Sequence[tuple[int, dict[str, Any]]]
     ) -> Iterator[tuple[int, Outcome]]:
+        with self._lock:
+            if self._ended or interrupted():
+                raise Interrupted("the run was interrupted: no cell is sent to the cluster")
+            futures = {self.client.submit(call_cell, fn, cell, pure=False): i for i, cell in todo}
+            self._futures += list(futures)
         from distributed import as_completed
 
-        futures = {self.client.submit(call_cell, fn, cell, pure=False): i for i, cell in todo}
-        self._futures += list(futures)
         for fut in as_completed(list(futures)):
             yield futures[fut], _result(fut)
 
@@ -311,12 +341,35 @@ class DaskEngine:
         self.client.close()
 
     def terminate(self) -> None:
-        """Cancel every cell this client submitted and disconnect (the cluster stays up)."""
+        """Cancel every cell this client submitted and disconnect (the cluster stays up).
+
+        Idempotent, and bounded: the cancel waits at most `CANCEL_TIMEOUT_S` for a scheduler
+        that does not answer (the cluster also drops the cells when the connection closes)."""
+        with self._lock:
+            if self._ended:
+                return
+            self._ended = True
+            futures, self._futures = self._futures, []
         _track(self, False)
         try:
-            self.client.cancel(self._futures, force=True)
+            _within(CANCEL_TIMEOUT_S, lambda: self.client.cancel(futures, force=True))
         finally:
-            self.client.close(timeout=5)
+            self.client.close(timeout=CANCEL_TIMEOUT_S)
+
+
+def _within(timeout_s: float, call: Callable[[], Any]) -> None:
+    """Run `call` in a daemon thread and wait for it at most `timeout_s`; its errors and its
+    result are dropped (a best-effort step of ending a run, which must not hang the exit)."""
+
+    def quiet() -> None:
+        try:
+            call()
+        except Exception:  # noqa: BLE001 - best effort: the caller goes on regardless
+            pass
+
+    thread = threading.Thread(target=quiet, name="schedlab-cancel", daemon=True)
+    thread.start()
+    thread.join(timeout_s)
 
 
 def require_picklable(fn: CellFn) -> None:
@@ -426,11 +479,18 @@ def run_cells(
     `store`'s journal, new ones are appended to it (with what they cost) as they finish. Raises
     `SweepError` (after finishing every other cell) if any cell failed.
 
+    Once the run is interrupted (`interrupt`, the console's Ctrl-C), it raises `Interrupted`
+    instead: before submitting anything, at its next outcome, on any error of the ended
+    workers, and in place of its result or its `SweepError`, so a study thread never records
+    an interrupted sweep as failed nor writes results after the interrupt.
+
     Inside a study (`studies.run_study`) the cells count in its manifest and in the run's one
     progress bar; elsewhere the sweep draws a bar of its own."""
     from schedlab.experiments.codeversion import code_version
     from schedlab.experiments.studies import current_study
 
+    if interrupted():
+        raise Interrupted("the run was interrupted: no sweep starts")
     cell_list = [dict(c) for c in cells]
     engine = engine or current_engine()
     done = {store.key(r): r for r in store.rows} if store is not None else {}
@@ -453,8 +513,7 @@ def run_cells(
     here = code_version()
     try:
         for i, out in engine.run(fn, todo):
-            if interrupted():
-                raise Interrupted(f"sweep {name!r} interrupted")
+            _stop_if_interrupted(name)
             if out.ok and out.code != here:
                 out = Outcome(False, f"worker runs other code ({out.code}; here {here})", "")
             if out.ok:
@@ -467,11 +526,24 @@ def run_cells(
             if stats is not None:
                 stats.count_computed(out.cost, out.ok)
             bar.update()
+    except Exception as exc:
+        # The ended workers fail in their own ways (BrokenProcessPool on submit, a shut-down
+        # pool's RuntimeError, a closed Dask client): after an interrupt, that is the interrupt.
+        _stop_if_interrupted(name, exc)
+        raise
     finally:
         bar.close()
+    _stop_if_interrupted(name)
     if failures:
         raise SweepError(name, sorted(failures, key=lambda f: f.index), len(cell_list))
     return [rows[i] for i in range(len(cell_list))]
+
+
+def _stop_if_interrupted(name: str, cause: BaseException | None = None) -> None:
+    """`Interrupted` (from `cause`, the error the ended workers gave) if the run was
+    interrupted; nothing otherwise."""
+    if interrupted():
+        raise Interrupted(f"sweep {name!r} interrupted") from cause
 
 
 class _Bar:

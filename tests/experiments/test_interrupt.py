@@ -108,12 +108,18 @@ def _assert_only_grew(before: dict[Path, list[bytes]], after: dict[Path, list[by
         assert len(unique) == len(rows), f"{path} holds a row computed twice"
 
 
+def _assert_no_failed_manifest(out: Path) -> None:
+    """A study that finished before the signal may record its manifest; none records the
+    interrupt as a failure (a study thread starting a sweep in the instant the workers end
+    gets `sweep.Interrupted`, not a broken pool)."""
+    for path in (out / "manifests").glob("*.json"):
+        assert json.loads(path.read_text())["status"] == "ok", path.read_text()
+
+
 def test_reproduce_ends_on_ctrl_c_and_on_sigterm_keeping_its_rows(tmp_path):
     """The reproduction runs its studies in threads on two local workers: Ctrl-C (exit 130),
-    then SIGTERM on the rerun (exit 143), each within the bound, with no process left.
-    Manifests are not asserted on: a known defect in `sweep.py` (open, see issue #64's note)
-    lets a study thread that starts a sweep in the instant the workers end record a "failed"
-    manifest; its journal is intact and a rerun recomputes it."""
+    then SIGTERM on the rerun (exit 143), each within the bound, with no process left and no
+    manifest saying "failed"."""
     args = ("reproduce", "--size", "small", "--workers", "2")
     proc = _start(tmp_path, *args)
     _wait_for_rows(proc, tmp_path, 2)
@@ -122,6 +128,7 @@ def test_reproduce_ends_on_ctrl_c_and_on_sigterm_keeping_its_rows(tmp_path):
     assert "interrupted; finished results were kept" in err
     assert "Traceback" not in err
     _assert_group_gone(proc.pid)
+    _assert_no_failed_manifest(tmp_path)
     first = _journals(tmp_path)
     assert sum(len(lines) - 1 for lines in first.values()) >= 2  # the rows are still there
 
@@ -131,6 +138,7 @@ def test_reproduce_ends_on_ctrl_c_and_on_sigterm_keeping_its_rows(tmp_path):
     assert code == 143, err
     assert "Traceback" not in err
     _assert_group_gone(proc.pid)
+    _assert_no_failed_manifest(tmp_path)
     _assert_only_grew(first, _journals(tmp_path))
 
 
@@ -156,8 +164,8 @@ def test_figure_ends_on_sigterm_and_its_rerun_computes_only_the_rest(tmp_path):
 
 
 #: A command interrupted in its main thread, whose study thread starts its next sweep just after
-#: the command ended its workers (it forks a fresh pool, as a study thread of a real run may);
-#: the late workers' ids go to argv[1].
+#: the command ended its workers (before the fix it forked a fresh pool there); what the late
+#: sweep met and the ids of any workers it forked go to argv[1].
 LATE_SWEEP = """
 import sys, threading
 import click
@@ -175,10 +183,15 @@ def cell(c):
 def late_sweep():
     try:
         sweep.run_cells(cell, [{"i": i} for i in range(4)], engine=ENGINE[0])
+        met = "rows"
     except sweep.Interrupted:
-        pids = [p.pid for p in ENGINE[0]._pool._processes.values() if p.is_alive()]
-        with open(sys.argv[1], "w") as fh:
-            fh.write(" ".join(map(str, pids)))
+        met = "interrupted"
+    except Exception as exc:
+        met = type(exc).__name__
+    pool = ENGINE[0]._pool
+    pids = [p.pid for p in pool._processes.values() if p.is_alive()] if pool else []
+    with open(sys.argv[1], "w") as fh:
+        fh.write(" ".join([met, *map(str, pids)]))
 
 
 def end_workers_then_late_sweep():
@@ -203,9 +216,10 @@ cli.main(["late-sweep"])
 """
 
 
-def test_workers_forked_after_the_interrupt_do_not_outlive_the_command(tmp_path):
-    """Workers of a pool started after Ctrl-C are ended before the command exits; they ignore
-    SIGINT, so left alone they would run on as orphans."""
+def test_a_sweep_started_after_the_interrupt_forks_nothing_and_nothing_outlives_it(tmp_path):
+    """A study thread's sweep started after Ctrl-C ended the workers is interrupted and forks
+    no pool (workers forked then would ignore SIGINT and, left alone, run on as orphans); no
+    process of the command is left."""
     pids_file, err_file = tmp_path / "pids", tmp_path / "stderr"
     with open(err_file, "wb") as err:  # a file: a live orphan would hold a pipe open
         proc = subprocess.Popen(
@@ -221,8 +235,8 @@ def test_workers_forked_after_the_interrupt_do_not_outlive_the_command(tmp_path)
         proc.wait()
         pytest.fail("the command did not end")
     assert proc.returncode == 130, err_file.read_text(errors="replace")
-    pids = [int(p) for p in pids_file.read_text().split()]
-    assert pids  # the late sweep did fork workers
+    met, *pids = pids_file.read_text().split()
+    assert (met, pids) == ("interrupted", [])  # no pool forked after the interrupt
     try:
         _assert_group_gone(proc.pid)
     finally:
