@@ -20,7 +20,7 @@ from schedlab.experiments.cliflags import (
     bounded_int,
     positive_float,
 )
-from schedlab.experiments.output import emit_json
+from schedlab.experiments.output import emit_json, shown
 from schedlab.experiments.registry import POLICIES, WORKLOADS, register_command
 from schedlab.solvers.esg.limits import (
     LOAD_DEFINITION,
@@ -194,7 +194,8 @@ def _render(app: Any, res: Any) -> None:
                 f"  {f.id}: config {k} (batch {c.batch}, vcpus {c.vcpus:g}, "
                 f"gpu_share {c.gpu_share:g}, {c.latency_ms:g} ms)"
             )
-    click.echo(f"runtime {res.runtime_s:.4f} s  nodes expanded {res.stats.get('nodes_expanded')}")
+    nodes = shown(res.stats.get("nodes_expanded"))
+    click.echo(f"runtime {res.runtime_s:.4f} s  nodes expanded {nodes}")
 
 
 SOLVE = SolveVerb(

@@ -96,9 +96,10 @@ def _problem(snap: Any, flags: dict[str, Any]) -> Any:
 
 
 def _render(snap: Any, r: Any) -> None:
-    from schedlab.experiments.output import format_table
+    from schedlab.experiments.output import format_table, labelled, shown
 
-    click.echo(f"{r.method}: {r.status.value}, {snap.objective} of Q = {r.value} (bound {r.bound})")
+    q = f"{snap.objective} of Q = {shown(r.value)} ({labelled('bound', r.bound)})"
+    click.echo(f"{r.method}: {r.status.value}, {q}")
     sol = r.to_dict()["solution"]
     if sol and sol["cores"]:
         rows = [(j, c, sol["quality"][j]) for j, c in sol["cores"].items()]
