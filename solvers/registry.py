@@ -227,26 +227,42 @@ class Registry(Generic[T]):
             return None
         return package if found else None
 
-    def _walk(self, package: str) -> Iterator[str]:
+    def _walk(self, package: str, mentions: Sequence[str] | None = None) -> Iterator[str]:
+        """The modules under `package` to import: matching `modules`, not under `skip`, and
+        naming one of `mentions` (the registry's own when None)."""
         pkg = importlib.import_module(package)
+        wanted = self._mentions if mentions is None else tuple(mentions)
         for info in pkgutil.iter_modules(getattr(pkg, "__path__", []), package + "."):
             if any(info.name == s or info.name.startswith(s + ".") for s in self._skip):
                 continue
             if info.ispkg:
-                yield from self._walk(info.name)
+                yield from self._walk(info.name, mentions)
             elif any(fnmatch.fnmatch(info.name.rsplit(".", 1)[-1], p) for p in self._modules):
-                if self._may_register(info):
+                if _names_one_of(info, wanted):
                     yield info.name
 
-    def _may_register(self, info: pkgutil.ModuleInfo) -> bool:
-        """Whether module `info` may register here: its source names one of `mentions` (always
-        true without `mentions`, or when its source cannot be read)."""
-        if not self._mentions:
-            return True
-        source = _source_text(info)
-        return source is None or any(m in source for m in self._mentions)
-
     # --- lookup -------------------------------------------------------------------------
+    def find(self, name: str, *, hint: str, scope: str = "") -> Entry[T] | None:
+        """The entry `name` in `scope`, or None, sparing the full discovery where it can: first
+        import only the modules whose source contains `hint` (the registering call, e.g.
+        `register_command("sojourn")`), and discover everything only if that did not register
+        it. `schedlab sojourn solve` so imports no other subject's commands."""
+        key = (scope, name)
+        if key not in self._entries and not self._loaded:
+            with _LOAD_LOCK:
+                if key not in self._entries and not self._loaded and not self._loading:
+                    self._loading = True
+                    try:
+                        load_plugins()
+                        for pkg in self._packages:
+                            for mod in self._walk(pkg, (hint,)):
+                                importlib.import_module(mod)
+                    finally:
+                        self._loading = False
+        if key not in self._entries:
+            self.load()
+        return self._entries.get(key)
+
     def get(self, name: str, *, scope: str = "") -> Entry[T]:
         """The entry `name` in `scope`; InvalidInput naming the choices when unknown."""
         self._load_scope(scope)
@@ -296,6 +312,15 @@ class Registry(Generic[T]):
             return key in self._entries
         self.load()
         return ("", key) in self._entries
+
+
+def _names_one_of(info: pkgutil.ModuleInfo, mentions: Sequence[str]) -> bool:
+    """Whether module `info` may register: its source names one of `mentions` (always true
+    without `mentions`, or when its source cannot be read)."""
+    if not mentions:
+        return True
+    source = _source_text(info)
+    return source is None or any(m in source for m in mentions)
 
 
 def _source_text(info: pkgutil.ModuleInfo) -> str | None:

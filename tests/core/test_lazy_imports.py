@@ -155,3 +155,29 @@ def test_an_unknown_name_or_scope_still_lists_every_choice(lazypkg):
     with pytest.raises(InvalidInput, match=r"unknown nope thing 'a'; choose one of: \(none\)"):
         lazypkg.get("a", scope="nope")
     assert ("s2", "c") in lazypkg and ("s3", "c") not in lazypkg
+
+
+def test_a_subjects_verb_imports_no_other_subjects_commands(tmp_path):
+    others = [f"schedlab.experiments.{s}.cli" for s in subjects() if s != "sojourn"]
+    code = textwrap.dedent(
+        f"""
+        import json, sys
+        from schedlab.experiments.cli import main
+        try:
+            main(["sojourn", "solve", "--help"])
+        except SystemExit as exc:
+            assert exc.code in (0, None), exc.code
+        with open({str(tmp_path / "loaded.json")!r}, "w") as f:
+            json.dump(sorted(m for m in {others!r} if m in sys.modules), f)
+        """
+    )
+    _run(code)
+    assert json.loads((tmp_path / "loaded.json").read_text()) == []
+
+
+def test_find_imports_the_hinted_module_first_and_falls_back_to_everything(lazypkg):
+    entry = lazypkg.find("c", scope="s2", hint="REG.add('c'")
+    assert entry is not None and entry.obj == 3
+    assert "lazypkg.s1.b_first" not in sys.modules  # the hint spared the full discovery
+    assert lazypkg.find("a", scope="s1", hint="no module says this").obj == 2  # full discovery
+    assert lazypkg.find("zzz", hint="REG.add('zzz'") is None
