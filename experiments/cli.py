@@ -31,14 +31,10 @@ class SchedlabGroup(click.Group):
         return sorted(COMMANDS.names())
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        """The command `cmd_name`, importing only the module that registers it when it can
-        (click's lazy-group pattern, found by `Registry.find`): a subject's verb imports no
-        other subject's commands; an unknown name still looks at every command."""
-        entry = COMMANDS.find(cmd_name, hint=f'register_command("{cmd_name}")')
-        if entry is None:
-            return None
-        cmd: click.Command = entry.obj
-        return cmd
+        if cmd_name in COMMANDS:
+            cmd: click.Command = COMMANDS.get(cmd_name).obj
+            return cmd
+        return None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -53,7 +49,7 @@ class SchedlabGroup(click.Group):
             raise
         except BrokenPipeError:  # the reader went away (`| head`): nothing left to say to it
             _silence_stdout()
-            ctx.exit(141)
+            ctx.exit(BROKEN_PIPE_EXIT)
         except KeyboardInterrupt as exc:
             _exit_interrupted(ctx, exc)
         except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
@@ -72,6 +68,7 @@ class SchedlabGroup(click.Group):
 
 
 INTERRUPT_EXIT_CODES = (130, 143)
+BROKEN_PIPE_EXIT = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
 
 def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
@@ -119,8 +116,8 @@ def _stop_now(signum: int, frame: Any) -> None:
     code = 143 if signum == signal.SIGTERM else 130
     sweep = sys.modules.get("schedlab.experiments.sweep")
     if sweep is not None:
-        # The flag alone, not `sweep.interrupt()`: that also shuts the pool down, and a study
-        # thread submitting to a shut-down pool reports a failure instead of the interrupt.
+        # The flag alone (the kill below ends the workers): from here a sweep starts nothing,
+        # and one that meets the killed pool raises `sweep.Interrupted`, not a failure.
         sweep._STOP.set()
     what = "terminated (SIGTERM)" if code == 143 else "interrupted"
     try:
@@ -142,8 +139,8 @@ def install_interrupt_handlers() -> None:
 
 def _end_children() -> None:
     """Just before the interrupted command exits: end every process it started that is still
-    alive. A study thread that starts its next sweep after the interrupt ended the workers forks
-    a fresh pool, whose workers ignore Ctrl-C and would run on as orphans after `os._exit`.
+    alive (a sweep started after the interrupt forks no pool, but a solver's subprocess may be
+    running; a pool worker ignores Ctrl-C and would run on as an orphan after `os._exit`).
     Holding the import lock first stops any further fork (CPython takes that lock around
     fork); every child forked before is then in /proc and is killed."""
     _end_workers()
@@ -229,7 +226,12 @@ def _python_owns_stdout() -> None:
     Solver libraries print from C straight to file descriptor 1 (HiGHS's MIP solver prints
     "HighsMipSolverData::transformNewIntegerFeasibleSolution ..." there, whatever its
     output flag), which would break `--json`. Point descriptor 1 at stderr and give Python's
-    `sys.stdout` a private copy of the real stdout."""
+    `sys.stdout` a private copy of the real stdout.
+
+    The copy is buffered, as Python's own stdout is: a bare `FileIO` under the text layer
+    takes a short write (a pipe whose reader went away mid-write) as success, so the rest of
+    the output was dropped silently and the command exited 0 instead of 141; `BufferedWriter`
+    writes the rest, and a reader gone raises BrokenPipeError."""
     try:
         sys.stdout.flush()
         real = os.dup(1)
@@ -238,11 +240,24 @@ def _python_owns_stdout() -> None:
         return
     old = sys.stdout
     sys.stdout = io.TextIOWrapper(
-        io.FileIO(real, "w"),
+        io.BufferedWriter(io.FileIO(real, "w")),
         encoding=old.encoding,
         errors=old.errors,
         line_buffering=bool(old.line_buffering),
     )
+
+
+def _flush_stdout() -> int | None:
+    """Flush what a command left in stdout's buffer (a `print` without flush); the exit code
+    `BROKEN_PIPE_EXIT` if the reader went away, silenced, else None."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return BROKEN_PIPE_EXIT
+    except (OSError, ValueError):  # closed or not a real stream: nothing to flush
+        pass
+    return None
 
 
 def _silence_stdout() -> None:
@@ -277,7 +292,11 @@ def main(argv: list[str] | None = None) -> None:
 
     Ctrl-C (SIGINT) and SIGTERM end the run: the workers are ended, every finished row is
     already journaled (written and synced one by one), and the process exits 130 or 143 at once
-    rather than waiting for threads that were mid-cell (a rerun computes only what is missing)."""
+    rather than waiting for threads that were mid-cell (a rerun computes only what is missing).
+
+    A reader of stdout that goes away (`schedlab ... | head`) ends the command with exit 141
+    and no message, whether the write that found it gone was in the command (`SchedlabGroup`)
+    or the last flush here."""
     default_one_blas_thread()
     _python_owns_stdout()
     install_interrupt_handlers()
@@ -292,6 +311,8 @@ def main(argv: list[str] | None = None) -> None:
                 except (OSError, ValueError):
                     pass
             os._exit(int(exc.code))
+        if _flush_stdout() == BROKEN_PIPE_EXIT:
+            raise SystemExit(BROKEN_PIPE_EXIT) from None
         raise
 
 
