@@ -6,8 +6,8 @@ Benchmark-specific options (`--lop-dir`, `--json`, `--time-limit`, `--branching`
 `--repeats`, `--out`) are passed through as keyword arguments to the named benchmarks whose
 `run` takes them (`bench_exact`; `--lop-dir` also `bench_ladders`, `bench_branchcut`,
 `bench_tight_cycles` and `bench_anchor`; `--time-limit` `bench_branchcut`, `bench_tight_cycles`
-and `bench_anchor`; `--branching` `bench_branchcut`; `--anchor`, `--repeats` and `--out`
-`bench_anchor`); naming one that does not is a usage error (exit 2).
+and `bench_anchor`; `--branching` `bench_branchcut`; `--anchor` `bench_anchor`; `--repeats` and
+`--out` `bench_anchor` and `bench_startup`); naming one that does not is a usage error (exit 2).
 """
 
 from __future__ import annotations
@@ -73,13 +73,14 @@ def main() -> None:
         "--repeats",
         type=int,
         metavar="K",
-        help="bench_anchor: runs of each solver per graph, interleaved (default 1)",
+        help="bench_anchor: runs of each solver per graph, interleaved (default 1); "
+        "bench_startup: runs of each command (default 5, 3 with --quick)",
     )
     ap.add_argument(
         "--out",
         metavar="FILE",
         help="bench_anchor: append every finished run to FILE (JSON lines); a rerun skips "
-        "the runs it holds",
+        "the runs it holds; bench_startup: also write the table to FILE (CSV)",
     )
     args = ap.parse_args()
     known = BENCHMARKS.names()
