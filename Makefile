@@ -9,7 +9,7 @@ SIZE ?= small
 WORKERS ?=
 SCHEDULER ?=
 
-.PHONY: venv test test-slow reproduce bench gpu-check lint clean notebooks
+.PHONY: venv test test-slow reproduce bench gpu-check lint clean docs notebooks
 
 venv: $(STAMP)
 
@@ -49,6 +49,17 @@ gpu-check: $(STAMP)
 		sys.exit(0 if ok() else "gpu-check: no CUDA device here (numba.cuda.is_available())")'
 	$(BIN)/python -m pytest -q -m gpu -rs
 	$(BIN)/python -m schedlab.experiments.bench bench_cuda
+
+# The rendered manual (mkdocs.yml; the API and command references generated from the code) into
+# site/; `--strict` fails on any warning (a broken link or anchor, a docstring that cannot render).
+DOCS_STAMP := $(VENV)/.schedlab-docs-installed
+
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
