@@ -232,7 +232,12 @@ def claim_row(
     evidence = claim.ours.file
     study = _study_of(claim)
     m = manifests.get(study)
-    if claim.ours.claim:
+    unwritten = _not_written(claim, study, m, results, size)
+    if unwritten:
+        why = unwritten
+        if claim.ours.file and folder is not None and (Path(results) / claim.ours.file).exists():
+            folder.skip(Path(results) / claim.ours.file, unwritten)
+    elif claim.ours.claim:
         v = verdicts.get(claim.ours.claim)
         check = v.get("verdict") if v else None
         evidence = (
@@ -240,8 +245,6 @@ def claim_row(
             if v and check == "fails"
             else (f"theory/verify-{size}-s*.json" if v else "")
         )
-    elif claim.ours.file and m is not None and not of_size(m, size):
-        why = f"the results folder holds the size-{m['size']} run of {study}"
     elif claim.ours.file:
         points, why = read_points(results, claim, folder)
     d: Decision = decide(claim, points, check)
@@ -297,6 +300,35 @@ def claim_row(
         replications=d.replications,
         source=claim.reference[1].source if claim.reference else "",
     )
+
+
+def _not_written(
+    claim: Claim, study: str, m: dict[str, Any] | None, results: Path, size: str
+) -> str:
+    """Why the run did not write this row's number ("" when its study did): no manifest of the
+    study among the run's, a run at another size, a failed study, or a result file the study's
+    manifest does not list (left by another run or written by hand)."""
+    if not study:
+        return ""
+    if m is None:
+        return f"no study {study} in this run"
+    if not of_size(m, size):
+        return f"the results folder holds the size-{m['size']} run of {study}"
+    if m.get("status") != "ok":
+        return f"study {study} failed in this run"
+    if claim.ours.file and not _lists(m, Path(results) / claim.ours.file):
+        return f"{claim.ours.file} is not among the files study {study} wrote in this run"
+    return ""
+
+
+def _lists(m: dict[str, Any], path: Path) -> bool:
+    """Whether manifest `m` lists `path` (as written, or by its place under the results
+    folder, which may have been moved since)."""
+    tail = path.parts[-2:]
+    for f in m.get("files", []):
+        if Path(f) == path or Path(f).resolve() == path.resolve() or Path(f).parts[-2:] == tail:
+            return True
+    return False
 
 
 def _finite_band(b: tuple[float, float] | None) -> list[float | None] | None:
@@ -356,9 +388,10 @@ def collect(
     folder = load_folder(results)
     if not folder.manifests:
         raise InvalidInput(nothing_usable(folder))
-    manifests, run = folder.manifests, folder.run
-    size = size or run.get("size") or _latest_size(manifests) or "small"
+    run = folder.run
+    size = size or run.get("size") or _latest_size(folder.manifests) or "small"
     seed = run.get("seed", 0)
+    manifests = run_manifests(folder, size)
     verdicts = read_verdicts(results, size, seed, folder)
     names = {_study_of(c) for cat in cats.values() for c in cat.claims} | set(manifests)
     current = current_versions({n for n in names if n})
@@ -369,6 +402,39 @@ def collect(
     ]
     env = environment(run)
     return ReportData(results, size, cats, rows, manifests, run, env, current, folder.skipped)
+
+
+def registered_studies() -> set[str]:
+    """Every study name a run can write: the registered figures, `claim-<id>` of each claim
+    check, and the report itself."""
+    from schedlab.experiments.registry import figures
+    from schedlab.theory.claims import claims
+
+    return set(figures()) | {f"claim-{cid}" for cid in claims()} | {"report"}
+
+
+def run_manifests(folder: ResultsFolder, size: str) -> dict[str, dict[str, Any]]:
+    """The manifests of the studies of the run the report shows: registered studies, and when
+    the run record of this size names its studies, those only. Every other manifest, and each
+    file it lists, is recorded as skipped with why (a study run by hand beside the run, an
+    unregistered study): the report shows no number or figure of theirs."""
+    registered = registered_studies()
+    run = folder.run
+    names = run.get("study_names") if run.get("size") == size else None
+    out = {}
+    for name, m in folder.manifests.items():
+        if name not in registered:
+            why = "not a registered study (`schedlab figure --list`)"
+        elif names is not None and name not in names:
+            command = run.get("command", "schedlab reproduce")
+            why = f"not one of the studies of the run `{command}` (manifests/run.json)"
+        else:
+            out[name] = m
+            continue
+        folder.skip(folder.root / "manifests" / f"{name}.json", f"study {name} is {why}")
+        for f in m.get("files", []):
+            folder.skip(f, f"written by study {name}, which is {why}")
+    return out
 
 
 def nothing_usable(folder: ResultsFolder, shown: int = 5) -> str:

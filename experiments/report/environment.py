@@ -63,3 +63,12 @@ def environment(run: dict[str, Any]) -> dict[str, Any]:
         "platform": platform.platform(),
         "run": run,
     }
+
+
+def run_commit() -> str:
+    """The commit a run computes at (with "-dirty" when tracked files differ from it; "" outside
+    a git checkout): recorded in the run record, so the report says which code wrote it."""
+    commit = _git("rev-parse", "HEAD")
+    if commit and _git("status", "--porcelain", "--untracked-files=no"):
+        return commit + "-dirty"
+    return commit

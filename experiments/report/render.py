@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -295,6 +296,34 @@ def report_json(data: ReportData, papers: list[dict[str, Any]]) -> dict[str, Any
     }
 
 
+def run_header(run: dict[str, Any]) -> str:
+    """The header's sentence on what computed the numbers: the run's command, commit, wall and
+    CPU time (from manifests/run.json), or that no one command did."""
+    if not run.get("command"):
+        return (
+            "No run record (manifests/run.json): the studies below were run one by one, not by "
+            "one reproduction."
+        )
+    commit = run.get("commit") or "an unrecorded commit"
+    cpu = f", {num_s(run.get('cpu_s'))} CPU" if run.get("cpu_s") is not None else ""
+    cells = f", {run['cells']:,} cells" if run.get("cells") is not None else ""
+    n = run.get("studies")
+    studies = "its studies" if n is None else f"{n} stud{'y' if n == 1 else 'ies'}"
+    return (
+        f"Every number and figure below was written by one command, `{run['command']}`, at "
+        f"commit {commit}: {studies}{cells}, {num_s(run.get('wall_s'))} wall{cpu}"
+        f"{' on ' + str(run['workers']) + ' workers' if run.get('workers') else ''}, finished "
+        f"{run.get('finished_at') or 'at an unrecorded time'}."
+    )
+
+
+def num_s(x: Any) -> str:
+    """Seconds as the header shows them: 1,751 s (29 min)."""
+    if not isinstance(x, int | float):
+        return "? s"
+    return f"{x:,.0f} s" + (f" ({x / 60:.0f} min)" if x >= 120 else "")
+
+
 def _attention(rows: list[ClaimRow]) -> list[dict[str, Any]]:
     """Stale or missing rows grouped by the command that regenerates them."""
     groups: dict[tuple[str, str], list[str]] = {}
@@ -319,6 +348,11 @@ def write_report(
     context = {
         "size": data.size,
         "env": data.env,
+        "run_header": run_header(data.run),
+        "run_header_html": re.sub(
+            r"`([^`]*)`", r"<code>\1</code>", html.escape(run_header(data.run))
+        ),
+        "run_fields": {k: v for k, v in data.run.items() if k != "study_names"},
         "results": str(data.results),
         "generated": time.strftime("%Y-%m-%d %H:%M %Z"),
         "papers": papers,

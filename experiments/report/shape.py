@@ -117,6 +117,9 @@ RUN_FIELDS: dict[str, tuple[Check, bool]] = {
     "wall_s": (amount, False),
     "cpu_s": (amount, False),
     "finished_at": (text, False),
+    "commit": (text, False),
+    "cells": (count, False),
+    "study_names": (texts, False),  # the studies of the run: the report shows no other's
 }
 
 #: What the report reads of one claim of a `schedlab verify` file (`theory.verdict.Verdict`).

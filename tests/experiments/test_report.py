@@ -30,7 +30,8 @@ def results_folder(tmp_path, version: str | None = None):
     manifest = {"study": "slaq-prediction", "kind": "figure", "subject": "slaq", "size": "small",
                 "seed": 0, "code_version": version, "status": "ok", "command": "cmd",
                 "cells": 3, "computed": 3, "wall_s": 1.0, "cpu_s": 2.0, "peak_mb": 100.0,
-                "files": [], "finished_at": "now"}  # fmt: skip
+                "files": [str(res / "slaq" / "slaq-prediction.csv")],
+                "finished_at": "now"}  # fmt: skip
     (res / "manifests" / "slaq-prediction.json").write_text(json.dumps(manifest))
     return res
 
@@ -49,7 +50,7 @@ def test_rows_read_from_the_results_folder_and_missing_ones_marked(tmp_path):
     empty = rows["prediction-svm-poly-mnist-naive"]
     assert (empty.verdict, empty.freshness) == ("missing", "missing")  # an empty value
     absent = rows["quality-up-to-73"]
-    assert absent.verdict == "missing" and "not in the results folder" in absent.reason
+    assert absent.verdict == "missing" and "no study slaq-quality in this run" in absent.reason
     assert rows["greedy-concave"].verdict == "missing"  # no verdict file
 
 

@@ -131,7 +131,8 @@ def results_folder(tmp_path: Path) -> Path:
     manifest = {"study": "slaq-prediction", "kind": "figure", "subject": "slaq", "size": "small",
                 "seed": 0, "code_version": version, "status": "ok", "command": "cmd",
                 "cells": 3, "computed": 3, "wall_s": 1.0, "cpu_s": 2.0, "peak_mb": 100.0,
-                "files": [], "finished_at": "now"}  # fmt: skip
+                "files": [str(res / "slaq" / "slaq-prediction.csv")],
+                "finished_at": "now"}  # fmt: skip
     (res / "manifests" / "slaq-prediction.json").write_text(json.dumps(manifest))
     return res
 

@@ -71,7 +71,8 @@ def folder(tmp_path: Path) -> Path:
         w.writeheader()
         w.writerow({"curve": "logreg", "authors_fit_pct": 4.269, "authors_naive_pct": 6.147})
     (res / "manifests").mkdir()
-    (res / "manifests" / "slaq-prediction.json").write_text(json.dumps(manifest()))
+    table = str(res / "slaq" / "slaq-prediction.csv")
+    (res / "manifests" / "slaq-prediction.json").write_text(json.dumps(manifest(files=[table])))
     run = {"size": "small", "seed": 0, "command": "schedlab reproduce --size small --seed 0"}
     (res / "manifests" / "run.json").write_text(json.dumps(run))
     return res
@@ -216,6 +217,8 @@ def verify_file(res: Path, claims) -> None:
     (res / "theory").mkdir()
     path = res / "theory" / "verify-small-s0.json"
     path.write_text(json.dumps({"size": "small", "seed": 0, "claims": claims}))
+    check = manifest(study="claim-9", kind="claim", files=[], code_version="0" * 16)
+    (res / "manifests" / "claim-9.json").write_text(json.dumps(check))  # the run checked it
 
 
 @pytest.mark.parametrize(
