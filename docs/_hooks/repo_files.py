@@ -78,7 +78,21 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
         site = README_PAGE if repo == README else repo
         return f"]({'../' * depth}{site}{rest})"
 
-    return LINK.sub(rewrite, markdown)
+    return _unescape_table_code(LINK.sub(rewrite, markdown))
+
+
+CODE_SPAN = re.compile(r"`[^`]*`")
+
+
+def _unescape_table_code(markdown: str) -> str:
+    """A `\\|` inside a code span of a table row, which a code host needs to keep the cell whole,
+    as a plain `|`: Python-Markdown's tables already keep code spans whole and would show the
+    backslash."""
+    lines = markdown.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("|") and "\\|" in line:
+            lines[i] = CODE_SPAN.sub(lambda m: m.group(0).replace("\\|", "|"), line)
+    return "\n".join(lines)
 
 
 class _ExampleBlocks(Preprocessor):
