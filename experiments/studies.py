@@ -213,7 +213,7 @@ class Progress:
         """`n` cells of `study` (default: the calling thread's) finished."""
         with self._lock:
             self._count(study).done += n
-            self._sync(n)
+            self._sync(n, redraw=False)  # tqdm redraws at its own pace
             now = self._clock()
             if self._bar.disable and now - self._last >= self._every:
                 self._last = now
@@ -225,11 +225,14 @@ class Progress:
             self._count(study).finished = True
             self._sync(0)
 
-    def _sync(self, n: int) -> None:
+    def _sync(self, n: int, redraw: bool = True) -> None:
+        """The bar's total, time left and position as counted; `redraw` at once (a study
+        starting or ending), else when tqdm next redraws."""
         self._bar.total = self.total
         self._bar.set_postfix_str(self._left_text(self._clock()), refresh=False)
         self._bar.update(n)
-        self._bar.refresh()
+        if redraw:
+            self._bar.refresh()
 
     # -- the estimate -----------------------------------------------------------------------
     def left_s(self, now: float) -> float:
