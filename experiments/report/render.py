@@ -296,25 +296,31 @@ def report_json(data: ReportData, papers: list[dict[str, Any]]) -> dict[str, Any
     }
 
 
-def run_header(run: dict[str, Any]) -> str:
-    """The header's sentence on what computed the numbers: the run's command, commit, wall and
-    CPU time (from manifests/run.json), or that no one command did."""
-    if not run.get("command"):
+def run_header(run: dict[str, Any], size: str) -> str:
+    """The header's sentence on what computed the numbers: the run's command, commit, cells,
+    wall and CPU time (from manifests/run.json), or why no one command can be named."""
+    if not run.get("command") or run.get("size") != size:
         return (
-            "No run record (manifests/run.json): the studies below were run one by one, not by "
-            "one reproduction."
+            f"No run record of size {size} (manifests/run.json): the studies below were run one "
+            "by one, not by one reproduction."
         )
-    commit = run.get("commit") or "an unrecorded commit"
+    commit = f"commit {run['commit']}" if run.get("commit") else "an unrecorded commit"
     cpu = f", {num_s(run.get('cpu_s'))} CPU" if run.get("cpu_s") is not None else ""
     cells = f", {run['cells']:,} cells" if run.get("cells") is not None else ""
     n = run.get("studies")
     studies = "its studies" if n is None else f"{n} stud{'y' if n == 1 else 'ies'}"
-    return (
-        f"Every number and figure below was written by one command, `{run['command']}`, at "
-        f"commit {commit}: {studies}{cells}, {num_s(run.get('wall_s'))} wall{cpu}"
-        f"{' on ' + str(run['workers']) + ' workers' if run.get('workers') else ''}, finished "
-        f"{run.get('finished_at') or 'at an unrecorded time'}."
+    workers = f" on {run['workers']} workers" if run.get("workers") else ""
+    what = (
+        f"`{run['command']}` at {commit}: {studies}{cells}, {num_s(run.get('wall_s'))} wall"
+        f"{cpu}{workers}, finished {run.get('finished_at') or 'at an unrecorded time'}"
     )
+    if "study_names" not in run:  # a record older than the list: other studies may be shown
+        return (
+            f"The last reproduction recorded here was {what}; its record does not name its "
+            "studies, so the numbers of every registered study in the folder are shown, "
+            "whichever command wrote them."
+        )
+    return f"Every number and figure below was written by one command, {what}."
 
 
 def num_s(x: Any) -> str:
@@ -348,9 +354,9 @@ def write_report(
     context = {
         "size": data.size,
         "env": data.env,
-        "run_header": run_header(data.run),
+        "run_header": run_header(data.run, data.size),
         "run_header_html": re.sub(
-            r"`([^`]*)`", r"<code>\1</code>", html.escape(run_header(data.run))
+            r"`([^`]*)`", r"<code>\1</code>", html.escape(run_header(data.run, data.size))
         ),
         "run_fields": {k: v for k, v in data.run.items() if k != "study_names"},
         "results": str(data.results),

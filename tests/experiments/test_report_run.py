@@ -118,10 +118,14 @@ def test_the_header_names_the_runs_command_commit_wall_and_cpu(tmp_path):
     write_report(slaq(res)[0], tmp_path / "report")
     md = (tmp_path / "report" / "report.md").read_text()
     assert (
-        "written by one command, `schedlab reproduce --size small --seed 0`, at commit abc123: "
+        "written by one command, `schedlab reproduce --size small --seed 0` at commit abc123: "
         "1 study, 3 cells, 400 s (7 min) wall, 700 s (12 min) CPU on 2 workers"
     ) in md
     assert "study_names" not in md
     res2 = folder(tmp_path / "by-hand", run=None)
     write_report(slaq(res2)[0], tmp_path / "report2")
-    assert "No run record" in (tmp_path / "report2" / "report.md").read_text()
+    assert "No run record of size small" in (tmp_path / "report2" / "report.md").read_text()
+    old = {k: v for k, v in RUN.items() if k != "study_names"}  # a record before the list
+    res3 = folder(tmp_path / "old", run=old)
+    write_report(slaq(res3)[0], tmp_path / "report3")
+    assert "does not name its studies" in (tmp_path / "report3" / "report.md").read_text()
