@@ -100,3 +100,31 @@ def test_without_cpu_or_workers_the_time_left_is_unknown_until_a_cell_finishes()
     clock.now = 2.0
     p.advance(study="a")
     assert math.isclose(p.left_s(2.0), 6.0, rel_tol=1e-9)
+
+
+def square(cell: dict) -> dict:
+    return {"y": cell["x"] ** 2}
+
+
+def test_run_studies_gives_the_bar_its_total_before_any_study_hands_in_a_cell(tmp_path):
+    """Two studies, run one after the other: when the first starts, the bar already counts the
+    cells of both; when the second ends with fewer cells than planned, the total settles."""
+    from schedlab.experiments import studies
+    from schedlab.experiments.store import RowStore
+
+    seen: list[tuple[int, int]] = []
+
+    def run(name: str, n: int) -> list:
+        bar = studies.current_progress()
+        assert bar is not None
+        seen.append((bar.total, bar.done))
+        RowStore(tmp_path / f"{name}.jsonl", ["x"]).run([{"x": i} for i in range(n)], square)
+        return []
+
+    def study(name: str, n: int) -> studies.Study:
+        return studies.Study(name, "figure", "", "small", 0, "cmd", lambda: run(name, n))
+
+    plan = {"a": Planned(cells=3), "b": Planned(cells=5)}
+    stats = studies.run_studies([study("a", 3), study("b", 4)], tmp_path, parallel=False, plan=plan)
+    assert [s.cells for s in stats] == [3, 4]
+    assert seen == [(8, 0), (8, 3)]
