@@ -136,7 +136,8 @@ def test_cells_count_in_their_study_and_the_one_bar(tmp_path):
         first = studies.run_studies([spec], tmp_path, parallel=True)[0]
         again = studies.run_studies([spec], tmp_path, parallel=True)[0]
     assert (first.status, first.cells, first.computed, first.failed) == ("ok", 6, 6, 0)
-    assert first.peak_mb > 0 and first.cell_cpu_s > 0
+    # CPU is read at the clock's resolution: tiny cells may sum to 0.0, never below.
+    assert first.peak_mb > 0 and first.cell_cpu_s >= 0.0
     assert (again.cells, again.computed) == (6, 0)  # a rerun recomputes nothing
     assert again.cell_cpu_s == pytest.approx(first.cell_cpu_s)  # the journaled cost counts
     manifest = studies.read_manifests(tmp_path)["toy"]
