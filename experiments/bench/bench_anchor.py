@@ -311,7 +311,7 @@ HEADERS = ["instance", "free vertices", "theirs: crossings (recounted)", "theirs
 
 
 def markdown(sides: list[Side]) -> str:
-    """The table as Markdown (for docs/sojourn.md), one row per instance."""
+    """The table as Markdown (for docs/lop.md), one row per instance."""
     lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
     lines += ["| " + " | ".join(str(c) for c in s.row()) + " |" for s in sides]
     return "\n".join(lines)

@@ -171,7 +171,7 @@ ROUTE_LADDERS = {
     "dense": [10, 20, 30, 44, 60, 79, 100, 150, 200, 300],
 }
 DENSE_SEED_LADDER = {"dense": [44, 60, 79, 100]}  # the dense family, DENSE_SEEDS seeds per n:
-DENSE_SEEDS = 3  # the route choice is not tuned to one instance (docs/sojourn.md)
+DENSE_SEEDS = 3  # the route choice is not tuned to one instance (docs/lop.md)
 QUICK_ROUTE_LADDERS = {"default": [10, 50], "cyclic": [10, 20, 30], "dense": [10, 20, 30]}
 FAST_FLOOR_S = 0.05  # ratios use max(t, this): below it a time is start-up noise
 REPEAT_BELOW_S = 1.0  # a solve faster than this is repeated (`best_runs`), its fastest run

@@ -15,7 +15,7 @@ Rows come out by p, then by rank (the most violated of every pair (p, r) first),
 lpcut does not use it (`exact_lpcut.incumbent_cycles` keeps its whole-array form): which
 middles it takes among equal scores changes the LP rounds that follow, and ties to the smaller
 middle cost PACE #96 8 interior-point rounds against 5 (`experiments/bench/bench_tight_cycles`,
-docs/sojourn.md).
+docs/tried.md).
 Backends: 'cpu' (numba) or 'numpy' (the same loops in plain Python: the reference for tests).
 """
 

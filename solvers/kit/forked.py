@@ -2,7 +2,7 @@
 
 Some solver phases cannot be interrupted: HiGHS's MIP solves its root LP without polling the
 interrupt callbacks or its own time limit (PACE #68: a 34 s root LP started with 22 s left, the
-run ended 12 s past a 40 s limit; at 600 s, 47 s past; docs/sojourn.md). A forked child shares
+run ended 12 s past a 40 s limit; at 600 s, 47 s past; docs/lop.md). A forked child shares
 the parent's model state copy-on-write, so the call needs no serialisation of its inputs; only
 its progress reports and result cross a pipe. Off Linux (no `fork` on Windows; on macOS
 Python's documentation calls `fork` unsafe, its children may crash), `forking_available` is

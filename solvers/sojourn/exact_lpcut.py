@@ -439,7 +439,7 @@ class HighsCutModel:
         PACE #78: the rounds' bound reached 126,861.99998 (the optimum, rounded up) at round 9
         and stalled there at round 12; the four rounds after the stall (the first with the
         general round's cuts) took 35 of the rounds' 60 s and left it there, and the stall
-        search's first 1,000 kicks then found the optimum in 1.1 s (docs/sojourn.md). True if
+        search's first 1,000 kicks then found the optimum in 1.1 s (docs/lop.md). True if
         it closed the block."""
         count = min(STALL_SEARCH_CHUNK, self.start_kicks)
         if not count or self.order is None or deadline.passed():
@@ -456,7 +456,7 @@ class HighsCutModel:
         PACE #78: the rounds' bound reaches the optimum while the best order stays 2 above,
         and HiGHS's MIP, given the other 457 s, did not find it; from the insertion-descent
         start the iterated search reaches it after 8,500-16,500 kicks (three seeds,
-        docs/sojourn.md)."""
+        docs/lop.md)."""
         share = self.stall_search_share
         if share is None or not self.lp_stalled or self._closed() or self.order is None:
             return {}
@@ -610,7 +610,7 @@ class HighsCutModel:
         first rounds, dual simplex / interior point with crossover: #54 (86,263 rows, 100 per
         vertex) 1.16 / 0.38 s, #67 (99,421, 97) 2.75 / 0.45 s, #51 (33,141, 54) 0.20 / 0.13 s;
         but #59 (15,697, 19) 0.28 / 0.51 s and #73 (49,117, 25) 1.77 / 1.99 s
-        (`lop_graph.GRAPH_CROSSOVER_MIN_ROWS_PER_N`, docs/sojourn.md)."""
+        (`lop_graph.GRAPH_CROSSOVER_MIN_ROWS_PER_N`, docs/lop.md)."""
         per_n, rows = self.crossover_min_rows_per_n, self.h.getNumRow()
         if per_n is None or self.crossover_checked or self.lp_solver != "simplex" or not rows:
             return False
@@ -640,7 +640,7 @@ class HighsCutModel:
         0.1-1.4 times it) and several times more where its pivots grow dense (#58: 6.1 at its
         second round, 130 against 21 microseconds per row). A ratio of two times measured
         moments apart on one machine: the rule does not depend on the machine's speed, which a
-        fixed microseconds-per-row cap did (docs/sojourn.md)."""
+        fixed microseconds-per-row cap did (docs/lop.md)."""
         ratio, ref = self.ipm_switch_ratio, self.simplex_ref_s_per_row
         if ratio is None or ref is None or self.ipm_switched or self.lp_solver != "simplex":
             return None
@@ -698,7 +698,7 @@ class HighsCutModel:
         """The route of this block (`route` auto): the cycle packing when the incumbent's
         deficit is small enough for its loose masters (PACKING_MAX_DEFICIT), else the LP rounds,
         which hand over to the MIP on their cut rows when they stall. The full model is never
-        picked: on the measured families (docs/sojourn.md) it was not the fastest beyond
+        picked: on the measured families (docs/lop.md) it was not the fastest beyond
         start-up noise, and it fell behind the LP rounds from n = 40 on."""
         if self.route != "auto":
             return self.route

@@ -235,7 +235,7 @@ def rounded_order(W: np.ndarray, Y: np.ndarray) -> list[int]:
     'before' mass, then insertion descent on the pair costs W (lpcut's LP and packing duals),
     by the compiled descent (`order_search.descend`): it runs after every LP round, and with
     the numpy loop `insertion_descent` then was, the local searches took 3.47 CPU s of PACE #60's
-    solve and 1.94 of #61's, against 1.70 and 0.69 with it (in-process; docs/sojourn.md)."""
+    solve and 1.94 of #61's, against 1.70 and 0.69 with it (in-process; docs/lop.md)."""
     rank = np.argsort(-Y.sum(axis=1), kind="stable")
     return [int(i) for i in descend(W, rank)]
 
@@ -247,7 +247,7 @@ def insertion_descent(W: np.ndarray, order: Sequence[int], max_sweeps: int = 50)
     sum_{x<k<=y} (W[o_k, o_x] - W[o_x, o_k]) (and symmetrically forward); each job in turn
     takes its best move while one lowers the cost by more than 1e-13 max|W|. Compiled
     (`order_search.job_descent`, the same moves): as a numpy loop it took 0.73 CPU s of PACE
-    #61's in-process solve of 5.4 s, 0.30 of #52's 2.8 (2026-12-02; docs/sojourn.md).
+    #61's in-process solve of 5.4 s, 0.30 of #52's 2.8 (2026-12-02; docs/lop.md).
     """
     return [int(i) for i in job_descent(W, order, max_sweeps)]
 

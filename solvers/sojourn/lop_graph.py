@@ -401,7 +401,7 @@ GRAPH_IPM_MIN_FREE_SHARE = 0.35  # crossing blocks with at least this share of t
 # 27.56, #64 (0.48) 6.69 / 28.38, #77 (0.57) 8.18 / 34.18, #96 (0.66) 21.71 / 137.92, #50
 # (0.52) 2.18 / 1.71; #66 (0.22) 40.18 / 5.84, #52 (0.21) 9.39 / 4.05, #59 (0.13) 5.76 / 4.26,
 # but #58 (0.22) 8.28 / 20.25; #67 (0.21) not proven in 120 s by the interior point (the sweep
-# at 2975207) / 19.51 (docs/sojourn.md)
+# at 2975207) / 19.51 (docs/lop.md)
 GRAPH_IPM_SWITCH_RATIO = 3.0  # a simplex round of a sparse block slower per row than this many
 # times the block's first round is stopped and solved again by the interior point, which runs
 # the block's other rounds (`HighsCutModel.ipm_switch_ratio`): the warm rounds of the blocks
@@ -410,7 +410,7 @@ GRAPH_IPM_SWITCH_RATIO = 3.0  # a simplex round of a sparse block slower per row
 # rounds logged, 2026-12-02); one of #62's blocks also reaches 6.1 and is switched although
 # its simplex would have paid, at a cost of about 2 s. It replaced a fixed 40 microseconds per
 # row, set on a faster machine, which on a slower one switched #60 and #67 where the simplex
-# paid (#60: 54.4 CPU s against 12.7 without the switch) (docs/sojourn.md)
+# paid (#60: 54.4 CPU s against 12.7 without the switch) (docs/lop.md)
 
 GRAPH_CROSSOVER_MIN_ROWS_PER_N = 40.0  # a sparse block whose first LP round with rows has at
 # least this many rows per vertex solves it by the interior point with crossover, not by the
@@ -419,7 +419,7 @@ GRAPH_CROSSOVER_MIN_ROWS_PER_N = 40.0  # a sparse block whose first LP round wit
 # vertex) 0.20 / 0.13, #52 (67) 0.34 / 0.19, #53 (94) 0.48 / 0.28, #54 (100) 1.16 / 0.38, #66
 # (98) 0.93 / 0.36, #67 (97) 2.75 / 0.45; #59 (19) 0.28 / 0.51, #60 (16) 0.31 / 0.60, #61 (15,
 # 16) 0.25 / 0.36 and 0.32 / 0.44, #62 (24, 20) 0.24 / 0.57 and 0.20 / 0.35, #73 (25) 1.77 /
-# 1.99, #58 (34) 0.30 / 0.39 (docs/sojourn.md)
+# 1.99, #58 (34) 0.30 / 0.39 (docs/lop.md)
 
 GRAPH_IPM_OPTIMALITY_TOL = 3e-10  # the interior point's LP rounds of crossing blocks run to this
 # optimality tolerance, not HiGHS's 1e-8 (`HighsCutModel.ipm_optimality_tol`): its duals give a
@@ -430,7 +430,7 @@ GRAPH_IPM_OPTIMALITY_TOL = 3e-10  # the interior point's LP rounds of crossing b
 # / 4.8 / 5.7 / 6.2; where few rounds run by it, 1e-8 / 1e-9 / 3e-10: #58 8.1 / 7.9 / 7.7, #62
 # 9.3 / 11.1 / 10.1, #50 2.1 / 2.7 / 2.0, #64 7.3 / 10.7 / 7.7, #39 1.2 / 1.8 / 1.3 (#67, no
 # interior point round: 7.9 / 8.3 / 8.1). Looser feasibility tolerances (1e-7, 1e-6 against
-# lpcut's 1e-9) changed #78 by 2%; a looser optimality one (1e-7) tripled it (docs/sojourn.md)
+# lpcut's 1e-9) changed #78 by 2%; a looser optimality one (1e-7) tripled it (docs/lop.md)
 
 
 GRAPH_START_KICKS = 1000  # kicks of the iterated insertion search from the starting order before
@@ -438,7 +438,7 @@ GRAPH_START_KICKS = 1000  # kicks of the iterated insertion search from the star
 # of PACE #50, #58, #63, #64, #77 it reached the proven block optimum, on #96 and #68 the best
 # cost found (0.4-1.9 s); 300 kicks stopped one crossing above on #68 and #96. PACE #77 with /
 # without it: 25.5 / 49.4 CPU s, #96 43.6 / 83.1, but #50 8.3 / 2.6 and #63 16.0 / 9.5 (the
-# interior point's rounds take another path from another optimal order: docs/sojourn.md)
+# interior point's rounds take another path from another optimal order: docs/lop.md)
 # With the dual simplex's rounds on blocks of more than GRAPH_START_FULL_N, no kicks / the
 # kicks of `graph_start_kicks` for the interior point, CPU s: #67 8.56 / 25.36, #66 3.96 / 8.80,
 # #53 2.95 / 6.34, #60 4.05 / 7.28, #73 33.38 / 33.22; on smaller ones they still paid (#58, 616
@@ -455,7 +455,7 @@ GRAPH_START_PATIENCE = 100  # on blocks of at most GRAPH_START_PATIENT_N vertice
 # small blocks only where the interior point runs the rounds; on the sparse blocks whose rounds
 # run by the dual simplex it pays at every size that gets kicks (every kick / patience 100,
 # in-process CPU s, two runs side by side, 2026-12-02: #51 11.39 / 4.80, #58 23.29 / 15.76,
-# #60 11.32 / 8.45; #59, #61, #62 within 0.8 s) (docs/sojourn.md)
+# #60 11.32 / 8.45; #59, #61, #62 within 0.8 s) (docs/lop.md)
 GRAPH_START_PATIENT_N = 350
 GRAPH_START_FULL_N = 700  # blocks of more vertices (after merging twins) get fewer kicks,
 # GRAPH_START_KICKS (GRAPH_START_FULL_N / n)^2 (`graph_start_kicks`): a kick's descent costs

@@ -4,7 +4,7 @@ Distribution (documented, same seed -> same snapshot): each job's task class is 
 language or speech with probabilities `task_mix` (default 0.2/0.7/0.1, the Synergy simulator's
 mix), its model uniform among the profiled models of that class; GPU demand 1 for
 `gpu_mix="single"`, or 1/2/4/8 with probabilities 0.70/0.10/0.15/0.05 for `gpu_mix="multi"`;
-remaining work 60*10^U(1.5, 3) s with probability 0.8, else 60*10^U(3, 4) s.
+remaining work `60 * 10**U(1.5, 3)` s with probability 0.8, else `60 * 10**U(3, 4)` s.
 """
 
 from __future__ import annotations
