@@ -15,7 +15,7 @@ venv: $(STAMP)
 
 $(STAMP): setup.cfg pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,docs]'
 	touch $(STAMP)
 
 # Style, types and layering (the import-linter contract in setup.cfg) first, then the tests.
@@ -52,13 +52,8 @@ gpu-check: $(STAMP)
 
 # The rendered manual (mkdocs.yml; the API and command references generated from the code) into
 # site/; `--strict` fails on any warning (a broken link or anchor, a docstring that cannot render).
-DOCS_STAMP := $(VENV)/.schedlab-docs-installed
-
-$(DOCS_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[docs]'
-	touch $(DOCS_STAMP)
-
-docs: $(DOCS_STAMP)
+# The docs extra is in the venv `make test` uses, so tests/test_docs_build.py runs there.
+docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 lint: $(STAMP)
