@@ -31,10 +31,14 @@ class SchedlabGroup(click.Group):
         return sorted(COMMANDS.names())
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in COMMANDS:
-            cmd: click.Command = COMMANDS.get(cmd_name).obj
-            return cmd
-        return None
+        """The command `cmd_name`, importing only the module that registers it when it can
+        (click's lazy-group pattern, found by `Registry.find`): a subject's verb imports no
+        other subject's commands; an unknown name still looks at every command."""
+        entry = COMMANDS.find(cmd_name, hint=f'register_command("{cmd_name}")')
+        if entry is None:
+            return None
+        cmd: click.Command = entry.obj
+        return cmd
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
