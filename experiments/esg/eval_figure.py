@@ -21,7 +21,7 @@ from schedlab.experiments.esg.evaluation import (
     Study,
     run_study,
 )
-from schedlab.experiments.plotting import new_figure, save_figure
+from schedlab.experiments.plotting import Series, colours_for, new_figure, plot_series, save_figure
 from schedlab.experiments.store import results_dir, write_csv, write_json
 from schedlab.solvers.util import atomic_write_text
 
@@ -145,7 +145,7 @@ def make_study(study: Study, size: str, seed: int, outdir: Path, factor_arms: Se
                         intro=intro)  # fmt: skip
     paths.append(write_json(d / f"{study.name}-summary.json",
                             summary_of(study, rows, status, tables)))  # fmt: skip
-    cap = caption_of(study, size, seed)
+    cap = caption_of(study, size, seed, tables)
     return paths + figure(study, tables, d / study.name, cap, factor_arms)
 
 
@@ -157,60 +157,76 @@ def plot_study(
     factor_arms: Sequence[str],
 ) -> None:
     """Per scenario (one column each): hit rate vs load of ESG and the baselines (bootstrap
-    intervals), and the paired difference ESG - arm of the factor arms (t-intervals)."""
+    intervals, inside [0, 100 %]), and the paired difference ESG - arm of the factor arms
+    (t-intervals), dodged within each load. One load: the arms as categories at that load."""
+    arms = [REFERENCE, *BASELINES]
+    factors = [a for a in factor_arms if a in study.arms]
+    colours = colours_for(arms + factors)
     for j, sc in enumerate(study.scenarios):
-        top, bottom = axes_top[j], axes_bottom[j]
-        for arm in (REFERENCE, *BASELINES):
-            rs = [r for r in tables["cells"] if r["scenario"] == sc and r["arm"] == arm]
-            if not rs:
-                continue
-            x = [r["load"] for r in rs]
-            y = [100 * r["hit"] for r in rs]
-            err = [[100 * (r["hit"] - r["hit_lo"]) for r in rs],
-                   [100 * (r["hit_hi"] - r["hit"]) for r in rs]]  # fmt: skip
-            top.errorbar(x, y, yerr=_clean(err), marker="o", capsize=3, label=arm)
-        for k, arm in enumerate(a for a in factor_arms if a in study.arms):
-            rs = [r for r in tables["paired"] if r["scenario"] == sc and r["arm"] == arm]
-            if not rs:
-                continue
-            x = [r["load"] + 0.01 * (k - 2) for r in rs]
-            y = [r["gain_pts"] for r in rs]
-            err = [[r["gain_pts"] - r["gain_pts_lo"] for r in rs],
-                   [r["gain_pts_hi"] - r["gain_pts"] for r in rs]]  # fmt: skip
-            bottom.errorbar(x, y, yerr=_clean(err), marker="s", capsize=3, ls="", label=arm)
-        bottom.axhline(0.0, color="0.5", lw=0.8)
+        top, bottom = axes_top[j], axes_bottom[j] if axes_bottom else None
+        cells = [r for r in tables["cells"] if r["scenario"] == sc]
+        plot_series(top, [_series(cells, a, "hit", 100.0) for a in arms],
+                    xlabel="offered load", floor=0.0, ceiling=100.0, colours=colours)  # fmt: skip
         top.set_title(sc, fontsize=9)
-        top.set_ylim(-2, 102)
-        top.set_xlabel("offered load")
-        bottom.set_xlabel("offered load")
         top.set_ylabel("SLO hit rate (%)")
-        bottom.set_ylabel("ESG - arm, hit rate (points)")
-        for ax in (top, bottom):
-            ax.grid(True, alpha=0.3)
-    for ax in (axes_top[0], axes_bottom[0]):
-        if ax.get_legend_handles_labels()[0]:
+        if top.axison:
+            top.set_ylim(-2, 102)
+            top.grid(True, alpha=0.3)
+        if bottom is None:
+            continue
+        paired = [r for r in tables["paired"] if r["scenario"] == sc]
+        plot_series(bottom, [_series(paired, a, "gain_pts", 1.0) for a in factors],
+                    xlabel="offered load", marker="s", connect=False, colours=colours)  # fmt: skip
+        if bottom.axison:
+            bottom.axhline(0.0, color="0.5", lw=0.8)
+            bottom.set_ylabel("ESG - arm, hit rate (points)")
+            bottom.grid(True, alpha=0.3)
+    for ax in (axes_top[0], *axes_bottom[:1]):
+        if ax.axison and ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7)
 
 
-def _clean(err: list[list[float]]) -> list[list[float]]:
-    """Error bar lengths with unknown (nan) ones as 0."""
-    return [[0.0 if v != v else max(v, 0.0) for v in side] for side in err]
+def _series(rows: Sequence[dict[str, Any]], arm: str, key: str, scale: float) -> Series:
+    """One arm's `key` (with `key`_lo, `key`_hi) against load, times `scale`."""
+    rs = [r for r in rows if r["arm"] == arm]
+    return Series(arm, [r["load"] for r in rs], [scale * r[key] for r in rs],
+                  [scale * r[f"{key}_lo"] for r in rs],
+                  [scale * r[f"{key}_hi"] for r in rs])  # fmt: skip
+
+
+def has_factor_rows(study: Study, tables: dict[str, Any], factor_arms: Sequence[str]) -> bool:
+    """Whether any paired comparison of a factor arm with ESG was run (else no bottom row)."""
+    return any(r["arm"] in factor_arms for r in tables["paired"])
 
 
 def figure(
     study: Study, tables: dict[str, Any], stem: Path, caption: str, factor_arms: Sequence[str]
 ) -> list[Path]:
-    """The study's figure alone (STEM.png, STEM.pdf)."""
+    """The study's figure alone (STEM.png, STEM.pdf); no factor-arm row when none was run."""
     n = len(study.scenarios)
-    fig, axes = new_figure(2, n, figsize=(3.6 * n + 0.6, 6.4), squeeze=False)
-    plot_study(study, tables, list(axes[0]), list(axes[1]), factor_arms)
+    rows = 2 if has_factor_rows(study, tables, factor_arms) else 1
+    fig, axes = new_figure(rows, n, figsize=(3.6 * n + 0.6, 3.4 * rows + 0.6), squeeze=False)
+    plot_study(study, tables, list(axes[0]), list(axes[1]) if rows == 2 else [], factor_arms)
     return save_figure(fig, stem, caption)
 
 
-def caption_of(study: Study, size: str, seed: int) -> str:
-    """The caption line: workload, size, seed."""
+def caption_of(study: Study, size: str, seed: int, tables: dict[str, Any] | None = None) -> str:
+    """The caption line: workload, size, seed, and how many seeds each cell's intervals rest
+    on (from the cells when given, else the study's start and cap)."""
     first = next(iter(study.scenarios.values()))
     return (f"{study.name}, size={size}, seed={seed}: {', '.join(study.scenarios)} "
             f"({first['arrivals']}, {first['grid']}, {first['invokers']} invokers); "
-            f"{study.requests} requests/run ({100 * study.warmup_frac:.0f} % warm-up); seeds "
-            f"{study.seeds0}..{study.seed_cap}; bootstrap (rates), paired t (diffs)")  # fmt: skip
+            f"{study.requests} requests/run ({100 * study.warmup_frac:.0f} % warm-up); "
+            f"{_seeds_text(study, tables)}; 95 % intervals over seeds: bootstrap (hit rates), "
+            "paired t (differences)")  # fmt: skip
+
+
+def _seeds_text(study: Study, tables: dict[str, Any] | None) -> str:
+    """ "3 seeds per cell" / "3-8 seeds per cell (start 3, cap 20)"."""
+    ns = sorted({int(r["seeds"]) for r in (tables or {}).get("cells", [])})
+    cap = f"start {study.seeds0}, cap {study.seed_cap}"
+    if not ns:
+        return f"seeds per cell: {cap}"
+    count = f"{ns[0]}" if ns[0] == ns[-1] else f"{ns[0]}-{ns[-1]}"
+    none = ", no interval from 1 seed" if ns[0] < 2 else ""
+    return f"{count} seed{'s' if ns[-1] > 1 else ''} per cell ({cap}{none})"

@@ -23,11 +23,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from matplotlib import ticker
 
 from schedlab.experiments.esg import eval_figure as ef
 from schedlab.experiments.esg.eval_studies import FACTOR_TABLE_ARMS, config_space, main_study
-from schedlab.experiments.plotting import new_figure, save_figure
+from schedlab.experiments.plotting import (
+    Series,
+    new_figure,
+    no_data,
+    plain_log_ticks,
+    plot_series,
+    save_figure,
+)
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import results_dir, write_csv, write_json
 
@@ -132,6 +138,9 @@ def summarize(rows: dict[str, list[Any]]) -> dict[str, Any]:
 def exact_panel(ax: Any, rows: dict[str, list[Any]]) -> None:
     """A*'s nodes expanded versus the raw space of the chains it solved optimally."""
     chains = [r for r in rows["exact"] if r["kind"] == "chain" and r["status"] == "optimal"]
+    if not chains:
+        no_data(ax, "no chain solved to optimality at this size")
+        return
     ax.loglog(
         [r["raw_space"] for r in chains], [max(r["nodes_expanded"], 1) for r in chains], "o",
         label="A* (both blades, Pareto, dominance)",
@@ -142,41 +151,22 @@ def exact_panel(ax: Any, rows: dict[str, list[Any]]) -> None:
     plain_log_ticks(ax)
 
 
-def plain_log_ticks(ax: Any) -> None:
-    """Log axes labelled with plain numbers (2, 3, 10, 30, ...) instead of 3x10^0: decades
-    only when the axis spans more than one, else every integer tick."""
-    for axis, lim in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
-        lo, hi = max(min(lim), 1e-300), max(lim)
-        axis.set_major_formatter(ticker.FuncFormatter(_plain))
-        if math.log10(hi / lo) <= 1.0:
-            axis.set_minor_formatter(ticker.FuncFormatter(_plain))
-        else:
-            axis.set_minor_formatter(ticker.NullFormatter())
-
-
-def _plain(v: float, _pos: int) -> str:
-    """A tick label: an integer below 1e4, else 10^k."""
-    if v <= 0:
-        return ""
-    if v < 1e4:
-        return f"{v:g}"
-    k = math.log10(v)
-    return f"$10^{{{k:.0f}}}$" if abs(k - round(k)) < 1e-9 else ""
-
-
 def cost_panel(ax: Any, tables: dict[str, Any]) -> None:
     """Each baseline's extra cost over ESG (cost_b / cost_ESG - 1, %) against load, the mean
-    over the scenarios (each a paired bootstrap estimate)."""
+    over the scenarios (each a paired bootstrap estimate); one load: the baselines as
+    categories."""
     from schedlab.experiments.esg.evaluation import BASELINES
 
+    series = []
     for arm in BASELINES:
         rs = [r for r in tables["paired"] if r["arm"] == arm]
         loads = sorted({r["load"] for r in rs})
         y = [float(np.mean([r["cost_saving_pct"] for r in rs if r["load"] == x])) for x in loads]
-        if loads:
-            ax.plot(loads, y, marker="o", label=arm)
-    ax.axhspan(47, 187, color="0.85", label="paper: 47-187 %")
-    ax.set_xlabel("offered load")
+        series.append(Series(arm, loads, y))
+    plot_series(ax, series, xlabel="offered load")
+    if not ax.axison:
+        return
+    ax.axhspan(47, 187, color="0.85", label="paper: 47-187 %", zorder=0)
     ax.set_ylabel("cost_b / cost_ESG - 1 (%), mean over apps")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
@@ -186,14 +176,15 @@ def plot(study: Any, tables: Any, rows: dict[str, Any], stem: Path, caption: str
     """Per app: hit rate vs load per policy and ESG's factor ablations (paired differences);
     last column: A*'s nodes expanded vs the raw space, and the baselines' extra cost."""
     n = len(study.scenarios) if tables else 0
-    fig, axes = new_figure(2, n + 1, figsize=(3.6 * (n + 1) + 0.6, 6.4), squeeze=False)
+    fig, axes = new_figure(2, n + 1, figsize=(3.6 * (n + 1) + 0.6, 7.0), squeeze=False)
     if tables:
         ef.plot_study(study, tables, list(axes[0][:n]), list(axes[1][:n]), FACTOR_TABLE_ARMS)
         cost_panel(axes[1][n], tables)
     else:
-        axes[1][n].axis("off")
+        no_data(axes[1][n], "no simulation at this size")
     exact_panel(axes[0][n], rows)
-    axes[0][n].grid(True, alpha=0.3)
+    if axes[0][n].axison:
+        axes[0][n].grid(True, alpha=0.3)
     return save_figure(fig, stem, caption)
 
 
@@ -222,7 +213,7 @@ def make(size: str, seed: int, outdir: Path) -> list[Path]:
             write_csv(d / "esg-exact.csv", [r for r in rows["exact"] if r["kind"] == "chain"]),
             write_csv(d / "esg-split.csv", [r for r in rows["exact"] if r["kind"] == "dag"]),
         ]
-    caption = ef.caption_of(study, size, seed)
+    caption = ef.caption_of(study, size, seed, tables)
     if summary.get("chains"):
         caption += (
             f"; A*: {summary['astar_agrees_brute']}/{summary['chains_brute']} chains equal "
