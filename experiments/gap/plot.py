@@ -1,8 +1,9 @@
 """The one plot of a gap study: gap to the proven optimum versus size, one line per method.
 
 One panel per group (objective, model mix, problem kind). Each compared method is a line of its
-mean gap with the 95 % t-interval as error bars and its worst gap as faint markers, colours in
-the order of the methods (no table of names: a new method gets the next colour). The y axis is
+mean gap with the 95 % t-interval as error bars (not below 0 where the gap cannot be negative,
+`_gap_floor`) and its worst gap as faint markers, each method in its colour (`colours_for`); a
+group with one size shows the methods as categories at that size. The y axis is
 logarithmic when the positive gaps span two decades or more (zero gaps then sit on a floor
 line, said in the legend), the x axis when the sizes span a factor of ten.
 """
@@ -17,7 +18,7 @@ import numpy as np
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from schedlab.experiments.gap.study import ZERO_TOL, Study
-from schedlab.experiments.plotting import DRAW_LOCK, new_figure, save_figure
+from schedlab.experiments.plotting import DRAW_LOCK, colours_for, new_figure, no_data, save_figure
 
 FLOOR_PCT = 100 * ZERO_TOL  # where zero gaps are drawn on a log axis (in %)
 
@@ -32,6 +33,27 @@ def _series(rows: list[dict[str, Any]], key: str, pct: bool) -> list[float]:
     return [np.nan if r[key] is None else k * r[key] for r in rows]
 
 
+def _gap_floor(row: dict[str, Any]) -> float:
+    """Where a method's gap interval stops: 0 when its gaps cannot be negative (every solution
+    in the exact problem's feasible set, none below the optimum), else nowhere (e.g. Synergy's
+    GREEDY, outside that set, can beat the optimum)."""
+    inside = row.get("share_in_feasible_set") in (None, 1, 1.0)
+    return 0.0 if inside and not row.get("below_optimum") else -np.inf
+
+
+def _size_axis(ax: Any, sizes: list[Any], drawn: list[str]) -> None:
+    """One size: the methods as categories at it (not one point on a numeric axis); sizes
+    spanning a factor of ten: a log axis with the sizes as ticks."""
+    if len(sizes) == 1:
+        ax.set_xticks(range(len(drawn)), drawn, rotation=20, ha="right", fontsize=8)
+        ax.set_xlim(-0.6, len(drawn) - 0.4)
+    elif _scale(sizes, 10.0) == "log":
+        ax.set_xscale("log")
+        ax.set_xticks(sizes)
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def _panel(ax: Any, summary: list[dict[str, Any]], methods: list[str], colours: dict[str, str]):  # type: ignore[no-untyped-def]
     pct = summary[0]["gap_kind"] == "relative"
     values = [
@@ -44,44 +66,29 @@ def _panel(ax: Any, summary: list[dict[str, Any]], methods: list[str], colours: 
     ]
     ylog = _scale(values, 100.0) == "log" and all(v >= 0 for v in values)
     floor = FLOOR_PCT if pct else ZERO_TOL
-    for m in methods:
+    sizes = sorted({s["size"] for s in summary})
+    drawn = [m for m in methods if any(s["method"] == m for s in summary)]
+    for m in drawn:
         rows = [s for s in summary if s["method"] == m]
-        if not rows:
-            continue
-        x = [s["size"] for s in rows]
+        x = [drawn.index(m) if len(sizes) == 1 else s["size"] for s in rows]
         mean = _series(rows, "mean_gap", pct)
         err = _series(rows, "mean_gap_ci95", pct)
         worst = _series(rows, "worst_gap", pct)
         if ylog:
             mean = [max(v, floor) if not np.isnan(v) else v for v in mean]
             worst = [max(v, floor) if not np.isnan(v) else v for v in worst]
-            lower = [
-                min(e, m_ - floor) if not np.isnan(e) else 0.0
-                for e, m_ in zip(err, mean, strict=True)
-            ]
-            yerr: Any = [np.nan_to_num(lower), np.nan_to_num(err)]
-        else:
-            yerr = np.nan_to_num(err)
-        ax.errorbar(
-            x,
-            mean,
-            yerr=yerr,
-            marker="o",
-            ms=4,
-            capsize=3,
-            color=colours[m],
-            label=f"{m}: mean (95 % CI)",
-        )
+        low = [floor if ylog else _gap_floor(r) for r in rows]
+        lower = [0.0 if np.isnan(e) else max(min(e, m_ - lo), 0.0)
+                 for e, m_, lo in zip(err, mean, low, strict=True)]  # fmt: skip
+        yerr: Any = [lower, np.nan_to_num(err)]
+        ls = "" if len(sizes) == 1 else "-"
+        ax.errorbar(x, mean, yerr=yerr, marker="o", ms=4, capsize=3, ls=ls, color=colours[m],
+                    label=f"{m}: mean (95 % CI)")  # fmt: skip
         ax.plot(x, worst, "v", ms=4, alpha=0.5, color=colours[m])
     if ylog:
         ax.set_yscale("log")
         ax.axhline(floor, color="0.6", lw=0.8, ls=":")
-    sizes = [s["size"] for s in summary]
-    if _scale(sizes, 10.0) == "log":
-        ax.set_xscale("log")
-        ax.set_xticks(sorted(set(sizes)))
-        ax.xaxis.set_major_formatter(ScalarFormatter())
-        ax.xaxis.set_minor_formatter(NullFormatter())
+    _size_axis(ax, sizes, drawn)
     unit = "%" if pct else "absolute"
     scale = ", log scale" if ylog else ""
     ax.set_ylabel(f"gap to the proven optimum ({unit}{scale})")
@@ -117,7 +124,7 @@ def draw(
     compared = [s for s in summary if s["role"] == "method"]
     groups = list(dict.fromkeys(s["group"] for s in compared)) or ["(none)"]
     methods = list(dict.fromkeys(s["method"] for s in compared))
-    colours = {m: f"C{k % 10}" for k, m in enumerate(methods)}
+    colours = colours_for(methods)
     cols = min(len(groups), 2)
     nrows = -(-len(groups) // cols)
     ncol = min(4 if cols > 1 else 3, len(methods) + 2)
@@ -132,9 +139,13 @@ def draw(
     flat = list(axes[:-1].flat)
     for ax, group in zip(flat, groups, strict=False):
         rows = [s for s in compared if s["group"] == group]
-        if rows:
+        if not rows:
+            no_data(ax)
+        else:
             _panel(ax, rows, methods, colours)
-        ax.set_xlabel(xlabel)
+            sizes = {s["size"] for s in rows}
+            one = f" {next(iter(sizes))} (one value)" if len(sizes) == 1 else ""
+            ax.set_xlabel(xlabel + one)
         ax.set_title(f"{study.subject} / {study.family}: {group}", fontsize=10)
     for ax in flat[len(groups) :]:
         ax.set_visible(False)
