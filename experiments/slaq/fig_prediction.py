@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.experiments.plotting import new_figure, save_figure
+from schedlab.experiments.plotting import colours_for, new_figure, plain_log_ticks, save_figure
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
 from schedlab.solvers.slaq.curves import shipped_curve, shipped_names
@@ -187,12 +187,13 @@ BARS = (
 
 def plot(tab: list[dict[str, Any]], stem: Path, caption: str) -> list[Path]:
     curves = [r["curve"] for r in tab]
-    fig, ax = new_figure(figsize=(12, 4.5))
+    fig, ax = new_figure(figsize=(12, 5.0))
     width = 0.8 / len(BARS)
     x = np.arange(len(curves))
+    colours = colours_for([label for _, label in BARS])
     for i, (col, label) in enumerate(BARS):
         heights = [np.nan if r[col] is None else r[col] for r in tab]  # not run at this size
-        ax.bar(x - 0.4 + width * (i + 0.5), heights, width, color=f"C{i}", label=label)
+        ax.bar(x - 0.4 + width * (i + 0.5), heights, width, color=colours[label], label=label)
     marks: tuple[tuple[str, int, str, str | None], ...] = (
         ("authors_dat_fit_pct", 0, "kx", "authors' data, prediction_error_all.dat (fit / naive)"),
         ("authors_dat_naive_pct", 1, "kx", None),
@@ -203,12 +204,12 @@ def plot(tab: list[dict[str, Any]], stem: Path, caption: str) -> list[Path]:
             xi = np.array([p[0] for p in pts]) - 0.4 + width * (bar + 0.5)
             ax.plot(xi, [p[1] for p in pts], style, ms=9, ls="none", label=legend)
     ax.set_yscale("log")
-    ax.set_xticks(x)
-    ax.set_xticklabels(curves, rotation=15)
+    plain_log_ticks(ax, "y")
+    ax.set_xticks(x, curves, rotation=15)
     ax.set_ylabel("mean relative error 10 iterations ahead (%)")
     ax.set_xlabel("shipped loss curve")
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize=8, ncol=3)
+    ax.legend(fontsize=8, ncol=3, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     return save_figure(fig, stem, caption)
 
 

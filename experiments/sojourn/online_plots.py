@@ -6,19 +6,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from matplotlib.ticker import ScalarFormatter
 
-from schedlab.experiments.plotting import new_figure, save_figure
+from schedlab.experiments.plotting import PALETTE, new_figure, plain_log_ticks, save_figure
 from schedlab.experiments.sojourn.online_study import APPROACHES, BASELINES, POLICIES
 
-STYLE = {
-    "fcfs": ("0.5", ":"),
-    "sept": ("tab:brown", "--"),
-    "smith": ("tab:blue", "--"),
-    "gamma": ("tab:red", "-"),
-    "gittins": ("tab:green", "-"),
-    "sevcik": ("tab:olive", (0, (5, 3))),
-    "serpt": ("tab:purple", "-."),
+STYLE = {  # colours of the package's palette (`plotting.PALETTE`), one per policy
+    "fcfs": (PALETTE[9], ":"),
+    "sept": (PALETTE[1], "--"),
+    "smith": (PALETTE[0], "--"),
+    "gamma": (PALETTE[3], "-"),
+    "gittins": (PALETTE[2], "-"),
+    "sevcik": (PALETTE[8], (0, (5, 3))),
+    "serpt": (PALETTE[10], "-."),
 }
 HEAT_METRICS = {"": "mean, successful", "_p99": "p99, successful", "_all": "mean, all jobs"}
 VERDICT_MARK = {"better": "▼", "worse": "▲", "no difference": "·"}
@@ -43,7 +42,7 @@ def load_curves(rows: list[dict[str, Any]], stem: Path, caption: str) -> list[Pa
                     ax.plot([r["load"] for r in pts], [r[field] for r in pts], color=color,
                             linestyle=ls, marker="o", ms=3, label=p)  # fmt: skip
             ax.set_yscale("log")
-            ax.yaxis.set_major_formatter(ScalarFormatter())
+            plain_log_ticks(ax, "y")
             ax.set_xlabel("offered load ρ = λ·E[X]·E[g] / m")
             ax.set_ylabel(f"{what} sojourn of successful jobs (s), log scale")
             ax.set_title(f"Synthetic, {m} servers: {what}", fontsize=10)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.experiments.plotting import new_figure, save_figure
+from schedlab.experiments.plotting import colours_for, new_figure, save_figure
 from schedlab.experiments.registry import POLICIES, register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
 from schedlab.experiments.synergy.metrics import cdf
@@ -141,6 +141,7 @@ def ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def plot(rows: list[dict[str, Any]], config: dict[str, Any], size: str, seed: int, stem: Path):
     allocs = [a for a in allocators() if any(r["alloc"] == a for r in rows)]
     fig, axes = new_figure(1, 3, figsize=(13.5, 4.2))
+    colours = colours_for(allocs)
     for ax, p in zip(axes[:2], policies(), strict=True):
         for a in allocs:
             pts = sorted(
@@ -148,7 +149,8 @@ def plot(rows: list[dict[str, Any]], config: dict[str, Any], size: str, seed: in
                 for r in rows
                 if r["policy"] == p and r["alloc"] == a
             )
-            ax.plot(*zip(*pts, strict=True), STYLES.get(a, "x-"), label=LABELS.get(a, a), ms=4)
+            ax.plot(*zip(*pts, strict=True), STYLES.get(a, "x-"), label=LABELS.get(a, a), ms=4,
+                    color=colours[a])  # fmt: skip
         ax.set_title(f"{p.upper()}: average JCT vs load")
         ax.set_xlabel(f"arrival rate (jobs/hour, {config['servers']} servers)")
         ax.set_ylabel("average JCT (hours)")
@@ -157,11 +159,16 @@ def plot(rows: list[dict[str, Any]], config: dict[str, Any], size: str, seed: in
     top = max(r["load16"] for r in rows)
     ax = axes[2]
     for p, ls in zip(policies(), ("-", "--"), strict=True):
-        for a, color in zip(allocs, ("C0", "C1", "C2", "C3"), strict=False):
+        for a in allocs:
             (r,) = [x for x in rows if x["policy"] == p and x["alloc"] == a and x["load16"] == top]
             xs, ys = cdf(np.asarray(r["jct_h"]))
             ax.step(
-                xs, ys, where="post", ls=ls, color=color, label=f"{p.upper()} {LABELS.get(a, a)}"
+                xs,
+                ys,
+                where="post",
+                ls=ls,
+                color=colours[a],
+                label=f"{p.upper()} {LABELS.get(a, a)}",
             )
     load = top * config["servers"] / 16.0
     ax.set_xscale("log")

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.experiments.plotting import new_figure, save_figure
+from schedlab.experiments.plotting import colours_for, new_figure, save_figure
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
 from schedlab.experiments.synergy.cells import sim_cell
@@ -186,17 +186,19 @@ def plot(spec: Spec, rows: list[dict[str, Any]], size: str, seed: int, stem: Pat
     groups = [g for g, _ in spec.groups]
     panels = [(g, p) for g in groups for p in spec.policies]
     fig, axes = new_figure(1, len(panels), figsize=(4.4 * len(panels), 4.0), squeeze=False)
+    colours = colours_for(list(spec.allocs))
     for ax, (g, p) in zip(axes[0], panels, strict=True):
         for a in spec.allocs:
             sel = [r for r in rows if r["group"] == g and r["policy"] == p and r["alloc"] == a]
             if spec.kind == "load":
                 pts = sorted((r["load"], r["mean_jct_h"]) for r in sel)
-                ax.plot(*zip(*pts, strict=True), marker="o", ms=3, label=a)
+                ax.plot(*zip(*pts, strict=True), marker="o", ms=3, label=a, color=colours[a])
                 ax.set_xlabel(f"arrival rate (jobs/hour, {sel[0]['servers']} servers)")
                 ax.set_ylabel("average JCT (hours)")
             else:
                 xs, ys = cdf(np.asarray(sel[0]["jct_h"]))
-                ax.step(xs, ys, where="post", label=f"{a} (mean {sel[0]['mean_jct_h']:.1f} h)")
+                ax.step(xs, ys, where="post", label=f"{a} (mean {sel[0]['mean_jct_h']:.1f} h)",
+                        color=colours[a])  # fmt: skip
                 ax.set_xscale("log")
                 ax.set_xlabel("job completion time (hours, log scale)")
                 ax.set_ylabel("fraction of measured jobs")

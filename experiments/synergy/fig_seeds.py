@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.experiments.plotting import new_figure, save_figure
+from schedlab.experiments.plotting import colours_for, new_figure, save_figure
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
 from schedlab.experiments.synergy.cells import config_of, workload_of
@@ -179,7 +179,7 @@ def windows_table(rows: list[dict[str, Any]], n_windows: int) -> list[dict[str, 
 
 def plot(table: list[dict[str, Any]], cfg: dict[str, Any], size: str, seed: int, stem: Path):
     pols = list(cfg["policies"])
-    colour = {a: f"C{i}" for i, a in enumerate(cfg["allocs"])}  # one per allocator, both rows
+    colour = colours_for(list(cfg["allocs"]))  # one per allocator, both rows
     fig, axes = new_figure(2, len(pols), figsize=(4.6 * len(pols), 7.6), squeeze=False)
     for col, p in enumerate(pols):
         ax = axes[0][col]
