@@ -61,6 +61,8 @@ def forest(rows: Sequence[ClaimRow], title: str, stem: Path, caption: str) -> li
     (the table's, `COLOURS`), the verdict at the right. The other rows are listed under it."""
     drawn = forest_rows(rows)
     others = [r for r in rows if r not in drawn]
+    if not drawn:
+        return _no_forest(title, stem, caption, len(others))
     height = 1.2 + 0.42 * max(len(drawn), 1) + 0.22 * len(others)
     fig, ax = new_figure(figsize=(10, height))
     ys = list(range(len(drawn)))[::-1]
@@ -93,20 +95,27 @@ def forest(rows: Sequence[ClaimRow], title: str, stem: Path, caption: str) -> li
     ax.set_yticks(ys)
     ax.set_yticklabels([f"{r.claim_id} ({r.reference})" for r in drawn], fontsize=8)
     ax.set_xlabel("ours / reference number (1 = the paper's or the authors' code's number)")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=10, pad=24)
     ax.plot([], [], "s", color=BAND_FILL, label="the reference's tolerance band")
     ax.plot(
         [], [], "o-", color="0.3", label="ours at the named point, 95% interval (colour = verdict)"
     )
-    ax.legend(fontsize=7, loc="lower left")
-    if not drawn:
-        ax.text(0.5, 0.5, "no claim with a stated number and a decided point of ours",
-                ha="center", va="center", transform=ax.transAxes, fontsize=9)  # fmt: skip
+    ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
     full_caption = caption + (
         f"; {len(others)} rows without a decided number to draw are in the table" if others else ""
     )
     fig.subplots_adjust(right=0.78)
     return save_figure(fig, stem, _wrap(full_caption))
+
+
+def _no_forest(title: str, stem: Path, caption: str, others: int) -> list[Path]:
+    """No row to draw: a sentence saying so (no axes, no ticks around nothing)."""
+    fig = new_figure(figsize=(10, 1.3))[0]
+    fig.delaxes(fig.axes[0])
+    fig.text(0.5, 0.62, f"{title}: no forest plot, no claim has both a stated number and a "
+             f"decided number of ours ({others} rows, all in the table).", ha="center",
+             va="center", fontsize=9, wrap=True)  # fmt: skip
+    return save_figure(fig, stem, _wrap(caption))
 
 
 def _log_scale(span: list[float]) -> bool:
