@@ -51,7 +51,7 @@ METHOD_COLOURS = {
     "static": PALETTE[4],
     "proportional": PALETTE[5],
     "opt": PALETTE[6],
-    "tune": PALETTE[0],
+    "tune": PALETTE[2],
     "slaq": PALETTE[0],
     "fair": PALETTE[1],
 }
