@@ -204,15 +204,17 @@ def _plain(v: float, _pos: int) -> str:
 
 
 def fit_caption(fig: Any, caption: str) -> Any:
-    """Place the caption at the bottom left, wrapped to the canvas width; returns the text."""
+    """Place the caption at the bottom left; wider than the canvas, its paragraphs (split at
+    blank lines) are refilled to fit. Returns the text."""
     width_px = fig.bbox.width - 2 * 0.01 * fig.bbox.width
     text = fig.text(0.01, 0.005, caption, fontsize=CAPTION_FONTSIZE, ha="left", va="bottom",
                     color="0.3")  # fmt: skip
     renderer = fig.canvas.get_renderer()
+    paragraphs = [" ".join(p.split()) for p in caption.split("\n\n")]
     cols = max(len(line) for line in caption.splitlines() or [""])
     while cols > 20 and text.get_window_extent(renderer).width > width_px:
         cols = int(cols * 0.9)
-        text.set_text("\n".join(textwrap.fill(p, cols) for p in caption.splitlines()))
+        text.set_text("\n".join(textwrap.fill(p, cols) for p in paragraphs))
     return text
 
 
