@@ -145,6 +145,7 @@ class Claim:
     authors_number: Number | None = None
     tolerance: Tolerance = field(default_factory=Tolerance)
     sizes: tuple[str, ...] = ("small", "full")  # the sizes whose run computes our number
+    sizes_why: str = ""  # why the sizes left out do not (e.g. its cost): a missing row's reason
     paper_point: PaperPoint = field(default_factory=PaperPoint)
     effect: Effect = field(default_factory=Effect)
 
@@ -366,6 +367,7 @@ CLAIM_KEYS = {
     "tolerance",
     "like_for_like",
     "sizes",
+    "sizes_why",
     "paper_point",
     "effect",
 }
@@ -422,13 +424,26 @@ def _claim(p: _Problems, subject: str, i: int, t: Any) -> Claim | None:
         ours=_ours(p, f"{where}.ours", t.get("ours", {})),
         tolerance=_tolerance(p, f"{where}.tolerance", t.get("tolerance", {})),
         sizes=_sizes(p, f"{where}.sizes", t.get("sizes", ["small", "full"])),
+        sizes_why=p.text(where, t, "sizes_why"),
     )
+    _check_sizes_why(p, where, claim)
     swept = bool(claim.ours.file and claim.ours.sweep and claim.reference is not None)
     return replace(
         claim,
         paper_point=_paper_point(p, f"{where}.paper_point", t.get("paper_point"), swept),
         effect=_effect(p, f"{where}.effect", t.get("effect"), claim),
     )
+
+
+def _check_sizes_why(p: _Problems, where: str, claim: Claim) -> None:
+    """A row left out of a size says why (the report gives it as the missing row's reason);
+    a row of every size has nothing to explain."""
+    left_out = {"small", "full"} - set(claim.sizes)
+    if left_out and not claim.sizes_why.strip():
+        p.add(f"{where}.sizes_why", f"say why size {' and '.join(sorted(left_out))} does not "
+              "compute this row (e.g. its cost), or compute it there")  # fmt: skip
+    if not left_out and claim.sizes_why:
+        p.add(f"{where}.sizes_why", "the row is computed at every size: remove sizes_why")
 
 
 def _sizes(p: _Problems, where: str, value: Any) -> tuple[str, ...]:

@@ -249,7 +249,7 @@ def claim_row(
         points, why = read_points(results, claim, folder)
     d: Decision = decide(claim, points, check)
     if size not in claim.sizes and d.verdict == "missing":
-        why = f"computed at size {' and '.join(claim.sizes)} only"
+        why = f"computed at size {' and '.join(claim.sizes)} only: {claim.sizes_why}"
     cur = current.get(study, "")
     if m is None or (claim.ours.file and not points) or (claim.ours.claim and check is None):
         fresh = "missing"

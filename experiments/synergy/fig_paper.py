@@ -19,16 +19,19 @@ read), so each study writes our numbers and a figure with a caption saying what 
 
 Our multi-GPU jobs draw 1/2/4/8 GPUs w.p. .70/.10/.15/.05 (the authors' synthetic mix); the
 authors' multi-GPU figures take the GPU counts of the full Philly log, which is not public here.
-Sizes: "full" 16 servers (64 for Fig 6), jobs 4000-4999, loads per figure below; "small" 4
-servers with loads scaled by 4/16 and jobs 150-299. Seed: the `--seed` (one seed per point;
-`synergy-seeds` gives intervals for the default workload). Each writes
+Sizes: "full" 16 servers (64 for Fig 6), jobs 4000-4999, loads per figure below; "tiny" 4
+servers with loads scaled by 4/16 and jobs 150-299 (`SMALL`). At "small" the studies whose
+catalogue row the quick reproduction computes (`SMALL_AT_FULL`: Fig 6, Fig 9's 50/0/50 split,
+CPU:GPU ratio 6 at 8 and 9 jobs/h) run the full size's cells that row reads, the same keys and
+so the same numbers as at full; the others are scaled down as at tiny. Seed: the `--seed` (one
+seed per point; `synergy-seeds` gives intervals for the default workload). Each writes
 results/synergy/<name>.csv (mean, median, p99 JCT, makespan of the window's jobs, GPU/CPU/memory
 utilization per point) and <name>.{png,pdf}.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +43,20 @@ from schedlab.experiments.store import RowStore, results_dir, write_csv
 from schedlab.experiments.synergy.cells import sim_cell
 from schedlab.experiments.synergy.metrics import cdf
 
-SMALL: dict[str, Any] = {"servers": 4, "window": [150, 300]}
+SMALL: dict[str, Any] = {"servers": 4, "window": [150, 300]}  # the scaled-down setting
 FULL: dict[str, Any] = {"servers": 16, "window": [4000, 5000]}
+#: Size small of the studies whose catalogue row is computed at small: the full size's cells,
+#: narrowed to these groups and loads (absent: all; `only` says which in the caption), so the
+#: row's number is the full size's; every other study is scaled down (`SMALL`) at small.
+SMALL_AT_FULL: dict[str, dict[str, Any]] = {
+    "synergy-fig6": {},
+    "synergy-fig9": {"groups": ("50/0/50",), "only": "the 50/0/50 split"},
+    "synergy-cpu-ratio": {
+        "groups": ("ratio 6",),
+        "loads16": (8.0, 9.0),
+        "only": "ratio 6 at 8 and 9 jobs/h",
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -138,10 +153,30 @@ SPECS: dict[str, Spec] = {
 }
 
 
+def at_full_scale(spec: Spec, size: str) -> bool:
+    """Whether the study's cells at `size` are the full size's (servers, window)."""
+    return size == "full" or (size == "small" and spec.name in SMALL_AT_FULL)
+
+
+def spec_at(spec: Spec, size: str) -> Spec:
+    """The figure as computed and drawn at `size`: at small, narrowed by `SMALL_AT_FULL`."""
+    narrow = SMALL_AT_FULL.get(spec.name, {}) if size == "small" else {}
+    if not narrow:
+        return spec
+    return replace(
+        spec,
+        shows=f"{spec.shows}; size small: {narrow['only']} only",
+        groups=tuple(g for g in spec.groups if g[0] in narrow.get("groups", [g[0]])),
+        loads16=narrow.get("loads16", spec.loads16),
+    )
+
+
 def keys_of(spec: Spec, size: str, seed: int) -> list[dict[str, Any]]:
     """Every cell of the figure at this size."""
-    sz = FULL if size == "full" else SMALL
-    servers = spec.full_servers if size == "full" else sz["servers"]
+    full = at_full_scale(spec, size)
+    spec = spec_at(spec, size)
+    sz = FULL if full else SMALL
+    servers = spec.full_servers if full else sz["servers"]
     loads = spec.loads16 or (None,)
     keys = []
     for label, extra in spec.groups:
@@ -208,7 +243,7 @@ def plot(spec: Spec, rows: list[dict[str, Any]], size: str, seed: int, stem: Pat
     caption = (
         f"{spec.name} (paper {spec.paper}): {spec.shows}; {rows[0]['servers']} servers x 8 GPUs; "
         f"size={size}, seed={seed}"
-        + ("" if size == "full" else " (scaled down: fewer servers and jobs)")
+        + ("" if at_full_scale(spec, size) else " (scaled down: fewer servers and jobs)")
     )
     return save_figure(fig, stem, caption)
 
@@ -230,8 +265,8 @@ def with_ratios(spec: Spec, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def make(name: str, size: str, seed: int, outdir: Path) -> list[Path]:
-    spec = SPECS[name]
-    rows = with_ratios(spec, compute(spec, size, seed, outdir))
+    spec = spec_at(SPECS[name], size)
+    rows = with_ratios(spec, compute(SPECS[name], size, seed, outdir))
     d = results_dir(outdir, "synergy")
     fields = [*FIELDS, "baseline", "ratio_base_over"]
     return [write_csv(d / f"{name}.csv", rows, fields)] + plot(spec, rows, size, seed, d / name)

@@ -54,6 +54,15 @@ def test_rows_read_from_the_results_folder_and_missing_ones_marked(tmp_path):
     assert rows["greedy-concave"].verdict == "missing"  # no verdict file
 
 
+def test_a_row_of_size_full_only_says_why_and_how_at_small(tmp_path):
+    data = collect(results_folder(tmp_path), "small", {"slaq": catalogues()["slaq"]})
+    gbt = rows_by_id(data)["dat-gbt-fit"]
+    assert gbt.verdict == "missing"
+    assert gbt.reason.startswith("computed at size full only: the authors' weighted fit on gbt")
+    assert "CPU-s" in gbt.reason
+    assert gbt.command == "schedlab figure slaq-prediction --size full"
+
+
 def test_report_files_and_check(tmp_path):
     res = results_folder(tmp_path)
     out = tmp_path / "report"

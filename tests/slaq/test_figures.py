@@ -70,6 +70,32 @@ def test_prediction_figure_tiny(tmp_path, monkeypatch):
     assert any(p.suffix == ".png" for p in paths)
 
 
+#: Which cell (scoring, model, decay) each column of slaq-prediction.csv that a row reads is.
+_COLUMN_CELL = {
+    "authors_fit_pct": ("authors", "auto", 0.8),
+    "authors_naive_pct": ("authors", "naive", 0.8),
+    "authors_unweighted_pct": ("authors", "auto", 1.0),
+}
+
+
+def test_every_prediction_row_is_computed_at_the_sizes_it_names():
+    small = {(k["curve"], k["scoring"], k["model"], k["decay"]) for k in
+             fig_prediction.cell_keys("small")}  # fmt: skip
+    rows = [c for c in catalogues()["slaq"].claims if c.ours.study == "slaq-prediction"]
+    checked = 0
+    for c in rows:
+        cell = _COLUMN_CELL.get(c.ours.column)
+        if cell is None:
+            continue
+        runs = (c.ours.where["curve"], *cell) in small
+        assert runs == ("small" in c.sizes), (c.id, runs, c.sizes)
+        checked += 1
+    assert checked >= 16
+    # the naive rule (no fit) on every curve; the costly fits are left to size full
+    assert ("gbt", "authors", "naive", 0.8) in small
+    assert ("gbt", "authors", "auto", 0.8) not in small
+
+
 def _authors_numbers(prefix):
     """{claim id: (authors_number value, its source)} of the slaq catalogue's rows `prefix`*."""
     cat = catalogues()["slaq"]

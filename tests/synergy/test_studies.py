@@ -19,8 +19,14 @@ def _read(path):
 def test_side_by_side_small_every_trace_number_within_3pct(tmp_path):
     paths = fig_authors.make("small", 0, tmp_path)
     rows = _read(paths[0])
-    assert len(rows) == 16  # 2 traces x 4 allocators x (makespan, mean JCT)
+    traces = [r for r in rows if r["case"] in ("static-fifo", "dynamic-srtf")]
+    assert len(traces) == 16  # 2 traces x 4 allocators x (makespan, mean JCT)
     assert all(r["as_authors_within_3pct"] == "True" for r in rows)
+    # and the README's FIFO + TUNE point, the authors' 21.8766 h / 156.93 h / 170.61 h
+    readme = {r["metric"]: r for r in rows if r not in traces}
+    assert {(r["case"], r["alloc"]) for r in readme.values()} == {("default-9jph-fifo", "tune")}
+    assert float(readme["mean_jct_h"]["as_authors"]) == pytest.approx(21.8766, rel=1e-4)
+    assert float(readme["p999_jct_h"]["as_authors"]) == pytest.approx(170.6120, rel=1e-4)
     # schedlab's own rules miss at least one number by more than 3% (the switches matter)
     assert max(abs(float(r["schedlab_gap_pct"])) for r in rows) > 3.0
     ratios = {(r["case"], r["metric"], r["ratio"]): r for r in _read(paths[1])}
@@ -79,14 +85,52 @@ def test_paper_figures_are_registered_with_cells():
     specs = figures()
     for name, spec in fig_paper.SPECS.items():
         assert name in specs and not specs[name].meta["in_reproduce"]
-        keys = fig_paper.keys_of(spec, "small", 0)
+        keys = fig_paper.keys_of(spec, "tiny", 0)
         assert keys and all(k["servers"] == 4 for k in keys)
     fig6 = fig_paper.keys_of(fig_paper.SPECS["synergy-fig6"], "full", 0)
     assert all(k["servers"] == 64 and "load" not in k for k in fig6)
 
 
-def test_fig9_small_writes_ratios_per_split(tmp_path):
-    paths = fig_paper.make("synergy-fig9", "small", 0, tmp_path)
+def _cell(k):
+    return (k["group"], k["load16"], k["policy"], k["alloc"], k["servers"], str(k.get("window")))
+
+
+def test_paper_figures_at_small_are_full_cells_or_scaled_down():
+    for name, spec in fig_paper.SPECS.items():
+        small = [_cell(k) for k in fig_paper.keys_of(spec, "small", 0)]
+        if name in fig_paper.SMALL_AT_FULL:
+            full = [_cell(k) for k in fig_paper.keys_of(spec, "full", 0)]
+            assert small and set(small) <= set(full), name
+        else:
+            assert small == [_cell(k) for k in fig_paper.keys_of(spec, "tiny", 0)], name
+    fig9 = fig_paper.keys_of(fig_paper.SPECS["synergy-fig9"], "small", 0)
+    assert {(k["group"], k["servers"]) for k in fig9} == {("50/0/50", 16)}
+
+
+def _study_rows_at(size):
+    """(claim, study) of the Synergy catalogue's rows computed at `size`."""
+    from schedlab.theory.catalogue import catalogues
+
+    cat = catalogues()["synergy"]
+    return [(c, c.ours.study) for c in cat.claims if size in c.sizes and c.ours.study]
+
+
+def test_every_synergy_row_computed_at_small_is_read_from_cells_small_runs():
+    for claim, study in _study_rows_at("small"):
+        if study in fig_paper.SPECS:
+            spec = fig_paper.SPECS[study]
+            keys = fig_paper.keys_of(spec, "small", 0)
+            want = claim.ours.where
+            hit = [k for k in keys if all(str(k.get(f)) == v for f, v in want.items())]
+            assert hit and all(k["servers"] == spec.full_servers for k in hit), claim.id
+        elif study == fig_authors.NAME:
+            case, alloc = claim.ours.where["case"], claim.ours.where.get("alloc")
+            points = fig_authors._points("small")
+            assert any(c == case and alloc in (None, a) for c, a in points), claim.id
+
+
+def test_fig9_tiny_writes_ratios_per_split(tmp_path):
+    paths = fig_paper.make("synergy-fig9", "tiny", 0, tmp_path)
     rows = _read(paths[0])
     assert {r["group"] for r in rows} == {"20/70/10", "33/33/33", "50/0/50"}
     prop = [r for r in rows if r["alloc"] == "proportional"]

@@ -139,3 +139,15 @@ def test_an_improvement_band_may_not_reach_no_effect(tmp_path):
         _load(tmp_path, wide)
     with pytest.raises(InvalidInput, match="better"):
         _load(tmp_path, ok.replace('better = "higher"', 'better = "up"'))
+
+
+def test_a_row_left_out_of_a_size_says_why(tmp_path):
+    full_only = GOOD.replace('primary = "p"\n', 'primary = "p"\nsizes = ["full"]\n')
+    with pytest.raises(InvalidInput, match=r"sizes_why: say why size small does not compute"):
+        _load(tmp_path, full_only)
+    why = full_only.replace('sizes = ["full"]\n', 'sizes = ["full"]\nsizes_why = "its cost"\n')
+    (c,) = _load(tmp_path, why).claims
+    assert (c.sizes, c.sizes_why) == (("full",), "its cost")
+    both = GOOD.replace('primary = "p"\n', 'primary = "p"\nsizes_why = "its cost"\n')
+    with pytest.raises(InvalidInput, match="computed at every size: remove sizes_why"):
+        _load(tmp_path, both)
