@@ -6,6 +6,10 @@ kept column by column (what HiGHS takes), and rows are added either empty and fi
 columns that name them (`row`, `add_col`) or whole (`add_row`). `offset` is the objective's
 constant. CP-SAT takes the same model when every bound and coefficient is an integer (a
 subject writes its data in integer units for it: ticks, scaled costs).
+
+`CscModel` is the same model given whole as arrays, for a subject that builds one structure
+many times (a model per simulated round): it skips the Python loop over columns, and HiGHS
+receives from it exactly what `LinearModel.to_highs` hands over for the same columns and rows.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -87,8 +92,9 @@ class LinearModel:
         """(starts, row indices, values) of the matrix column by column."""
         starts = np.zeros(self.n_cols + 1, dtype=np.int32)
         starts[1:] = np.cumsum([len(r) for r in self.col_rows])
-        index = np.fromiter((i for r in self.col_rows for i in r), dtype=np.int32, count=starts[-1])
-        value = np.fromiter((v for r in self.col_vals for v in r), dtype=float, count=starts[-1])
+        n = int(starts[-1])
+        index = np.fromiter(chain.from_iterable(self.col_rows), dtype=np.int32, count=n)
+        value = np.fromiter(chain.from_iterable(self.col_vals), dtype=float, count=n)
         return starts, index, value
 
     def rows(self) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -105,32 +111,105 @@ class LinearModel:
     def to_highs(self, *, integer: bool, negate: bool = False) -> Any:
         """The model as a `highspy.HighsLp` (integrality kept when `integer`; `negate`: the
         objective negated and minimized, for CBC, which minimizes)."""
-        import highspy
+        return _highs_lp(self, self.csc(), self.integer, integer=integer, negate=negate)
 
-        lp = highspy.HighsLp()
-        n = self.n_cols
-        lp.num_col_ = n
-        lp.num_row_ = self.n_rows
-        cost = np.asarray(self.cost, dtype=float)
-        lp.col_cost_ = -cost if negate else cost
-        lp.offset_ = -self.offset if negate else self.offset
-        lp.col_lower_ = np.asarray(self.lower, dtype=float)
-        lp.col_upper_ = np.asarray(self.upper, dtype=float)
-        lp.row_lower_ = np.asarray(self.row_lower, dtype=float)
-        lp.row_upper_ = np.asarray(self.row_upper, dtype=float)
-        starts, index, value = self.csc()
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.num_col_ = n
-        lp.a_matrix_.num_row_ = self.n_rows
-        lp.a_matrix_.start_ = starts
-        lp.a_matrix_.index_ = index
-        lp.a_matrix_.value_ = value
-        maximize = self.maximize and not negate
-        lp.sense_ = highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize
-        if integer:
-            kind = highspy.HighsVarType
-            lp.integrality_ = [kind.kInteger if i else kind.kContinuous for i in self.integer]
-        return lp
+
+@dataclass(frozen=True, eq=False)
+class CscModel:
+    """A whole model as arrays: columns (cost, bounds, integrality) and the matrix column by
+    column (`starts`, n_cols + 1 offsets into the row `index` and `value` arrays, as
+    `LinearModel.csc` returns), rows lower <= sum a x <= upper; `integer`: per column
+    (None: every column integer, `add_col`'s default). Same interface as `LinearModel` for
+    the solvers (`to_highs`, `objective`, `n_cols`, `maximize`)."""
+
+    cost: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    starts: np.ndarray
+    index: np.ndarray
+    value: np.ndarray
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    integer: np.ndarray | None = None
+    maximize: bool = False
+    offset: float = 0.0
+
+    def __post_init__(self) -> None:
+        n, m = len(self.cost), len(self.row_lower)
+        sizes = {"lower": (self.lower, n), "upper": (self.upper, n),
+                 "starts": (self.starts, n + 1), "row_upper": (self.row_upper, m)}  # fmt: skip
+        if self.integer is not None:
+            sizes["integer"] = (self.integer, n)
+        for name, (arr, want) in sizes.items():
+            if len(arr) != want:
+                raise ValueError(f"CscModel.{name}: {len(arr)} entries, expected {want}")
+        nnz = int(self.starts[-1]) if n + 1 == len(self.starts) else 0
+        for name, arr in (("index", self.index), ("value", self.value)):
+            if len(arr) != nnz:
+                raise ValueError(
+                    f"CscModel.{name}: {len(arr)} entries, expected starts[-1] = {nnz}"
+                )
+
+    @property
+    def n_cols(self) -> int:
+        return len(self.cost)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.row_lower)
+
+    def csc(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(starts, row indices, values) of the matrix column by column."""
+        return self.starts, self.index, self.value
+
+    def objective(self, x: np.ndarray) -> float:
+        """The objective of the column values `x`, the offset included."""
+        return float(np.dot(np.asarray(self.cost, dtype=float), x)) + self.offset
+
+    def to_highs(self, *, integer: bool, negate: bool = False) -> Any:
+        """The model as a `highspy.HighsLp` (as `LinearModel.to_highs`)."""
+        kinds = [True] * self.n_cols if self.integer is None else self.integer.tolist()
+        return _highs_lp(self, self.csc(), kinds, integer=integer, negate=negate)
+
+
+def _highs_lp(
+    model: LinearModel | CscModel,
+    csc: tuple[np.ndarray, np.ndarray, np.ndarray],
+    kinds: Sequence[bool],
+    *,
+    integer: bool,
+    negate: bool,
+) -> Any:
+    """The `highspy.HighsLp` of a model: its columns, rows, matrix `csc` and, when `integer`,
+    the integrality `kinds` per column; `negate`: objective negated and minimized."""
+    import highspy
+
+    lp = highspy.HighsLp()
+    n = model.n_cols
+    lp.num_col_ = n
+    lp.num_row_ = model.n_rows
+    cost = np.asarray(model.cost, dtype=float)
+    lp.col_cost_ = -cost if negate else cost
+    lp.offset_ = -model.offset if negate else model.offset
+    lp.col_lower_ = np.asarray(model.lower, dtype=float)
+    lp.col_upper_ = np.asarray(model.upper, dtype=float)
+    lp.row_lower_ = np.asarray(model.row_lower, dtype=float)
+    lp.row_upper_ = np.asarray(model.row_upper, dtype=float)
+    starts, index, value = csc
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_ = n
+    lp.a_matrix_.num_row_ = model.n_rows
+    # integer vectors as lists: highspy copies a numpy array of them item by item (slowly),
+    # float vectors as arrays (copied whole); the same numbers reach HiGHS either way
+    lp.a_matrix_.start_ = np.asarray(starts).tolist()
+    lp.a_matrix_.index_ = np.asarray(index).tolist()
+    lp.a_matrix_.value_ = np.asarray(value, dtype=float)
+    maximize = model.maximize and not negate
+    lp.sense_ = highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize
+    if integer:
+        kind = highspy.HighsVarType
+        lp.integrality_ = [kind.kInteger if i else kind.kContinuous for i in kinds]
+    return lp
 
 
 def empty_model(

@@ -1,5 +1,6 @@
-"""The MILP glue of every exact back end: HiGHS in process and the CBC binary on a `LinearModel`,
-and the same two solvers on a PuLP model, each with one reading of what the solver proved.
+"""The MILP glue of every exact back end: HiGHS in process and the CBC binary on a `LinearModel`
+(or the same model as arrays, a `CscModel`), and the same two solvers on a PuLP model, each
+with one reading of what the solver proved.
 
 - `solve_mip(model, solver=...)`: HiGHS (highspy, stopped on the wall clock) or CBC (an MPS file
   that HiGHS writes, the binary killed shortly after the limit: its root LP overruns `-sec`).
@@ -30,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.solvers.kit.linear import LinearModel
+from schedlab.solvers.kit.linear import CscModel, LinearModel
 from schedlab.solvers.result import PROOF_TOL, Status, certify
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
@@ -163,7 +164,7 @@ def _proof_gap(value: float, gap_abs: float, gap_rel: float) -> float:
 
 # ---- HiGHS on a LinearModel ----------------------------------------------------------------
 def solve_highs(
-    model: LinearModel,
+    model: LinearModel | CscModel,
     *,
     integer: bool = True,
     deadline: Deadline = NO_DEADLINE,
@@ -180,7 +181,7 @@ def solve_highs(
     HiGHS options (tolerances)."""
     import highspy
 
-    h = highspy.Highs()
+    h = _plain_highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", int(threads))
     left = deadline.remaining(floor=0.01)  # HiGHS's one conversion
@@ -201,6 +202,16 @@ def solve_highs(
         h.setSolution(sol)
     h.run()
     return highs_outcome(h, integer=integer, maximize=model.maximize)
+
+
+def _plain_highs() -> Any:
+    """A HiGHS instance without highspy's Python callback layer (`highspy.Highs` is the same
+    C++ solver plus Python callback objects, one set per instance, which reference the instance
+    back and wait for the garbage collector): `solve_highs` subscribes to no callback, and a
+    solver built per model pays that layer's cost on every small model."""
+    from highspy import _core
+
+    return _core._Highs()
 
 
 def highs_outcome(h: Any, *, integer: bool, maximize: bool) -> MipOutcome:
@@ -233,7 +244,7 @@ def highs_outcome(h: Any, *, integer: bool, maximize: bool) -> MipOutcome:
 
 # ---- CBC on a LinearModel ------------------------------------------------------------------
 def solve_cbc(
-    model: LinearModel,
+    model: LinearModel | CscModel,
     *,
     deadline: Deadline = NO_DEADLINE,
     threads: int = 1,
@@ -289,7 +300,7 @@ def _read_cbc(path: Path, n: int) -> tuple[str, np.ndarray | None]:
     return head, x
 
 
-def solve_mip(model: LinearModel, *, solver: str = "highs", **kw: Any) -> MipOutcome:
+def solve_mip(model: LinearModel | CscModel, *, solver: str = "highs", **kw: Any) -> MipOutcome:
     """`solve_highs` or `solve_cbc` of the model (`solver` "highs" or "cbc"); `seed` is CBC's,
     `start` and `options` HiGHS's."""
     if solver == "cbc":

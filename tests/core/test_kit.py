@@ -12,7 +12,7 @@ import pytest
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kit.cpsat import solve_cp, to_cpsat
 from schedlab.solvers.kit.enum import MAX_WORK, WorkMeter, refuse_above
-from schedlab.solvers.kit.linear import LinearModel
+from schedlab.solvers.kit.linear import CscModel, LinearModel
 from schedlab.solvers.kit.mip import pulp_solution, solve_cbc, solve_highs
 from schedlab.solvers.result import Status
 
@@ -162,3 +162,43 @@ def test_a_daemonic_process_runs_the_call_in_process():
         pytest.skip("no fork on this platform: callers run in-process")
     with mp.get_context("fork").Pool(1) as pool:
         assert pool.apply(forking_available) is False
+
+
+def as_csc(model: LinearModel) -> CscModel:
+    """The same model given whole as arrays."""
+    starts, index, value = model.csc()
+    return CscModel(
+        np.asarray(model.cost), np.asarray(model.lower), np.asarray(model.upper), starts,
+        index, value, np.asarray(model.row_lower), np.asarray(model.row_upper),
+        np.asarray(model.integer, dtype=bool), maximize=model.maximize, offset=model.offset,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("negate", [False, True])
+def test_csc_model_hands_highs_what_the_linear_model_does(negate):
+    rng = np.random.default_rng(41)
+    for _ in range(20):
+        model = random_model(rng)
+        model.add_col(1.5, 0.0, 2.0, [0], [1.0], integer=False)  # a continuous column too
+        a = as_csc(model).to_highs(integer=True, negate=negate)
+        b = model.to_highs(integer=True, negate=negate)
+        for name in ("col_cost_", "col_lower_", "col_upper_", "row_lower_", "row_upper_"):
+            assert np.asarray(getattr(a, name)).tobytes() == np.asarray(getattr(b, name)).tobytes()
+        for name in ("start_", "index_", "value_"):
+            assert getattr(a.a_matrix_, name) == getattr(b.a_matrix_, name)
+        assert list(a.integrality_) == list(b.integrality_)
+        assert (a.sense_, a.offset_, a.num_col_, a.num_row_) == (
+            b.sense_, b.offset_, b.num_col_, b.num_row_,
+        )  # fmt: skip
+        got, want = solve_highs(as_csc(model)), solve_highs(model)
+        assert got.status == want.status and got.value == want.value
+
+
+def test_csc_model_names_the_array_of_the_wrong_length():
+    good = as_csc(random_model(np.random.default_rng(3)))
+    with pytest.raises(ValueError, match=r"CscModel\.upper: .* expected"):
+        CscModel(good.cost, good.lower, good.upper[:-1], good.starts, good.index, good.value,
+                 good.row_lower, good.row_upper)  # fmt: skip
+    with pytest.raises(ValueError, match=r"CscModel\.index: .* expected starts\[-1\]"):
+        CscModel(good.cost, good.lower, good.upper, good.starts, good.index[:-1], good.value,
+                 good.row_lower, good.row_upper)  # fmt: skip
