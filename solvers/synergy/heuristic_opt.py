@@ -22,13 +22,14 @@ stats["unplaced"].
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from schedlab.solvers.kit.linear import empty_model
+from schedlab.solvers.kit.linear import CscModel
 from schedlab.solvers.kit.mip import solve_highs
 from schedlab.solvers.options import NoOptions
 from schedlab.solvers.result import Status
@@ -38,11 +39,13 @@ from schedlab.solvers.solve import register_method
 # module first, by name): figures and `fast_methods()` list the allocators in that order.
 from schedlab.solvers.synergy import heuristics as _heuristics  # noqa: F401
 from schedlab.solvers.synergy.allocators import FAST_TAG, SUBJECT, Allocator
-from schedlab.solvers.synergy.configs import candidate_configs
+from schedlab.solvers.synergy.configs import Config, candidate_configs
 from schedlab.solvers.synergy.placement import Placer, RoundResult
+from schedlab.solvers.synergy.problem import Cluster
 from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 INT_TOL = 1e-6
+ClassKey = tuple[float, float, int]  # phase 2's class of jobs: (CPUs, GB per GPU, GPUs)
 CACHE_SIZE = 20_000
 
 
@@ -65,7 +68,7 @@ def phase1(
     deadline: Deadline = NO_DEADLINE,
     cache: dict | None = None,
     weighted: bool = True,
-) -> tuple[dict[int, tuple[float, float, float]], dict[str, Any]]:
+) -> tuple[dict[int, Config], dict[str, Any]]:
     """Configuration per job (position -> (c, m, t)) and solver stats (value, bound, status).
 
     `weighted`: the objective is sum(gpus * tput) (ours); False: the unweighted sum of per-GPU
@@ -84,12 +87,74 @@ def phase1(
                 cache.clear()
             cache[key] = hit
     per_type, stats = hit
-    chosen: dict[int, tuple[float, float, float]] = {}
-    for ti, t in enumerate(tkeys):
-        cfgs = per_type[ti] if per_type is not None else None
-        for r, j in enumerate(types[t]):
-            chosen[j] = cfgs[r] if cfgs is not None else (ra.pc, ra.pm, ra.prop_t[models[j]])
+    chosen: dict[int, Config] = {}
+    for ti, t in enumerate(tkeys):  # the type's r-th job takes its r-th configuration
+        if per_type is None:
+            chosen.update(dict.fromkeys(types[t], (ra.pc, ra.pm, ra.prop_t[t[0]])))
+        else:
+            chosen.update(zip(types[t], per_type[ti], strict=False))
     return chosen, dict(stats)
+
+
+@dataclass(frozen=True, eq=False)
+class _TypeColumns:
+    """Phase-1 columns of one job type (model, GPUs): its candidate configurations in
+    `candidate_configs` order, and per configuration the objective coefficient and the GPUs
+    times CPUs and times GB per GPU (the CPU and memory rows' coefficients)."""
+
+    cfgs: tuple[Config, ...]
+    cost: np.ndarray
+    cpu: np.ndarray
+    mem: np.ndarray
+
+
+#: per Placer: (its profiles, its cluster, {(model, gpus, weighted): _TypeColumns})
+_COLUMNS: WeakKeyDictionary[Placer, tuple[Any, Any, dict]] = WeakKeyDictionary()
+
+
+def _type_columns(ra: Placer, k: int, g: int, weighted: bool) -> _TypeColumns:
+    """The phase-1 columns of type (k, g), computed once per Placer (every round asks again)."""
+    memo = _COLUMNS.get(ra)
+    if memo is None or memo[0] is not ra.profiles or memo[1] is not ra.cluster:
+        memo = _COLUMNS[ra] = (ra.profiles, ra.cluster, {})
+    cols = memo[2].get((k, g, weighted))
+    if cols is None:
+        cfgs = tuple(candidate_configs(ra.profiles, ra.cluster, k, floor=True))
+        c, m, t = np.array(cfgs, dtype=float).reshape(-1, 3).T
+        cols = _TypeColumns(cfgs, g * t if weighted else t.copy(), g * c, g * m)
+        memo[2][(k, g, weighted)] = cols
+    return cols
+
+
+def _phase1_model(ra: Placer, cols: list[_TypeColumns], sizes: list[int]) -> CscModel:
+    """The aggregated phase-1 MILP: per type a row (its jobs, each one configuration), the
+    cluster's CPU and memory totals; a column per (type, configuration), at most the type's
+    size."""
+    cl = ra.cluster
+    T = len(cols)
+    per = np.array([len(tc.cfgs) for tc in cols], dtype=np.int64)
+    n = int(per.sum())
+    size = np.array(sizes, dtype=float)
+    index = np.empty((n, 3), dtype=np.int32)
+    index[:, 0] = np.repeat(np.arange(T, dtype=np.int32), per)
+    index[:, 1] = T
+    index[:, 2] = T + 1
+    value = np.empty((n, 3))
+    value[:, 0] = 1.0
+    value[:, 1] = np.concatenate([tc.cpu for tc in cols])
+    value[:, 2] = np.concatenate([tc.mem for tc in cols])
+    totals = [cl.servers * cl.cpus_per_server, cl.servers * cl.mem_gb_per_server]
+    return CscModel(
+        cost=np.concatenate([tc.cost for tc in cols]),
+        lower=np.zeros(n),
+        upper=np.repeat(size, per),
+        starts=np.arange(0, 3 * n + 1, 3, dtype=np.int32),
+        index=index.ravel(),
+        value=value.ravel(),
+        row_lower=np.concatenate([size, [0.0, 0.0]]),
+        row_upper=np.concatenate([size, np.asarray(totals, dtype=float)]),
+        maximize=True,
+    )
 
 
 def _phase1_solve(
@@ -98,29 +163,10 @@ def _phase1_solve(
     sizes: list[int],
     deadline: Deadline,
     weighted: bool = True,
-) -> tuple[list[list[tuple[float, float, float]]] | None, dict[str, Any]]:
+) -> tuple[list[list[Config]] | None, dict[str, Any]]:
     """The aggregated phase-1 MILP: per type, its configurations fastest first."""
-    cl, pr = ra.cluster, ra.profiles
-    model = empty_model(
-        [float(n) for n in sizes] + [0.0, 0.0],
-        [float(n) for n in sizes]
-        + [cl.servers * cl.cpus_per_server, cl.servers * cl.mem_gb_per_server],
-        maximize=True,
-    )
-    cpu_row, mem_row = len(tkeys), len(tkeys) + 1
-    cols: list[tuple[int, tuple[float, float, float]]] = []
-    for ti, (k, g) in enumerate(tkeys):
-        for cfg in candidate_configs(pr, cl, k, floor=True):
-            c, m, t = cfg
-            model.add_col(
-                g * t if weighted else t,
-                0.0,
-                float(sizes[ti]),
-                [ti, cpu_row, mem_row],
-                [1.0, g * c, g * m],
-            )
-            cols.append((ti, cfg))
-    out = solve_highs(model, integer=True, deadline=deadline)
+    cols = [_type_columns(ra, k, g, weighted) for k, g in tkeys]
+    out = solve_highs(_phase1_model(ra, cols, sizes), integer=True, deadline=deadline)
     stats: dict[str, Any] = {
         "phase1_status": out.status.value,
         "phase1_value": out.value,
@@ -129,18 +175,22 @@ def _phase1_solve(
     }
     if out.x is None:  # no solution in time: everybody at the proportional share
         return None, stats
-    per_type: list[list[tuple[float, float, float]]] = [[] for _ in tkeys]
-    for (ti, cfg), v in zip(cols, out.x, strict=True):
-        per_type[ti].extend([cfg] * int(round(v)))
-    for lst in per_type:
-        lst.sort(key=lambda q: -q[2])
+    x = out.x.tolist()
+    per_type: list[list[Config]] = []
+    o = 0
+    for tc in cols:
+        cut = x[o : o + len(tc.cfgs)]
+        o += len(tc.cfgs)
+        taken = [(cfg, int(round(v))) for cfg, v in zip(tc.cfgs, cut, strict=True)]
+        taken.sort(key=lambda q: -q[0][2])  # stable: as sorting the copies one by one
+        per_type.append([cfg for cfg, k in taken for _ in range(k)])
     return per_type, stats
 
 
 def phase2(
     ra: Placer,
     gpus: Sequence[int],
-    chosen: dict[int, tuple[float, float, float]],
+    chosen: dict[int, Config],
     *,
     deadline: Deadline = NO_DEADLINE,
     cache: dict | None = None,
@@ -154,64 +204,95 @@ def phase2(
     """
     cl = ra.cluster
     S = cl.servers
-    classes: dict[tuple[float, float, int], list[int]] = {}
+    classes: dict[ClassKey, list[int]] = {}
     for j in sorted(chosen):  # policy order within each class
         c, m, _t = chosen[j]
         classes.setdefault((c, m, gpus[j]), []).append(j)
     keys = sorted(classes)
     ckey = tuple((q, len(classes[q])) for q in keys)
     stats: dict[str, Any] = {"phase2_classes": len(keys)}
-    x = cache.get(ckey) if cache is not None else None
-    if x is None:
-        n = len(keys)
-        demand = [float(q[2] * len(classes[q])) for q in keys]
-        row_hi = list(demand)
-        for _ in range(S):
-            row_hi += [float(cl.gpus_per_server), cl.cpus_per_server, cl.mem_gb_per_server]
-        model = empty_model(demand + [0.0] * (3 * S), row_hi)
-        for r, (c, m, _g) in enumerate(keys):
-            ub = float(min(demand[r], cl.gpus_per_server))
-            for s in range(S):
-                base = n + 3 * s
-                model.add_col(0.0, 0.0, ub, [r, base, base + 1, base + 2], [1.0, 1.0, c, m])
-        out = solve_highs(model, integer=False, deadline=deadline)
+    avail = cache.get(ckey) if cache is not None else None
+    if avail is None:
+        out = solve_highs(_phase2_model(cl, keys, classes), integer=False, deadline=deadline)
         stats["phase2_status"] = out.status.value
         if out.x is None:
             return {}, stats
-        x = [[float(v) for v in out.x[r * S : (r + 1) * S]] for r in range(n)]
+        # whole GPUs of each class on each server (the LP's values, floored within INT_TOL)
+        avail = np.floor(out.x + INT_TOL).astype(np.int64).reshape(len(keys), S).tolist()
         if cache is not None:
             if len(cache) > CACHE_SIZE:
                 cache.clear()
-            cache[ckey] = x
+            cache[ckey] = avail
     else:
         stats["phase2_status"] = "cached"
     placement: dict[int, list[tuple[int, int]]] = {}
     for r, q in enumerate(keys):
-        g = q[2]
-        avail = [int(math.floor(v + INT_TOL)) for v in x[r]]
-        todo = list(classes[q])
-        rest = []
-        for j in todo:  # whole-server pieces first
-            s = next((s for s in range(S) if avail[s] >= g), -1)
-            if s < 0:
-                rest.append(j)
-                continue
-            avail[s] -= g
-            placement[j] = [(s, g)]
-        for j in rest:  # then cut the remaining whole GPUs across servers
-            if sum(avail) < g:
-                break
-            need, parts = g, []
-            for s in range(S):
-                k = min(avail[s], need)
-                if k > 0:
-                    parts.append((s, k))
-                    avail[s] -= k
-                    need -= k
-                    if need == 0:
-                        break
-            placement[j] = parts
+        _cut(q[2], list(avail[r]), classes[q], placement)
     return placement, stats
+
+
+def _phase2_model(
+    cl: Cluster, keys: list[ClassKey], classes: dict[ClassKey, list[int]]
+) -> CscModel:
+    """The phase-2 LP: a column per (class, server), the GPUs of the class there (at most the
+    class's demand and one server); a row per class (its whole demand placed), three per
+    server (GPUs, CPUs, memory)."""
+    S, n = cl.servers, len(keys)
+    demand = [float(q[2] * len(classes[q])) for q in keys]
+    ub = [float(min(d, cl.gpus_per_server)) for d in demand]
+    caps = np.array([float(cl.gpus_per_server), cl.cpus_per_server, cl.mem_gb_per_server])
+    index = np.empty((n, S, 4), dtype=np.int32)
+    index[:, :, 0] = np.arange(n, dtype=np.int32)[:, None]
+    base = n + 3 * np.arange(S, dtype=np.int32)
+    for i in range(3):
+        index[:, :, i + 1] = base + i
+    value = np.empty((n, S, 4))
+    value[:, :, :2] = 1.0
+    value[:, :, 2] = np.array([q[0] for q in keys], dtype=float)[:, None]
+    value[:, :, 3] = np.array([q[1] for q in keys], dtype=float)[:, None]
+    return CscModel(
+        cost=np.zeros(n * S),
+        lower=np.zeros(n * S),
+        upper=np.repeat(np.array(ub, dtype=float), S),
+        starts=np.arange(0, 4 * n * S + 1, 4, dtype=np.int32),
+        index=index.ravel(),
+        value=value.ravel(),
+        row_lower=np.concatenate([np.array(demand, dtype=float), np.zeros(3 * S)]),
+        row_upper=np.concatenate([np.array(demand, dtype=float), np.tile(caps, S)]),
+        maximize=False,
+    )
+
+
+def _cut(
+    g: int, avail: list[int], todo: list[int], placement: dict[int, list[tuple[int, int]]]
+) -> None:
+    """Cut a class's whole GPUs per server (`avail`, consumed) into its jobs `todo` (policy
+    order, g GPUs each): whole-server pieces first (each job on the first server with g
+    left), then the remaining GPUs across servers in server order."""
+    S = len(avail)
+    rest = []
+    s = 0
+    for j in todo:  # a server once short of g stays short: the first fit only moves right
+        while s < S and avail[s] < g:
+            s += 1
+        if s == S:
+            rest.append(j)
+            continue
+        avail[s] -= g
+        placement[j] = [(s, g)]
+    for j in rest:  # then cut the remaining whole GPUs across servers
+        if sum(avail) < g:
+            break
+        need, parts = g, []
+        for s in range(S):
+            k = min(avail[s], need)
+            if k > 0:
+                parts.append((s, k))
+                avail[s] -= k
+                need -= k
+                if need == 0:
+                    break
+        placement[j] = parts
 
 
 class OptAllocator:
@@ -245,18 +326,7 @@ class OptAllocator:
         placement, s2 = phase2(ra, gpus, chosen, deadline=deadline, cache=self._p2)
         counts.update(s1)
         counts.update(s2)
-        fractional = []
-        tc, tm = ra.tol_c, ra.tol_m
-        for j in jobs:
-            c, m, t = chosen[j]
-            ip = placement.get(j)
-            if not ip or any(
-                st.free_g[s] < n or st.free_c[s] < n * c - tc or st.free_m[s] < n * m - tm
-                for s, n in ip
-            ):
-                fractional.append(j)
-                continue
-            st.commit(j, ip, c, m, t)
+        fractional = st.commit_fitting(jobs, chosen, placement, ra.tol_c, ra.tol_m)
         counts["fractional_jobs"] = len(fractional)
         for j in fractional:
             c, m, t = chosen[j]

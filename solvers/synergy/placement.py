@@ -13,8 +13,9 @@ every allocator returns (`Placer.pack` for the compiled rounds, `Placer.result` 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -115,14 +116,55 @@ class PlacementState:
 
     def commit(self, j: int, parts: list[tuple[int, int]], c: float, m: float, t: float) -> None:
         """Record job j on `parts` [(server, gpus)] at (c, m) per GPU with throughput t."""
+        free_g, free_c, free_m, on = self.free_g, self.free_c, self.free_m, self.on
+        used = 0
         for s, n in parts:
-            self.free_g[s] -= n
-            self.free_c[s] -= n * c
-            self.free_m[s] -= n * m
-            self.on[s].append(j)
-        self.total_free -= sum(n for _s, n in parts)
+            free_g[s] -= n
+            free_c[s] -= n * c
+            free_m[s] -= n * m
+            on[s].append(j)
+            used += n
+        self.total_free -= used
         self.parts[j] = parts
         self.c[j], self.m[j], self.t[j] = c, m, t
+
+    def commit_fitting(
+        self,
+        jobs: Sequence[int],
+        configs: Mapping[int, tuple[float, float, float]],
+        parts_of: Mapping[int, list[tuple[int, int]]],
+        tol_c: float,
+        tol_m: float,
+    ) -> list[int]:
+        """`commit` each job j of `jobs` in order at configs[j] (c, m, t) on parts_of[j] if it
+        has parts and each fits its server's free GPUs, CPUs (within tol_c) and memory (within
+        tol_m) at that point; the jobs left out, in order. One call per round: the loop of
+        `commit` with its lookups hoisted."""
+        free_g, free_c, free_m, on = self.free_g, self.free_c, self.free_m, self.on
+        placed, cs, ms, ts = self.parts, self.c, self.m, self.t
+        left = []
+        used = 0
+        for j in jobs:
+            parts = parts_of.get(j)
+            if not parts:
+                left.append(j)
+                continue
+            c, m, t = configs[j]
+            for s, n in parts:
+                if free_g[s] < n or free_c[s] < n * c - tol_c or free_m[s] < n * m - tol_m:
+                    left.append(j)
+                    break
+            else:
+                for s, n in parts:
+                    free_g[s] -= n
+                    free_c[s] -= n * c
+                    free_m[s] -= n * m
+                    on[s].append(j)
+                    used += n
+                placed[j] = parts
+                cs[j], ms[j], ts[j] = c, m, t
+        self.total_free -= used
+        return left
 
 
 def _slack(capacity: float) -> float:
@@ -315,11 +357,14 @@ class Placer:
         self, st: PlacementState, gpus: Sequence[int] | np.ndarray, stats: dict[str, Any]
     ) -> RoundResult:
         """The round's outcome from its final state."""
-        count = np.array([len(p) for p in st.parts], dtype=np.int64)
+        parts = st.parts
+        count = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
         start = np.zeros_like(count)
         np.cumsum(count[:-1], out=start[1:])
-        server = np.array([s for p in st.parts for s, _n in p], dtype=np.int64)
-        ngpu = np.array([n for p in st.parts for _s, n in p], dtype=np.int64)
+        flat = chain.from_iterable(chain.from_iterable(parts))
+        pairs = np.fromiter(flat, dtype=np.int64, count=2 * int(count.sum())).reshape(-1, 2)
+        server = pairs[:, 0].copy()
+        ngpu = pairs[:, 1].copy()
         c, m, t = (np.array(v, dtype=float) for v in (st.c, st.m, st.t))
         g = np.array(gpus, dtype=np.int64)
         return RoundResult(count > 0, c, m, t, g, start, count, server, ngpu, stats)
