@@ -145,7 +145,7 @@ def make_study(study: Study, size: str, seed: int, outdir: Path, factor_arms: Se
                         intro=intro)  # fmt: skip
     paths.append(write_json(d / f"{study.name}-summary.json",
                             summary_of(study, rows, status, tables)))  # fmt: skip
-    cap = caption_of(study, size, seed, tables)
+    cap = caption_of(study, size, seed, tables, has_factor_rows(study, tables, factor_arms))
     return paths + figure(study, tables, d / study.name, cap, factor_arms)
 
 
@@ -210,15 +210,18 @@ def figure(
     return save_figure(fig, stem, caption)
 
 
-def caption_of(study: Study, size: str, seed: int, tables: dict[str, Any] | None = None) -> str:
-    """The caption line: workload, size, seed, and how many seeds each cell's intervals rest
-    on (from the cells when given, else the study's start and cap)."""
+def caption_of(
+    study: Study, size: str, seed: int, tables: dict[str, Any] | None = None, diffs: bool = True
+) -> str:
+    """The caption line: workload, size, seed, how many seeds each cell's intervals rest on
+    (from the cells when given, else the study's start and cap) and which intervals are drawn
+    (`diffs`: the paired differences' too)."""
     first = next(iter(study.scenarios.values()))
     return (f"{study.name}, size={size}, seed={seed}: {', '.join(study.scenarios)} "
             f"({first['arrivals']}, {first['grid']}, {first['invokers']} invokers); "
             f"{study.requests} requests/run ({100 * study.warmup_frac:.0f} % warm-up); "
-            f"{_seeds_text(study, tables)}; 95 % intervals over seeds: bootstrap (hit rates), "
-            "paired t (differences)")  # fmt: skip
+            f"{_seeds_text(study, tables)}; 95 % intervals over seeds: bootstrap (hit rates)"
+            + (", paired t (differences)" if diffs else ""))  # fmt: skip
 
 
 def _seeds_text(study: Study, tables: dict[str, Any] | None) -> str:
