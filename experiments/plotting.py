@@ -57,6 +57,7 @@ METHOD_COLOURS = {
 }
 
 CAPTION_FONTSIZE = 7
+SAVE_DPI = 150
 NO_DATA_GID = "schedlab-no-data"
 
 
@@ -206,7 +207,7 @@ def _plain(v: float, _pos: int) -> str:
 def fit_caption(fig: Any, caption: str) -> Any:
     """Place the caption at the bottom left; wider than the canvas, its paragraphs (split at
     blank lines) are refilled to fit. Returns the text."""
-    width_px = fig.bbox.width - 2 * 0.01 * fig.bbox.width
+    width_px = 0.96 * fig.bbox.width  # a margin: glyph widths vary a little with the dpi
     text = fig.text(0.01, 0.005, caption, fontsize=CAPTION_FONTSIZE, ha="left", va="bottom",
                     color="0.3")  # fmt: skip
     renderer = fig.canvas.get_renderer()
@@ -243,6 +244,7 @@ def save_figure(fig: Any, stem: Path, caption: str) -> list[Path]:
     """Add the caption (workload, size, seed) below the panels, wrapped to fit, lay the figure
     out and write STEM.png and STEM.pdf atomically."""
     with DRAW_LOCK:
+        fig.set_dpi(SAVE_DPI)  # lay out at the resolution written
         text = fit_caption(fig, caption)
         renderer = fig.canvas.get_renderer()
         height = (text.get_window_extent(renderer).height + 6) / fig.bbox.height
@@ -252,7 +254,7 @@ def save_figure(fig: Any, stem: Path, caption: str) -> list[Path]:
         out = []
         for ext in ("png", "pdf"):
             buf = io.BytesIO()
-            fig.savefig(buf, format=ext, dpi=150)
+            fig.savefig(buf, format=ext, dpi=SAVE_DPI)
             path = Path(f"{stem}.{ext}")
             atomic_write_bytes(path, buf.getvalue())
             out.append(path)
