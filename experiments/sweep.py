@@ -26,6 +26,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import BrokenExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -44,17 +45,20 @@ START_ENV = "SCHEDLAB_SWEEP_START"  # process start method of the local pool (fo
 CLUSTER_HINT = "install the cluster extra: pip install 'schedlab[cluster]'"
 CONNECT_TIMEOUT_S = 30.0  # how long to try reaching a Dask scheduler
 CANCEL_TIMEOUT_S = 5.0  # how long an interrupted run waits for the cluster to cancel its cells
+LOST_WORKERS_GRACE_S = 5.0  # how long a sweep whose workers died waits for an interrupt to land
 
 
 @dataclass(frozen=True)
 class Outcome:
     """What a worker sends back for one cell: its row fields, or the error text, and what the
-    cell cost (`wall_s`, `cpu_s`, `peak_mb`: see `call_cell`)."""
+    cell cost (`wall_s`, `cpu_s`, `peak_mb`: see `call_cell`). `lost`: no worker answered (the
+    pool broke: its workers died), not an error of the cell."""
 
     ok: bool
     value: Any
     code: str
     cost: dict[str, float] | None = None
+    lost: bool = False
 
 
 def _peak_rss_mb(reset: bool = False) -> float:
@@ -413,8 +417,24 @@ def _result(fut: Any) -> Outcome:
     try:
         out: Outcome = fut.result()
     except Exception as exc:  # noqa: BLE001 - e.g. BrokenProcessPool, KilledWorker
-        return Outcome(False, f"{type(exc).__name__}: {exc}", "")
+        return Outcome(False, f"{type(exc).__name__}: {exc}", "", lost=_lost(exc))
     return out
+
+
+def _lost(exc: BaseException) -> bool:
+    """True for the error of a pool whose workers died (BrokenProcessPool)."""
+    return isinstance(exc, BrokenExecutor)
+
+
+def _await_interrupt() -> bool:
+    """Wait up to `LOST_WORKERS_GRACE_S` for an interrupt of this process; True if it came.
+
+    A sweep whose workers died may be seeing a signal to the whole process group (a terminal's
+    SIGTERM, `kill -TERM -PGID`) before this process's own handler ran: the workers die of it
+    at once (its default action) while the handler waits for the main thread. Called once per
+    sweep on the first lost worker, so the sweep ends as interrupted, not failed; a pool that
+    broke for another reason (a worker crashed) is reported as before, that much later."""
+    return _STOP.wait(LOST_WORKERS_GRACE_S)
 
 
 def start_method() -> str:
@@ -482,7 +502,9 @@ def run_cells(
     Once the run is interrupted (`interrupt`, the console's Ctrl-C), it raises `Interrupted`
     instead: before submitting anything, at its next outcome, on any error of the ended
     workers, and in place of its result or its `SweepError`, so a study thread never records
-    an interrupted sweep as failed nor writes results after the interrupt.
+    an interrupted sweep as failed nor writes results after the interrupt. Workers lost before
+    the interrupt landed (a signal to the process group ends them first) get it a grace
+    period to land (`_await_interrupt`).
 
     Inside a study (`studies.run_study`) the cells count in its manifest and in the run's one
     progress bar; elsewhere the sweep draws a bar of its own."""
@@ -511,8 +533,12 @@ def run_cells(
     bar = _Bar(name, len(cell_list), len(rows))
     failures: list[CellFailure] = []
     here = code_version()
+    waited = False  # for an interrupt behind lost workers (`_await_interrupt`), once a sweep
     try:
         for i, out in engine.run(fn, todo):
+            if out.lost and not waited:
+                _await_interrupt()
+                waited = True
             _stop_if_interrupted(name)
             if out.ok and out.code != here:
                 out = Outcome(False, f"worker runs other code ({out.code}; here {here})", "")
@@ -529,6 +555,8 @@ def run_cells(
     except Exception as exc:
         # The ended workers fail in their own ways (BrokenProcessPool on submit, a shut-down
         # pool's RuntimeError, a closed Dask client): after an interrupt, that is the interrupt.
+        if _lost(exc) and not waited:
+            _await_interrupt()
         _stop_if_interrupted(name, exc)
         raise
     finally:

@@ -85,12 +85,13 @@ def test_a_broken_pool_after_the_interrupt_is_the_interrupt_not_a_failure():
     assert isinstance(info.value.__cause__, BrokenProcessPool)
 
 
-def test_a_broken_pool_without_an_interrupt_is_still_an_error():
+def test_a_broken_pool_without_an_interrupt_is_still_an_error(monkeypatch):
     class Broken(Recording):
         def run(self, fn: Any, todo: Any) -> Iterator[Any]:
             raise BrokenProcessPool("A child process terminated abruptly")
             yield
 
+    monkeypatch.setattr(sweep, "_STOP", LandsWhileWaited(lands=False))
     with pytest.raises(BrokenProcessPool):
         run_cells(cell_fn, CELLS, engine=Broken())
 
@@ -118,6 +119,58 @@ def test_a_study_whose_sweep_meets_the_interrupt_writes_no_manifest(tmp_path):
     with pytest.raises(Interrupted):
         studies.run_study(spec, tmp_path)
     assert not (tmp_path / "manifests").exists()
+
+
+class LandsWhileWaited(threading.Event):
+    """The interrupt flag of a process whose workers died of a SIGTERM to the process group:
+    the handler sets it a moment later, here during the sweep's wait for it. Counts waits."""
+
+    def __init__(self, lands: bool = True) -> None:
+        super().__init__()
+        self.lands, self.waits = lands, 0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits += 1
+        if self.lands:
+            self.set()
+        return self.is_set()
+
+
+class LostWorkers(Recording):
+    """Every cell's worker died (the pool broke) before the interrupt landed."""
+
+    def run(self, fn: Any, todo: Sequence[tuple[int, dict[str, Any]]]) -> Iterator[Any]:
+        for i, _ in todo:
+            yield i, Outcome(False, "BrokenProcessPool: terminated abruptly", "", lost=True)
+
+
+def test_workers_lost_to_a_group_sigterm_wait_for_its_interrupt(monkeypatch):
+    """SIGTERM to the group ends the workers at once (its default action) while this
+    process's handler has not set the flag yet: the sweep must not be recorded as failed."""
+    flag = LandsWhileWaited()
+    monkeypatch.setattr(sweep, "_STOP", flag)
+    with pytest.raises(Interrupted):
+        run_cells(cell_fn, CELLS, engine=LostWorkers())
+    assert flag.waits == 1
+
+
+def test_a_submit_to_a_pool_broken_by_the_signal_waits_for_its_interrupt(monkeypatch):
+    class BrokenBeforeTheFlag(Recording):
+        def run(self, fn: Any, todo: Any) -> Iterator[Any]:
+            raise BrokenProcessPool("A child process terminated abruptly")
+            yield
+
+    monkeypatch.setattr(sweep, "_STOP", LandsWhileWaited())
+    with pytest.raises(Interrupted):
+        run_cells(cell_fn, CELLS, engine=BrokenBeforeTheFlag())
+
+
+def test_a_pool_broken_without_an_interrupt_is_reported_after_one_wait(monkeypatch):
+    flag = LandsWhileWaited(lands=False)
+    monkeypatch.setattr(sweep, "_STOP", flag)
+    with pytest.raises(sweep.SweepError, match="4 of 4 cells failed"):
+        run_cells(cell_fn, CELLS, engine=LostWorkers())
+    assert flag.waits == 1  # once per sweep, not once per lost cell
 
 
 class FakePool:
