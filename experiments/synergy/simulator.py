@@ -57,6 +57,14 @@ _DONE_RTOL = 1e-12
 # Policies whose authors' scheduler offers only the jobs GPU-proportional admits.
 PREFIX_POLICIES = ("las", "drf", "tetris")
 _CFG_TOL = 1e-9  # configuration equality (grid values)
+# Rounds one fast-forward step may jump at most (bounds its per-round arrays).
+_FF_MAX_ROUNDS = 4096
+# After failed fast-forward attempts, rounds to wait at most before the next one.
+_FF_MAX_WAIT = 15
+# Policies whose sort key is elementwise in the job attributes (evaluated for many rounds
+# at once when fast-forwarding); any other policy is fast-forwarded only if it is FIFO.
+_ELEMENTWISE_KEYS = ("fifo", "srtf", "las", "ftf", "drf", "tetris")
+_UNUSED_FLAGS = np.ones(0, dtype=bool)
 
 
 @dataclass(frozen=True)
@@ -73,9 +81,11 @@ class SimConfig:
     never changes results). `via_registry`: call a fast allocator (tag "fast") through `solve`
     on a validated `Snapshot`, like every other method (slow; for cross-checks). `check`:
     validate every round's allocation (capacities, exact GPU counts) and raise on a violation.
-    `fast_forward`: under FIFO, run the rounds between two events (an arrival, a completion) as
-    one bulk step of the same per-round arithmetic (bit-identical results, far fewer Python
-    steps at low load); `fidelity`: which of the authors' simulator rules apply;
+    `fast_forward`: run the rounds between two events (an arrival, a completion, a starvation
+    bump, a change of the policy's order) as one bulk step of the same per-round arithmetic
+    (bit-identical results, far fewer Python steps at low load; FIFO under any fidelity, the
+    other built-in policies under schedlab's rules); `fidelity`: which of the authors'
+    simulator rules apply;
     `profile_set`: the model profiles (the CPU:GPU-ratio sets come with the matching
     `cpus_per_server`).
     """
@@ -97,7 +107,7 @@ class SimConfig:
     max_sim_h: float = 1.0e6
     max_rounds: int = 1_000_000  # work cap: simulated rounds (CLI --max-rounds)
     fidelity: Fidelity = Fidelity()  # schedlab's rules, or the authors' (fidelity.py)
-    fast_forward: bool = True  # FIFO: repeat quiet rounds in bulk (identical results)
+    fast_forward: bool = True  # repeat unchanged rounds in bulk (identical results)
     profile_set: str = "default"  # model profiles (profiles.named_profiles), e.g. cpu-ratio-4
 
     def cluster(self, workload: Workload) -> Cluster:
@@ -567,10 +577,12 @@ class _Run:
         self.authors_rules = fid.policy == "authors"
         self.prefix_admission = self.authors_rules and cfg.policy in PREFIX_POLICIES
         self.demotion = self.authors_rules and cfg.alloc not in ("proportional", "opt")
-        # FIFO's order never changes between events, so quiet rounds repeat (fast_forward)
+        # FIFO's order never changes between events; other elementwise keys are checked
         self.static_key = cfg.policy == "fifo"  # FIFO's key (arrival) and no bumps
-        self.static_order = self.static_key and cfg.reuse and cfg.fast_forward
+        checked = not (self.authors_rules or self.integer) and self.policy.name in _ELEMENTWISE_KEYS
+        self.forward = cfg.reuse and cfg.fast_forward and (self.static_key or checked)
         self.quiet = False
+        self.ff_wait = self.ff_next_k = 0  # back-off of fast-forward attempts that failed
         self.in_order = True  # jobs admitted in (arrival, id) order so far
         self.last_admitted = (-math.inf, -1)
         self.total_gpus = cluster.total_gpus
@@ -674,7 +686,7 @@ class _Run:
             self.nxt = next(self.source, None)
         if new:
             self.active = np.concatenate([self.active, np.asarray(new, dtype=np.int64)])
-        self.quiet = self.static_order and not new  # stays so if no job finishes this round
+        self.quiet = self.forward  # stays so if no job finishes this round
 
     def order(self, t: float) -> np.ndarray:
         """The runnable jobs (indices into the job arrays) in the policy's order."""
@@ -763,10 +775,7 @@ class _Run:
         if self.integer:
             need, fin = self._progress_iterations(run_idx, rate)
         else:
-            with np.errstate(divide="ignore"):
-                need = np.where(
-                    rate > 0, jobs.remaining[run_idx] / np.where(rate > 0, rate, 1), np.inf
-                )
+            need = np.where(rate > 0, jobs.remaining[run_idx] / np.where(rate > 0, rate, 1), np.inf)
             fin = need <= R * (1.0 + _DONE_RTOL)
             done_now = rate * np.minimum(need, R)
             jobs.done[run_idx] += done_now
@@ -791,55 +800,150 @@ class _Run:
         self.record(t, ordered, rd, pos, g, dt / R)
 
     def fast_forward(self, ordered: np.ndarray, rd: _Round) -> None:
-        """After a quiet round (no arrival admitted, no completion) under FIFO, the next rounds
-        see the same jobs in the same order and get the same allocation until the next arrival
-        or the first completion: run as many of them as surely change nothing else, repeating
-        the per-round arithmetic (so the floats are those of round-by-round steps)."""
-        jobs, R = self.jobs, self.R
+        """After a round with no completion, the next rounds see the same jobs; as long as
+        none arrives, none finishes, none starts starving and the policy's order stays the
+        same, they get the same allocation (the cached one) and repeat the same per-round
+        arithmetic. Run that many in one step: each check and update is the round-by-round
+        expression evaluated for every round at once (elementwise, or a sequential
+        accumulate), so every float is the one the round-by-round loop computes."""
         pos = np.flatnonzero(rd.run)
-        run_idx = ordered[pos]
-        if run_idx.size == 0:
+        if pos.size == 0 or self.k < self.ff_next_k:
             return
-        rate = self.last_rate
+        m = self._forward_horizon()
+        if m < 1:
+            return
         if self.integer:
-            per_round = np.floor(R / (jobs.iter_time[run_idx] / rate))
-            left = jobs.iters_total[run_idx] - jobs.iters_done[run_idx]
-            safe = np.floor(left / np.maximum(per_round, 1.0)) - 2
+            jumped = self._forward_iterations(ordered[pos], m)
         else:
-            safe = np.floor(jobs.remaining[run_idx] / (rate * R)) - 2
-        m = int(min(safe.min(), self.cfg.max_rounds - self.rounds - 1))
-        m = min(m, int(self.max_t // R) - self.k)
+            jumped = self._forward_work(ordered, pos, m)
+        # an attempt that jumps nothing costs about a round: after failures, try less often
+        self.ff_wait = 0 if jumped else min(2 * self.ff_wait + 1, _FF_MAX_WAIT)
+        self.ff_next_k = self.k + self.ff_wait
+
+    def _forward_horizon(self) -> int:
+        """How many rounds from round k on may be jumped at most: none past the work caps or
+        at or after the next arrival (a job arriving at a round's start is admitted in it)."""
+        R, k = self.R, self.k
+        m = min(self.cfg.max_rounds - self.rounds - 1, int(self.max_t // R) - k, _FF_MAX_ROUNDS)
         if self.nxt is not None:
-            m = min(m, math.ceil(self.nxt.arrival_s / R) - self.k)
-        if m < 2:
-            return
-        step, g = rate * R, jobs.gpus[run_idx]
-        if self.integer:
-            done = jobs.iters_done[run_idx] + m * per_round  # whole numbers: exact in bulk
-            jobs.iters_done[run_idx] = done
-            jobs.done[run_idx] = done * jobs.iter_time[run_idx]
-            jobs.remaining[run_idx] = (jobs.iters_total[run_idx] - done) * jobs.iter_time[run_idx]
-        else:
-            rem, done = jobs.remaining[run_idx], jobs.done[run_idx]
-            for _ in range(m):
-                rem = rem - step
-                done = done + step
-            jobs.remaining[run_idx], jobs.done[run_idx] = rem, done
-        att, gR = jobs.attained[run_idx], g * np.full(g.shape, R)
-        for _ in range(m):
-            att = att + gR
-        jobs.attained[run_idx] = att
-        jobs.last_run[run_idx] = (self.k + m - 1) * R + R
+            a = self.nxt.arrival_s
+            kk = max(k, math.ceil(a / R))  # the first round starting at or after the arrival
+            while kk > k and (kk - 1) * R >= a:
+                kk -= 1
+            while kk * R < a:
+                kk += 1
+            m = min(m, kk - k)
+        return m
+
+    def _forward_work(self, ordered: np.ndarray, pos: np.ndarray, m: int) -> int:
+        """Continuous work: jump the rounds before the first completion and the first change
+        of order (see `fast_forward`); returns how many were jumped."""
+        jobs, R = self.jobs, self.R
+        run_idx = ordered[pos]
+        rate = self.last_rate
+        n = run_idx.size
+        step = rate * R
+        # remaining work, attained service and work done before each of rounds k..k+m: one
+        # sequential accumulate (x - s is x + (-s) exactly in IEEE arithmetic)
+        acc = np.empty((m + 1, 3 * n))
+        acc[0, :n], acc[0, n : 2 * n], acc[0, 2 * n :] = (
+            jobs.remaining[run_idx], jobs.attained[run_idx], jobs.done[run_idx]
+        )  # fmt: skip
+        acc[1:, :n], acc[1:, n : 2 * n], acc[1:, 2 * n :] = -step, jobs.gpus[run_idx] * R, step
+        np.add.accumulate(acc, axis=0, out=acc)
+        rem, att = acc[:, :n], acc[:, n : 2 * n]
+        need = np.where(rate > 0, rem[:m] / np.where(rate > 0, rate, 1), np.inf)
+        m = _first_true(np.any(need <= R * (1.0 + _DONE_RTOL), axis=1), m)
+        if m >= 1 and not self.static_key:  # FIFO's order (arrival) never changes
+            m = self._order_holds(ordered, pos, rem, att, m)
+        if m < 1:
+            return 0
+        jobs.remaining[run_idx], jobs.attained[run_idx], jobs.done[run_idx] = (
+            rem[m], att[m], acc[m, 2 * n :]
+        )  # fmt: skip
+        self._forwarded(run_idx, m)
+        return m
+
+    def _forwarded(self, run_idx: np.ndarray, m: int) -> None:
+        """Book m jumped rounds: last run times, the repeated utilization records, counters."""
+        R = self.R
+        self.jobs.last_run[run_idx] = (self.k + m - 1) * R + R
         self.log.repeat([(self.k + i) * R for i in range(m)])
         self.rounds += m
         self.k += m
+
+    def _order_holds(
+        self, ordered: np.ndarray, pos: np.ndarray, rem: np.ndarray, att: np.ndarray, m: int
+    ) -> int:
+        """How many of the next m rounds keep exactly this order and bump no job: the
+        policy's key for every round at once (rows: rounds k..k+m-1; columns: `ordered`),
+        with the running jobs' remaining work and attained service from the trajectories."""
+        jobs, R = self.jobs, self.R
+        t = (self.k + np.arange(m)) * R
+        bumped = jobs.bumped[ordered]
+        if math.isfinite(self.starv_s):
+            last = np.where(np.isnan(jobs.last_run[ordered]), jobs.arrival[ordered],
+                            jobs.last_run[ordered])  # fmt: skip
+            base = np.empty((m, ordered.size))
+            base[:] = last
+            base[1:, pos] = (t[:-1] + R)[:, None]  # running jobs ran through the last round
+            new = (t[:, None] - base > self.starv_s) & ~bumped
+            m = _first_true(new.any(axis=1), m)
+            if m < 1:
+                return 0
+            t = t[:m]
+        remaining, attained = np.empty((m, ordered.size)), np.empty((m, ordered.size))
+        remaining[:], attained[:] = jobs.remaining[ordered], jobs.attained[ordered]
+        remaining[:, pos], attained[:, pos] = rem[:m], att[:m]
+        view = PolicyView(
+            now_s=t[:, None],  # type: ignore[arg-type]  # one row per round, broadcast
+            job_id=jobs.id[ordered],
+            arrival_s=jobs.arrival[ordered],
+            gpus=jobs.gpus[ordered],
+            cpu_demand=jobs.cpu_demand[ordered],
+            mem_demand_gb=jobs.mem_demand[ordered],
+            work_s=jobs.work[ordered],
+            remaining_s=remaining,
+            attained_gpu_s=attained,
+            est_speedup=jobs.speedup[ordered],
+            bumped=bumped,
+            total_gpus=float(self.total_gpus),
+            total_cpus=float(self.total_cpus),
+            total_mem_gb=float(self.total_mem),
+        )
+        key = np.broadcast_to(self.policy.key(view), (m, ordered.size))
+        lead = ~bumped if self.policy.uses_bump else np.zeros(ordered.size, dtype=bool)
+        ok = _strictly_sorted(lead, key, view.arrival_s, view.job_id)
+        return _first_true(~ok, m)
+
+    def _forward_iterations(self, run_idx: np.ndarray, m: int) -> int:
+        """Whole iterations (theirs), FIFO only: jump the rounds that surely end no job (two
+        rounds of margin; whole numbers of iterations are exact in bulk); returns how many."""
+        jobs, R = self.jobs, self.R
+        rate = self.last_rate
+        per_round = np.floor(R / (jobs.iter_time[run_idx] / rate))
+        left = jobs.iters_total[run_idx] - jobs.iters_done[run_idx]
+        safe = np.floor(left / np.maximum(per_round, 1.0)) - 2
+        m = int(min(safe.min(), m))
+        if m < 2:
+            return 0
+        done = jobs.iters_done[run_idx] + m * per_round
+        jobs.iters_done[run_idx] = done
+        jobs.done[run_idx] = done * jobs.iter_time[run_idx]
+        jobs.remaining[run_idx] = (jobs.iters_total[run_idx] - done) * jobs.iter_time[run_idx]
+        att, gR = jobs.attained[run_idx], jobs.gpus[run_idx] * np.full(run_idx.size, R)
+        for _ in range(m):
+            att = att + gR
+        jobs.attained[run_idx] = att
+        self._forwarded(run_idx, m)
+        return m
 
     def _speed(
         self, run_idx: np.ndarray, rd: _Round, pos: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Per-GPU speed of the running jobs, and whether each got its ideal configuration."""
         if not (self.binary or self.demotion):
-            return rd.tput[pos], np.ones(run_idx.size, dtype=bool)  # at_ideal unused
+            return rd.tput[pos], _UNUSED_FLAGS  # at_ideal is read only under demotion
         model = self.jobs.model[run_idx]
         at_ideal = (np.abs(rd.cpus_per_gpu[pos] - self.ideal_c[model]) <= _CFG_TOL) & (
             np.abs(rd.mem_gb_per_gpu[pos] - self.ideal_m[model]) <= _CFG_TOL
@@ -951,6 +1055,25 @@ class _Run:
             runtime_s=time.perf_counter() - self.t_start,
             notes=self._notes(),
         )
+
+
+def _first_true(flags: np.ndarray, m: int) -> int:
+    """Index of the first True in `flags` (m when none)."""
+    i = int(flags.argmax())
+    return i if flags[i] else m
+
+
+def _strictly_sorted(
+    lead: np.ndarray, key: np.ndarray, arrival: np.ndarray, job_id: np.ndarray
+) -> np.ndarray:
+    """Per row of `key`: whether the columns are in strictly increasing (lead, key, arrival,
+    id) order, i.e. whether `np.lexsort` would return them as they stand (NaN: no)."""
+    a, b = slice(None, -1), slice(1, None)
+    ka, kb = key[:, a], key[:, b]
+    tie_key = (arrival[a] < arrival[b]) | ((arrival[a] == arrival[b]) & (job_id[a] < job_id[b]))
+    by_key = (ka < kb) | ((ka == kb) & tie_key)
+    less = (lead[a] < lead[b]) | ((lead[a] == lead[b]) & by_key)
+    return np.asarray(less.all(axis=1))
 
 
 def _check_round(
