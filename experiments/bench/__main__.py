@@ -1,13 +1,11 @@
 """`python -m schedlab.experiments.bench [NAME ...] [--quick] [--lop-dir DIR] [--json]
-[--time-limit S] [--branching RULE] [--anchor PATH] [--repeats K] [--out FILE]`: run the
-registered benchmarks.
+[--time-limit S] [--anchor PATH] [--repeats K] [--out FILE]`: run the registered benchmarks.
 
-Benchmark-specific options (`--lop-dir`, `--json`, `--time-limit`, `--branching`, `--anchor`,
-`--repeats`, `--out`) are passed through as keyword arguments to the named benchmarks whose
-`run` takes them (`bench_exact`; `--lop-dir` also `bench_ladders`, `bench_branchcut`,
-`bench_tight_cycles` and `bench_anchor`; `--time-limit` `bench_branchcut`, `bench_tight_cycles`
-and `bench_anchor`; `--branching` `bench_branchcut`; `--anchor` `bench_anchor`; `--repeats` and
-`--out` `bench_anchor` and `bench_startup`); naming one that does not is a usage error (exit 2).
+Benchmark-specific options (`--lop-dir`, `--json`, `--time-limit`, `--anchor`, `--repeats`,
+`--out`) are passed through as keyword arguments to the named benchmarks whose `run` takes them
+(`--lop-dir` `bench_exact` and `bench_anchor`; `--json` `bench_exact`; `--time-limit` and
+`--anchor` `bench_anchor`; `--repeats` and `--out` `bench_anchor` and `bench_startup`); naming one
+that does not is a usage error (exit 2).
 """
 
 from __future__ import annotations
@@ -25,7 +23,6 @@ PASS_THROUGH = {
     "--lop-dir": "lop_dir",
     "--json": "json",
     "--time-limit": "time_limit",
-    "--branching": "branching",
     "--anchor": "anchor",
     "--repeats": "repeats",
     "--out": "out",
@@ -40,10 +37,8 @@ def main() -> None:
         "--lop-dir",
         metavar="DIR",
         help="bench_exact: run lpcut's routes on every linear-ordering matrix file in DIR "
-        "(first token n, then the n x n matrix row by row) and print a table; bench_ladders: "
-        "the triangle and ladder LPs of every PACE .gr file in DIR; bench_branchcut: the "
-        "branch-and-cut on the largest block of every PACE .gr file in DIR; "
-        "bench_tight_cycles: lpcut with each incumbent-cycle separation on every .gr in DIR",
+        "(first token n, then the n x n matrix row by row) and print a table; bench_anchor: "
+        "the external solver and lpcut on every PACE .gr file in DIR (else seeded graphs)",
     )
     ap.add_argument(
         "--json",
@@ -55,13 +50,7 @@ def main() -> None:
         "--time-limit",
         type=float,
         metavar="S",
-        help="bench_branchcut: seconds per instance (default 600, 60 with --quick); "
-        "bench_tight_cycles: seconds per solve (default 120, 30 with --quick)",
-    )
-    ap.add_argument(
-        "--branching",
-        metavar="RULE",
-        help="bench_branchcut: the branching rule, fractional (the default) or cost",
+        help="bench_anchor: seconds per solve of each solver (default 120, 30 with --quick)",
     )
     ap.add_argument(
         "--anchor",

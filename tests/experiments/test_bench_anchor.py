@@ -1,20 +1,24 @@
 """bench_anchor: the side by side with an external solver, tried with stand-in anchors (small
 scripts) on generated graphs: recounted values against a subset DP, a wrong anchor value
 flagged, an interrupted sweep resumed without rerunning, a child's own peak memory, a hung
-child killed, and bad input refused by name."""
+child killed, and bad input refused by name; a flag given to a benchmark that does not take it
+exits 2; the subset DP oracle (tests/experiments/lop_oracle.py) against enumeration."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import resource
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from schedlab.experiments.bench import bench_anchor as bench
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.sojourn.lop import lop_cost
 from schedlab.solvers.sojourn.lop_graph import (
     SparseCrossings,
     block_matrix,
@@ -22,11 +26,11 @@ from schedlab.solvers.sojourn.lop_graph import (
     solve_graph,
     write_ocr_text,
 )
-from tests.experiments.test_bench_branchcut import subset_dp
+from tests.experiments.lop_oracle import subset_dp
 
 
 def _graph(tmp_path: Path, seed: int = 4):
-    """A 16 x 16 graph whose block runs LP rounds (as in test_bench_tight_cycles), on disk."""
+    """A 16 x 16 graph whose block runs LP rounds, on disk."""
     g = random_ocr_graph(16, 16, seed, mean_degree=3.0, span=10, isolated_share=0.0)
     d = tmp_path / "graphs"
     d.mkdir(exist_ok=True)
@@ -123,8 +127,19 @@ def test_bad_input_is_refused_by_name(tmp_path):
            str(d), "--anchor", str(tmp_path / "missing")]  # fmt: skip
     out = subprocess.run(cmd, capture_output=True, text=True)
     assert out.returncode == 2 and "--anchor" in out.stderr and "Traceback" not in out.stderr
-    cmd = [sys.executable, "-m", "schedlab.experiments.bench", "bench_ladders", "--repeats", "2"]
+
+
+@pytest.mark.parametrize(
+    ("name", "flag"), [("bench_exact", "--repeats"), ("bench_startup", "--time-limit")]
+)
+def test_a_flag_is_refused_for_a_benchmark_that_does_not_take_it(name, flag):
+    cmd = [sys.executable, "-m", "schedlab.experiments.bench", name, flag, "2"]
     out = subprocess.run(cmd, capture_output=True, text=True)
-    assert out.returncode == 2 and "--repeats: benchmark bench_ladders does not take it" in (
-        out.stderr
-    )
+    assert out.returncode == 2 and f"{flag}: benchmark {name} does not take it" in out.stderr
+
+
+def test_the_subset_dp_oracle_agrees_with_enumeration_on_a_small_matrix():
+    W = np.random.default_rng(3).integers(0, 100, (7, 7)).astype(float)
+    np.fill_diagonal(W, 0.0)
+    brute = min(lop_cost(W, list(p)) for p in itertools.permutations(range(7)))
+    assert subset_dp(W) == brute
