@@ -2,38 +2,23 @@
 
 from __future__ import annotations
 
-import csv
 import json
 
 import pytest
 from click.testing import CliRunner
 
 from schedlab.experiments.cli import cli
-from schedlab.experiments.report.collect import collect, current_versions
+from schedlab.experiments.report.collect import collect
 from schedlab.experiments.report.render import write_report
 from schedlab.theory.catalogue import catalogues
-
-FIELDS = ["curve", "authors_fit_pct", "authors_naive_pct"]
+from tests.experiments import report_fixtures
+from tests.experiments.report_fixtures import LOGREG, SVM_NO_NAIVE
 
 
 def results_folder(tmp_path, version: str | None = None):
-    """A results folder with a slaq-prediction table and its manifest (nothing else)."""
-    res = tmp_path / "results"
-    (res / "slaq").mkdir(parents=True)
-    with (res / "slaq" / "slaq-prediction.csv").open("w", newline="") as fh:
-        w = csv.DictWriter(fh, FIELDS)
-        w.writeheader()
-        w.writerow({"curve": "logreg", "authors_fit_pct": 4.269, "authors_naive_pct": 6.147})
-        w.writerow({"curve": "svm-poly-mnist", "authors_fit_pct": 9.46, "authors_naive_pct": ""})
-    version = version or current_versions({"slaq-prediction"})["slaq-prediction"]
-    (res / "manifests").mkdir()
-    manifest = {"study": "slaq-prediction", "kind": "figure", "subject": "slaq", "size": "small",
-                "seed": 0, "code_version": version, "status": "ok", "command": "cmd",
-                "cells": 3, "computed": 3, "wall_s": 1.0, "cpu_s": 2.0, "peak_mb": 100.0,
-                "files": [str(res / "slaq" / "slaq-prediction.csv")],
-                "finished_at": "now"}  # fmt: skip
-    (res / "manifests" / "slaq-prediction.json").write_text(json.dumps(manifest))
-    return res
+    """A results folder with a slaq-prediction table (logreg, and svm-poly-mnist with no naive
+    number) and its manifest (nothing else)."""
+    return report_fixtures.results_folder(tmp_path, rows=[LOGREG, SVM_NO_NAIVE], version=version)
 
 
 def rows_by_id(data):

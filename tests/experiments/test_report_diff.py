@@ -5,7 +5,6 @@ missing fields; a bad OLD_DIR refused with exit 2 naming --diff before anything 
 from __future__ import annotations
 
 import copy
-import csv
 import json
 import os
 from pathlib import Path
@@ -15,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from schedlab.experiments.cli import cli
-from schedlab.experiments.report.collect import current_versions
 from schedlab.experiments.report.diff import decided_moved, diff_reports
+from tests.experiments.report_fixtures import results_folder
 
 
 def decided(value: float, low: float, high: float, at: str = "x=2") -> dict:
@@ -117,26 +116,6 @@ def test_decided_moved(old, new, moved):
 
 
 # ---- the command ---------------------------------------------------------------------------
-def results_folder(tmp_path: Path) -> Path:
-    """A results folder with a slaq-prediction table and its manifest (nothing else)."""
-    res = tmp_path / "results"
-    (res / "slaq").mkdir(parents=True)
-    fields = ["curve", "authors_fit_pct", "authors_naive_pct"]
-    with (res / "slaq" / "slaq-prediction.csv").open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fields)
-        w.writeheader()
-        w.writerow({"curve": "logreg", "authors_fit_pct": 4.269, "authors_naive_pct": 6.147})
-    version = current_versions({"slaq-prediction"})["slaq-prediction"]
-    (res / "manifests").mkdir()
-    manifest = {"study": "slaq-prediction", "kind": "figure", "subject": "slaq", "size": "small",
-                "seed": 0, "code_version": version, "status": "ok", "command": "cmd",
-                "cells": 3, "computed": 3, "wall_s": 1.0, "cpu_s": 2.0, "peak_mb": 100.0,
-                "files": [str(res / "slaq" / "slaq-prediction.csv")],
-                "finished_at": "now"}  # fmt: skip
-    (res / "manifests" / "slaq-prediction.json").write_text(json.dumps(manifest))
-    return res
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
     """A results folder, and its report written once (the "old" report to edit)."""

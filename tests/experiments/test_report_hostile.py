@@ -18,10 +18,9 @@ import pytest
 from click.testing import CliRunner
 
 from schedlab.experiments.cli import cli
-from schedlab.experiments.report.collect import current_versions
 from schedlab.experiments.studies import StudyStats
+from tests.experiments.report_fixtures import SMALL_RUN, manifest, results_folder
 
-FIELDS = ["curve", "authors_fit_pct", "authors_naive_pct"]
 HANG_S = 120  # a FIFO opened for reading blocks forever: fail instead of hanging
 
 
@@ -53,29 +52,9 @@ def only_slaq(monkeypatch):
     monkeypatch.setattr(collect, "catalogues", lambda: slaq)
 
 
-def manifest(**change):
-    m = {"study": "slaq-prediction", "kind": "figure", "subject": "slaq", "size": "small",
-         "seed": 0, "code_version": current_versions({"slaq-prediction"})["slaq-prediction"],
-         "status": "ok", "command": "cmd", "cells": 3, "computed": 3, "wall_s": 1.0,
-         "cpu_s": 2.0, "peak_mb": 100.0, "files": [], "finished_at": "now"}  # fmt: skip
-    m.update(change)
-    return m
-
-
 def folder(tmp_path: Path) -> Path:
     """A usable results folder: a slaq-prediction table, its manifest and a run record."""
-    res = tmp_path / "results"
-    (res / "slaq").mkdir(parents=True)
-    with (res / "slaq" / "slaq-prediction.csv").open("w", newline="") as fh:
-        w = csv.DictWriter(fh, FIELDS)
-        w.writeheader()
-        w.writerow({"curve": "logreg", "authors_fit_pct": 4.269, "authors_naive_pct": 6.147})
-    (res / "manifests").mkdir()
-    table = str(res / "slaq" / "slaq-prediction.csv")
-    (res / "manifests" / "slaq-prediction.json").write_text(json.dumps(manifest(files=[table])))
-    run = {"size": "small", "seed": 0, "command": "schedlab reproduce --size small --seed 0"}
-    (res / "manifests" / "run.json").write_text(json.dumps(run))
-    return res
+    return results_folder(tmp_path, run=SMALL_RUN)
 
 
 def report(res: Path, out: Path):

@@ -5,13 +5,13 @@ the run's command, commit, wall and CPU time."""
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
-from schedlab.experiments.report.collect import collect, current_versions
+from schedlab.experiments.report.collect import collect
 from schedlab.experiments.report.render import write_report
 from schedlab.theory.catalogue import catalogues
+from tests.experiments.report_fixtures import manifest, results_folder, write_table
 
 RUN = {"command": "schedlab reproduce --size small --seed 0", "size": "small", "seed": 0,
        "commit": "abc123", "studies": 1, "cells": 3, "wall_s": 400.0, "cpu_s": 700.0,
@@ -19,33 +19,9 @@ RUN = {"command": "schedlab reproduce --size small --seed 0", "size": "small", "
        "study_names": ["slaq-prediction", "report"]}  # fmt: skip
 
 
-def manifest(study: str, files: list[str]) -> dict:
-    return {"study": study, "kind": "figure", "subject": "slaq", "size": "small", "seed": 0,
-            "code_version": current_versions({"slaq-prediction"})["slaq-prediction"],
-            "status": "ok", "command": "cmd", "cells": 3, "computed": 3, "wall_s": 1.0,
-            "cpu_s": 2.0, "peak_mb": 100.0, "files": files, "finished_at": "now"}  # fmt: skip
-
-
-def table(path: Path, rows: list[dict]) -> str:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    return str(path)
-
-
 def folder(tmp_path: Path, run: dict | None = RUN, listed: bool = True) -> Path:
     """slaq-prediction's table and manifest (listing the table when `listed`), the run record."""
-    res = tmp_path / "results"
-    row = {"curve": "logreg", "authors_fit_pct": 4.269, "authors_naive_pct": 6.147}
-    pred = table(res / "slaq" / "slaq-prediction.csv", [row])
-    (res / "manifests").mkdir()
-    m = manifest("slaq-prediction", [pred] if listed else [])
-    (res / "manifests" / "slaq-prediction.json").write_text(json.dumps(m))
-    if run is not None:
-        (res / "manifests" / "run.json").write_text(json.dumps(run))
-    return res
+    return results_folder(tmp_path, listed=listed, run=run)
 
 
 def add_by_hand(res: Path, study: str) -> str:
@@ -55,7 +31,7 @@ def add_by_hand(res: Path, study: str) -> str:
     path = res / "slaq" / f"{study}.csv"
     rows = [{"workload": "authors", "family": "all", "quality_up_to_pct": 70.0,
              "delay90_ratio_of_means_pct": 40.0}]  # fmt: skip
-    table(path, rows)
+    write_table(path, rows)
     png = res / "slaq" / f"{study}.png"
     Image.new("RGB", (8, 8), "white").save(png)
     m = manifest(study, [str(path), str(png)])
