@@ -58,12 +58,14 @@ def _band_of(row: ClaimRow) -> tuple[float, float] | None:
 def forest(rows: Sequence[ClaimRow], title: str, stem: Path, caption: str) -> list[Path]:
     """Each row with a decided point: its band (grey, an open side to the edge) and the
     reference at 1, ours as value / reference with the 95% interval, in the verdict's colour
-    (the table's, `COLOURS`), the verdict at the right. The other rows are listed under it."""
+    (the table's, `COLOURS`), the verdict at the right. The other rows are counted in the
+    caption. With no row to draw it writes nothing and returns []: the page then says why in
+    words (`no_forest_sentence`)."""
     drawn = forest_rows(rows)
     others = [r for r in rows if r not in drawn]
     if not drawn:
-        return _no_forest(title, stem, caption, len(others))
-    height = 1.2 + 0.42 * max(len(drawn), 1) + 0.22 * len(others)
+        return []
+    height = 1.2 + 0.42 * len(drawn) + 0.22 * len(others)
     fig, ax = new_figure(figsize=(10, height))
     ys = list(range(len(drawn)))[::-1]
     span = [1.0]
@@ -108,14 +110,15 @@ def forest(rows: Sequence[ClaimRow], title: str, stem: Path, caption: str) -> li
     return save_figure(fig, stem, _wrap(full_caption))
 
 
-def _no_forest(title: str, stem: Path, caption: str, others: int) -> list[Path]:
-    """No row to draw: a sentence saying so (no axes, no ticks around nothing)."""
-    fig = new_figure(figsize=(10, 1.3))[0]
-    fig.delaxes(fig.axes[0])
-    fig.text(0.5, 0.62, f"{title}: no forest plot, no claim has both a stated number and a "
-             f"decided number of ours ({others} rows, all in the table).", ha="center",
-             va="center", fontsize=9, wrap=True)  # fmt: skip
-    return save_figure(fig, stem, _wrap(caption))
+def no_forest_sentence(rows: Sequence[ClaimRow]) -> str:
+    """What the page says in place of the forest plot when no row can be drawn (no claim has
+    both a reference number and a decided point of ours): an image of a sentence would be text
+    no reader can select or search, and axes around nothing say less."""
+    n = len(rows)
+    return (
+        "No forest plot: no claim has both a stated number and a decided number of ours "
+        f"({n} row{'s' * (n != 1)}, all in the table above)."
+    )
 
 
 def _log_scale(span: list[float]) -> bool:

@@ -30,6 +30,7 @@ from schedlab.experiments.report.diff import (
 from schedlab.experiments.report.pictures import (
     COLOURS,
     forest,
+    no_forest_sentence,
     screen_png,
     strip_svg,
     verdict_label,
@@ -237,20 +238,29 @@ def _exact_tables(data: ReportData, subject: str) -> list[dict[str, str]]:
     return tables
 
 
+def _forest(rows: list[ClaimRow], subject: str, title: str, size: str, out: Path) -> dict[str, str]:
+    """The paper's forest plot as a screen copy under figures/ ("forest": base64 PNG, "no_forest"
+    empty), or, where no row can be drawn, no picture (a stale one of an earlier report in `out`
+    removed) and the sentence saying why ("forest" empty, "no_forest" the sentence)."""
+    stem = out / FIGURES / f"forest-{subject}"
+    caption = (
+        f"{subject}: paper vs ours, size {size}; each claim with a stated number and a "
+        "number of ours (reference = the paper's number, else the authors' code's)"
+    )
+    if not forest(rows, title, stem, caption):
+        stem.with_suffix(".png").unlink(missing_ok=True)
+        return {"forest": "", "no_forest": no_forest_sentence(rows)}
+    screen = screen_png(stem.with_suffix(".png"))  # the report keeps screen copies only
+    atomic_write_bytes(stem.with_suffix(".png"), screen)
+    stem.with_suffix(".pdf").unlink(missing_ok=True)
+    return {"forest": base64.b64encode(screen).decode(), "no_forest": ""}
+
+
 def _papers(data: ReportData, out: Path) -> list[dict[str, Any]]:
     papers = []
     for subject, cat in data.catalogues.items():
         rows = [r for r in data.rows if r.subject == subject]
         claims = {c.id: c for c in cat.claims}
-        stem = out / FIGURES / f"forest-{subject}"
-        caption = (
-            f"{subject}: paper vs ours, size {data.size}; each claim with a stated number and a "
-            "number of ours (reference = the paper's number, else the authors' code's)"
-        )
-        forest(rows, f"{cat.paper.title} — paper vs ours", stem, caption)
-        screen = screen_png(stem.with_suffix(".png"))  # the report keeps screen copies only
-        atomic_write_bytes(stem.with_suffix(".png"), screen)
-        stem.with_suffix(".pdf").unlink(missing_ok=True)
         papers.append(
             {
                 "subject": subject,
@@ -261,7 +271,7 @@ def _papers(data: ReportData, out: Path) -> list[dict[str, Any]]:
                 "by_verdict": Counter(r.verdict for r in rows),
                 "by_column": Counter(count_key(r) for r in rows),
                 "stale": sum(r.freshness == "stale" for r in rows),
-                "forest": base64.b64encode(screen).decode(),
+                **_forest(rows, subject, f"{cat.paper.title} — paper vs ours", data.size, out),
                 "figures": _figures(data, subject, out),
                 "exact": _exact_tables(data, subject),
                 "deviations": sorted({d for r in rows for d in r.deviations}),

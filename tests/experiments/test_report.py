@@ -96,7 +96,9 @@ def test_report_page_in_headless_chromium(tmp_path):
     write_report(collect(res, "small"), tmp_path / "report")
     shot = tmp_path / "report" / "screenshot.png"
     page = check_page(tmp_path / "report" / "index.html", shot)
-    assert page.images >= len(catalogues())  # a forest plot per paper, at least
+    drawn = [s for s in catalogues() if f'alt="forest plot of {s}:' in html_of(tmp_path)]
+    assert drawn == ["slaq"]  # the only paper with a row to draw (the others say so in words)
+    assert page.images >= len(drawn)
     assert page.broken == [] and page.console_errors == []
     assert shot.stat().st_size > 10_000
 
@@ -147,3 +149,31 @@ def _tiny_png(path):
     from PIL import Image
 
     Image.new("RGB", (8, 8), "white").save(path)
+
+
+def html_of(tmp_path) -> str:
+    return (tmp_path / "report" / "index.html").read_text()
+
+
+NO_FOREST = "No forest plot: no claim has both a stated number and a decided number of ours"
+
+
+def test_a_paper_with_no_row_to_draw_says_so_in_words_not_a_picture(tmp_path):
+    """slaq has a decided row against a stated number: its forest plot is drawn. No row of the
+    other papers has a result here: each says why in the page's text, with no image (and a
+    forest picture an earlier report left in the folder is removed)."""
+    out = tmp_path / "report"
+    (out / "figures").mkdir(parents=True)
+    (out / "figures" / "forest-sojourn.png").write_bytes(b"an earlier report's picture")
+    write_report(collect(results_folder(tmp_path), "small"), out)
+    html, md = html_of(tmp_path), (out / "report.md").read_text()
+    others = sorted(set(catalogues()) - {"slaq"})
+    assert others
+    for s in catalogues():
+        section = html.split(f'<h2 id="{s}">')[1].split("<h2 ")[0]
+        md_section = md.split(f"\n## {s}\n")[1].split("\n## ")[0]
+        drawn = s == "slaq"
+        assert ('<img src="data:image/png;base64,' in section) is drawn, s
+        assert (NO_FOREST in section, NO_FOREST in md_section) == (not drawn, not drawn), s
+        assert (f"](figures/forest-{s}.png)" in md_section) is drawn, s
+        assert (out / "figures" / f"forest-{s}.png").is_file() is drawn, s
