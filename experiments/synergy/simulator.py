@@ -809,6 +809,8 @@ class _Run:
         pos = np.flatnonzero(rd.run)
         if pos.size == 0 or self.k < self.ff_next_k:
             return
+        if rd.exact and rd.examined != ordered.size:  # `allocate` would call the allocator
+            return
         m = self._forward_horizon()
         if m < 1:
             return

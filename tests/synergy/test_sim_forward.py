@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from schedlab.experiments.synergy import simulator
+from schedlab.experiments.synergy.fidelity import Fidelity
 from schedlab.experiments.synergy.simulator import SimConfig, SimResult, simulate
-from schedlab.experiments.synergy.workloads import JobSpec, Workload, philly_derived
+from schedlab.experiments.synergy.workloads import JobSpec, Workload, multi_gpu, philly_derived
 
 ONE_GPU = {"gpus_per_server": 1, "cpus_per_server": 3.0, "mem_gb_per_server": 62.5}
 
@@ -91,3 +92,19 @@ def test_fast_forward_runs_few_rounds_one_by_one(monkeypatch: pytest.MonkeyPatch
     res = simulate(philly_derived(0.1, 3), SimConfig(policy="srtf", servers=2, window=(60, 120)))
     assert res.rounds > 1000
     assert calls["advance"] * 3 < res.rounds
+
+
+def test_fast_forward_keeps_allocator_counts_when_the_cache_cannot_hit() -> None:
+    """The authors' OPT offers only a prefix of the order and its result holds for that exact
+    order, so the round-by-round loop calls it every round: a jump must not skip those calls
+    (allocator_calls and alloc_stats included in the equality)."""
+    off, on = _both(
+        lambda: multi_gpu(load_jobs_per_h=3.0, seed=2, max_jobs=150),
+        policy="las",
+        alloc="opt",
+        servers=2,
+        window=(40, 100),
+        starvation_h=10.0,
+        fidelity=Fidelity().with_authors("opt"),
+    )
+    _assert_identical(off, on)
