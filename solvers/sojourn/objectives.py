@@ -11,52 +11,20 @@ All jobs are run in the given order; under TK and DK the server stops at the K-t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.quadrature import gauss_legendre_unit
-from schedlab.solvers.sojourn.problem import Instance, check_order
+from schedlab.solvers.sojourn.problem import (  # noqa: F401  OBJECTIVES, LINEAR_ORDERING: kept importable from here
+    LINEAR_ORDERING,
+    OBJECTIVES,
+    Instance,
+    Objective,
+    check_order,
+)
 from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 _NODE_CHUNK = 64
-
-OBJECTIVES = ("A", "B", "TK", "DK")
-LINEAR_ORDERING = ("A", "B")  # objectives that are linear ordering problems (pairwise weights)
-
-
-@dataclass(frozen=True)
-class Objective:
-    """Which objective to minimize; `k` is required for TK and DK (1 <= k <= n)."""
-
-    kind: str
-    k: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind not in OBJECTIVES:
-            raise InvalidInput(
-                f"objective: unknown {self.kind!r}; choose one of {', '.join(OBJECTIVES)}"
-            )
-        if self.kind in ("TK", "DK"):
-            if self.k is None:
-                raise InvalidInput(f"k: objective {self.kind} needs K (e.g. --k 2)")
-            if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
-                raise InvalidInput(f"k: must be a positive integer (got {self.k!r})")
-        elif self.k is not None:
-            raise InvalidInput(f"k: objective {self.kind} takes no K (got {self.k})")
-
-    def check_for(self, instance: Instance) -> None:
-        if self.k is not None and self.k > instance.n:
-            raise InvalidInput(f"k: must be at most the number of jobs {instance.n} (got {self.k})")
-
-    @property
-    def label(self) -> str:
-        return f"{self.kind}(K={self.k})" if self.k is not None else self.kind
-
-    @classmethod
-    def parse(cls, kind: str, k: int | None = None) -> Objective:
-        return cls(kind.upper(), k)
 
 
 # ---- A, TK, DK: a forward pass over the order -----------------------------------------------

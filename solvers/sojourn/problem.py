@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -30,9 +30,6 @@ from schedlab.solvers.serialize import (
     unknown_fields,
 )
 from schedlab.solvers.validate import MAX_MAGNITUDE, check_id
-
-if TYPE_CHECKING:  # objectives imports this module
-    from schedlab.solvers.sojourn.objectives import Objective
 
 #: Input rule: a job's outcome probabilities sum to 1 within this (absolute).
 PROB_TOL = 1e-9
@@ -309,6 +306,46 @@ def check_order(order: Sequence[int], n: int) -> None:
             f"(got {len(order)} entries; missing positions {_few(missing)}, "
             f"repeated {_few(dups)})"
         )
+
+
+# ---- the objective: part of the problem, evaluated in objectives.py ----------------------
+#: The objectives a sojourn problem can minimize (closed forms in `objectives`).
+OBJECTIVES = ("A", "B", "TK", "DK")
+#: The objectives that are linear ordering problems (pairwise weights).
+LINEAR_ORDERING = ("A", "B")
+
+
+@dataclass(frozen=True)
+class Objective:
+    """Which objective to minimize; `k` is required for TK and DK (1 <= k <= n)."""
+
+    kind: str
+    k: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in OBJECTIVES:
+            raise InvalidInput(
+                f"objective: unknown {self.kind!r}; choose one of {', '.join(OBJECTIVES)}"
+            )
+        if self.kind in ("TK", "DK"):
+            if self.k is None:
+                raise InvalidInput(f"k: objective {self.kind} needs K (e.g. --k 2)")
+            if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
+                raise InvalidInput(f"k: must be a positive integer (got {self.k!r})")
+        elif self.k is not None:
+            raise InvalidInput(f"k: objective {self.kind} takes no K (got {self.k})")
+
+    def check_for(self, instance: Instance) -> None:
+        if self.k is not None and self.k > instance.n:
+            raise InvalidInput(f"k: must be at most the number of jobs {instance.n} (got {self.k})")
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind}(K={self.k})" if self.k is not None else self.kind
+
+    @classmethod
+    def parse(cls, kind: str, k: int | None = None) -> Objective:
+        return cls(kind.upper(), k)
 
 
 SUBJECT = "sojourn"
