@@ -116,6 +116,13 @@ class PlacementState:
 
     def commit(self, j: int, parts: list[tuple[int, int]], c: float, m: float, t: float) -> None:
         """Record job j on `parts` [(server, gpus)] at (c, m) per GPU with throughput t."""
+        self.total_free -= self._take(j, parts, c, m)
+        self.parts[j] = parts
+        self.c[j], self.m[j], self.t[j] = c, m, t
+
+    def _take(self, j: int, parts: list[tuple[int, int]], c: float, m: float) -> int:
+        """Take `parts` [(server, gpus)] at (c, m) per GPU from the free resources of their
+        servers and list job j on them; the GPUs taken (the caller updates `total_free`)."""
         free_g, free_c, free_m, on = self.free_g, self.free_c, self.free_m, self.on
         used = 0
         for s, n in parts:
@@ -124,9 +131,7 @@ class PlacementState:
             free_m[s] -= n * m
             on[s].append(j)
             used += n
-        self.total_free -= used
-        self.parts[j] = parts
-        self.c[j], self.m[j], self.t[j] = c, m, t
+        return used
 
     def commit_fitting(
         self,
@@ -138,9 +143,9 @@ class PlacementState:
     ) -> list[int]:
         """`commit` each job j of `jobs` in order at configs[j] (c, m, t) on parts_of[j] if it
         has parts and each fits its server's free GPUs, CPUs (within tol_c) and memory (within
-        tol_m) at that point; the jobs left out, in order. One call per round: the loop of
-        `commit` with its lookups hoisted."""
-        free_g, free_c, free_m, on = self.free_g, self.free_c, self.free_m, self.on
+        tol_m) at that point; the jobs left out, in order. One call per round: `commit` with
+        its lookups hoisted."""
+        free_g, free_c, free_m = self.free_g, self.free_c, self.free_m
         placed, cs, ms, ts = self.parts, self.c, self.m, self.t
         left = []
         used = 0
@@ -155,12 +160,7 @@ class PlacementState:
                     left.append(j)
                     break
             else:
-                for s, n in parts:
-                    free_g[s] -= n
-                    free_c[s] -= n * c
-                    free_m[s] -= n * m
-                    on[s].append(j)
-                    used += n
+                used += self._take(j, parts, c, m)
                 placed[j] = parts
                 cs[j], ms[j], ts[j] = c, m, t
         self.total_free -= used
