@@ -25,8 +25,29 @@ import numpy as np
 INF = math.inf
 
 
+class _ModelShape:
+    """What `LinearModel` and `CscModel` share: their sizes and objective, read from the
+    columns' costs and the rows' lower bounds (lists in one, arrays in the other)."""
+
+    cost: Sequence[float] | np.ndarray
+    row_lower: Sequence[float] | np.ndarray
+    offset: float
+
+    @property
+    def n_cols(self) -> int:
+        return len(self.cost)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.row_lower)
+
+    def objective(self, x: np.ndarray) -> float:
+        """The objective of the column values `x`, the offset included."""
+        return float(np.dot(np.asarray(self.cost, dtype=float), x)) + self.offset
+
+
 @dataclass
-class LinearModel:
+class LinearModel(_ModelShape):
     """Columns (cost, bounds, integrality, their rows and values) and row bounds; `maximize`
     is the objective's sense, `offset` its constant."""
 
@@ -40,14 +61,6 @@ class LinearModel:
     row_upper: list[float] = field(default_factory=list)
     maximize: bool = False
     offset: float = 0.0
-
-    @property
-    def n_cols(self) -> int:
-        return len(self.cost)
-
-    @property
-    def n_rows(self) -> int:
-        return len(self.row_lower)
 
     def row(self, lo: float = -INF, hi: float = INF) -> int:
         """A new empty row lo <= . <= hi (columns add their entries); its index."""
@@ -84,10 +97,6 @@ class LinearModel:
             self.col_vals[c].append(v)
         return r
 
-    def objective(self, x: np.ndarray) -> float:
-        """The objective of the column values `x`, the offset included."""
-        return float(np.dot(np.asarray(self.cost, dtype=float), x)) + self.offset
-
     def csc(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(starts, row indices, values) of the matrix column by column."""
         starts = np.zeros(self.n_cols + 1, dtype=np.int32)
@@ -115,7 +124,7 @@ class LinearModel:
 
 
 @dataclass(frozen=True, eq=False)
-class CscModel:
+class CscModel(_ModelShape):
     """A whole model as arrays: columns (cost, bounds, integrality) and the matrix column by
     column (`starts`, n_cols + 1 offsets into the row `index` and `value` arrays, as
     `LinearModel.csc` returns), rows lower <= sum a x <= upper; `integer`: per column
@@ -150,21 +159,9 @@ class CscModel:
                     f"CscModel.{name}: {len(arr)} entries, expected starts[-1] = {nnz}"
                 )
 
-    @property
-    def n_cols(self) -> int:
-        return len(self.cost)
-
-    @property
-    def n_rows(self) -> int:
-        return len(self.row_lower)
-
     def csc(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(starts, row indices, values) of the matrix column by column."""
         return self.starts, self.index, self.value
-
-    def objective(self, x: np.ndarray) -> float:
-        """The objective of the column values `x`, the offset included."""
-        return float(np.dot(np.asarray(self.cost, dtype=float), x)) + self.offset
 
     def to_highs(self, *, integer: bool, negate: bool = False) -> Any:
         """The model as a `highspy.HighsLp` (as `LinearModel.to_highs`)."""
