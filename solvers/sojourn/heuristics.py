@@ -17,6 +17,7 @@ from schedlab.solvers.options import NoOptions
 from schedlab.solvers.registry import Entry
 from schedlab.solvers.result import SolveResult, solution_result
 from schedlab.solvers.sojourn.batch import evaluate_orders
+from schedlab.solvers.sojourn.keys import order_by_index, safe_div, smith_ratio
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 from schedlab.solvers.sojourn.problem import SUBJECT, Instance, SojournProblem
 from schedlab.solvers.solve import method_form, register_method
@@ -24,18 +25,6 @@ from schedlab.solvers.validate import NO_DEADLINE, Deadline
 
 KeyFn = Callable[[Instance], np.ndarray]
 INDEX = "index"  # the method form of a key function: jobs in ascending key order
-
-
-def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den with +inf where den == 0 (a job that never succeeds goes last)."""
-    out = np.full(num.shape, np.inf)
-    np.divide(num, den, out=out, where=den > 0)
-    return out
-
-
-def order_by_index(index: np.ndarray) -> list[int]:
-    """Ascending index; ties keep file order (stable sort)."""
-    return [int(i) for i in np.argsort(index, kind="stable")]
 
 
 def index_result(name: str, key: KeyFn, problem: SojournProblem) -> SolveResult[list[str]]:
@@ -113,7 +102,7 @@ def smith_key(inst: Instance) -> np.ndarray:
 
     Its reciprocal pi / E[X] (higher first) is `indices.smith_priority`, the online form.
     """
-    return _safe_div(inst.mean, inst.pi)
+    return smith_ratio(inst)
 
 
 def u_star(inst: Instance) -> float:
@@ -132,7 +121,7 @@ def u_star(inst: Instance) -> float:
 def u_index(inst: Instance, u: float | None = None) -> np.ndarray:
     """(e_i + m_i pi_i u) / pi_i, ascending: the per-node Smith key of B at u (u* by default)."""
     u = u_star(inst) if u is None else u
-    return _safe_div(inst.e + inst.m * inst.pi * u, inst.pi)
+    return safe_div(inst.e + inst.m * inst.pi * u, inst.pi)
 
 
 def neighbourhood(order: np.ndarray) -> np.ndarray:

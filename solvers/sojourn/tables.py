@@ -17,6 +17,7 @@ import numpy as np
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.quadrature import gauss_legendre_unit
 from schedlab.solvers.kernels.tables import LopTables, TruncTables, compress
+from schedlab.solvers.sojourn.keys import order_by_index, smith_ratio
 from schedlab.solvers.sojourn.objectives import Objective, quadrature_nodes
 from schedlab.solvers.sojourn.problem import Instance
 
@@ -89,9 +90,7 @@ def lop_tables(inst: Instance, objective: Objective, kind: str = "nodes") -> Lop
         raise InvalidInput(f"objective {objective.label}: not a linear-ordering objective (A, B)")
     t = b_node_tables(inst)
     if kind == "lowrank":
-        from schedlab.solvers.sojourn.heuristics import order_by_index, smith_key
-
-        ref = np.array(order_by_index(smith_key(inst)), dtype=np.int64)
+        ref = np.array(order_by_index(smith_ratio(inst)), dtype=np.int64)
         t = compress(t, ref)
     return t
 
