@@ -183,13 +183,11 @@ def _place(
 
 
 @njit(cache=True)
-def pack_round(
-    mode: int, models: Any, gpus: Any, S: int, G: int, cpus: float, mem: float, pc: float,
-    pm: float, tc: float, tm: float, ideal_c: Any, ideal_m: Any, ideal_t: Any, prop_t: Any,
-) -> Any:  # fmt: skip
-    """One round in policy order; returns (part start, part count, servers, GPUs, c, m, t,
-    counters) per job (part count 0: not running)."""
-    n = models.size
+def _empty_round(gpus: Any, S: int, G: int, cpus: float, mem: float) -> Any:
+    """The state of an empty cluster (S servers of G GPUs, `cpus` CPUs, `mem` GB) for a round
+    of the jobs demanding `gpus`: the tuple `st` that `_place` and `_reclaim` take (free
+    resources, buckets by free GPUs, jobs per server, parts and configuration per job)."""
+    n = gpus.size
     free_g = np.full(S, G, dtype=np.int64)
     free_c = np.full(S, cpus)
     free_m = np.full(S, mem)
@@ -209,7 +207,40 @@ def pack_round(
     cj = np.zeros(n)
     mj = np.zeros(n)
     tj = np.zeros(n)
-    st = (free_g, free_c, free_m, lvl, cnt, on, on_cnt, pstart, plen, ps, pn, cj, mj, tj)
+    return (free_g, free_c, free_m, lvl, cnt, on, on_cnt, pstart, plen, ps, pn, cj, mj, tj)
+
+
+@njit(cache=True)
+def _tune_after_ideal(
+    j: int, k: int, g: int, c: float, m: float, t: float, st: Any, tol: Any, models: Any,
+    prop_t: Any, out_s: Any, out_n: Any, peers: Any, used: Any, ctr: Any,
+) -> None:  # fmt: skip
+    """TUNE's steps for job j (model k, g GPUs) once its ideal (c, m, t) did not fit
+    (Placer.serve): the proportional share if the ideal is above it, then reclaiming from
+    over-provisioned peers and one more try; counts the outcome in `ctr` (COUNTERS)."""
+    pc, pm, tc, tm = tol[0], tol[1], tol[2], tol[3]
+    if not (c <= pc + tc and m <= pm + tm):
+        c, m, t = pc, pm, prop_t[k]
+        if _place(j, g, c, m, t, st, tol, out_s, out_n, used):
+            ctr[1] += 1
+            return
+    ctr[3] += _reclaim(g, c, m, st, tol, models, prop_t, out_s, out_n, peers)
+    if _place(j, g, c, m, t, st, tol, out_s, out_n, used):
+        ctr[2] += 1
+    else:
+        ctr[4] += 1
+
+
+@njit(cache=True)
+def pack_round(
+    mode: int, models: Any, gpus: Any, S: int, G: int, cpus: float, mem: float, pc: float,
+    pm: float, tc: float, tm: float, ideal_c: Any, ideal_m: Any, ideal_t: Any, prop_t: Any,
+) -> Any:  # fmt: skip
+    """One round in policy order; returns (part start, part count, servers, GPUs, c, m, t,
+    counters) per job (part count 0: not running)."""
+    n = models.size
+    st = _empty_round(gpus, S, G, cpus, mem)
+    free_g, free_c, free_m, lvl, cnt, on, on_cnt, pstart, plen, ps, pn, cj, mj, tj = st
     tol = (pc, pm, tc, tm, float(G))
     wide = max(S, G) + 1
     out_s = np.zeros(wide, dtype=np.int64)
@@ -279,14 +310,5 @@ def pack_round(
         if mode == GREEDY:
             ctr[5] += 1
             continue
-        if not (c <= pc + tc and m <= pm + tm):
-            c, m, t = pc, pm, prop_t[k]
-            if _place(j, g, c, m, t, st, tol, out_s, out_n, used):
-                ctr[1] += 1
-                continue
-        ctr[3] += _reclaim(g, c, m, st, tol, models, prop_t, out_s, out_n, peers)
-        if _place(j, g, c, m, t, st, tol, out_s, out_n, used):
-            ctr[2] += 1
-        else:
-            ctr[4] += 1
+        _tune_after_ideal(j, k, g, c, m, t, st, tol, models, prop_t, out_s, out_n, peers, used, ctr)
     return pstart, plen, ps[: used[0]], pn[: used[0]], cj, mj, tj, ctr
