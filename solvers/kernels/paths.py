@@ -6,9 +6,10 @@ is the mixed-radix number of its columns, stage 0 most significant. `best_path` 
 cheapest feasible path (ties: the lowest flat index), its cost and latency, and the number of
 feasible paths. Backends: 'numpy' (chunked reference), 'cpu' (numba, parallel over blocks of
 paths), 'cuda' (numba CUDA, one range of paths per thread); all sum in the same order (from 0.0,
-stage 0 first, as a plan sums its latency), so they agree bit for bit. The per-range scan below
-is written once and compiled for both numba targets. A path fits when its float latency sum is
-<= `budget`, with no tolerance here: a caller with one (ESG's LAT_TOL) passes budget + it.
+stage 0 first, as a plan sums its latency), so they agree bit for bit. The per-range scan
+(`paths_scan.scan_range`) is written once and compiled for both numba targets. A path fits
+when its float latency sum is <= `budget`, with no tolerance here: a caller with one (ESG's
+LAT_TOL) passes budget + it.
 """
 
 from __future__ import annotations
@@ -21,45 +22,7 @@ import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.backends import resolve_backend
-
-
-def scan_range(lat, cost, counts, budget, start, stop, out_cost, out_idx, out_n, slot):
-    """Scan outer indices [start, stop) (all stages but the last) and every last-stage column.
-
-    Writes the best cost, its flat index and the number of feasible paths to out_*[slot].
-    Plain scalar code: valid under numba.njit, numba.cuda.jit(device=True) and plain Python.
-    """
-    k = counts.shape[0]
-    last = counts[k - 1]
-    best = np.inf
-    best_i = -1
-    n_ok = 0
-    top = 1  # the place value of stage 0's digit: counts[1] * ... * counts[k - 2]
-    for s in range(1, k - 1):
-        top *= counts[s]
-    for o in range(start, stop):
-        pl = 0.0
-        pc = 0.0
-        r = o
-        p = top
-        for s in range(k - 1):  # stage 0 first: the order in which a plan sums its latency
-            d = r // p
-            r = r - d * p
-            pl += lat[s, d]
-            pc += cost[s, d]
-            if s + 2 < k:
-                p = p // counts[s + 1]
-        for j in range(last):
-            tl = pl + lat[k - 1, j]
-            if tl <= budget:
-                n_ok += 1
-                tc = pc + cost[k - 1, j]
-                if tc < best:
-                    best = tc
-                    best_i = o * last + j
-    out_cost[slot] = best
-    out_idx[slot] = best_i
-    out_n[slot] = n_ok
+from schedlab.solvers.kernels.paths_scan import scan_range
 
 
 @dataclass(frozen=True)

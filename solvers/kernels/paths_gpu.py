@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from numba import cuda
 
-from schedlab.solvers.kernels.paths import scan_range
+from schedlab.solvers.kernels.paths_scan import scan_range
 
 _scan = cuda.jit(device=True)(scan_range)
 
