@@ -18,18 +18,6 @@ from schedlab.experiments.registry import figures
 TABLE_ONLY = {"synergy-authors", "synergy-authors-switches", "synergy-motivation"}
 
 
-def _online_tiny(mp: pytest.MonkeyPatch) -> None:
-    from schedlab.experiments.sojourn import fig_online
-    from schedlab.experiments.sojourn.online_study import StudyConfig
-
-    cfg = StudyConfig(synthetic_servers=(2,), synthetic_loads=(0.5, 0.8), synthetic_jobs=100,
-                      synthetic_replications=2, philly_trace=None, philly_servers=(32,),
-                      philly_loads=(0.7,), philly_replications=2, sweep_h=(0.5, 1.0),
-                      sweep_loads=(0.7,))  # fmt: skip
-    mp.setattr(fig_online, "config_for", lambda size: cfg)
-    mp.setattr(fig_online, "grid_config_for", lambda size: cfg)
-
-
 def _scale_tiny(mp: pytest.MonkeyPatch) -> None:
     from schedlab.experiments.esg import fig_esg_scale as sc
 
@@ -61,8 +49,6 @@ TINY = {
             "synergy-cpu-ratio",
         )
     },  # fmt: skip
-    "sojourn-online": _online_tiny,
-    "sojourn-online-grid": _online_tiny,
     "esg-scale": _scale_tiny,
     "slaq-prediction": _prediction_tiny,
 }

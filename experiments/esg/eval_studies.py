@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.esg.evaluation import ARMS, Study, scenario
+from schedlab.experiments.ladder import pick
 
 #: Arms of ESG's own factors and mechanisms, the columns of the factor table.
 FACTOR_TABLE_ARMS = ("no-gpu-sharing", "no-batching", "no-replan", "paper-pruning",
@@ -46,7 +47,7 @@ REQUESTS = {"tiny": 150, "small": 200, "full": 800, "long": 2400}
 
 
 def _seq(size: str) -> dict[str, Any]:
-    s0, step, cap = SEQ[size]
+    s0, step, cap = pick(size, SEQ)
     return {"seeds0": s0, "seed_step": step, "seed_cap": cap}
 
 
@@ -60,7 +61,7 @@ def main_study(size: str, grid: str = "mig", name: str = "esg") -> Study:
         {a: (0.3,) for a in MECHANISM_ARMS} if size == "full" else {}
     )
     return Study(name, {a: scenario([a], grid=grid) for a in apps}, loads, arms,
-                 requests=REQUESTS[size], arm_loads=one, **_seq(size))  # fmt: skip
+                 requests=pick(size, REQUESTS), arm_loads=one, **_seq(size))  # fmt: skip
 
 
 def measured_study(size: str) -> Study:
@@ -72,7 +73,7 @@ def measured_study(size: str) -> Study:
     fam = {"mig-chain4": "measured", "mig-diamond": "measured", "s6-chain": "secondary",
            "s6-dag": "secondary"}  # fmt: skip
     loads = (0.2, 0.5, 0.8) if big else (0.5,)
-    req = 600 if size == "full" else REQUESTS[size]
+    req = 600 if size == "full" else pick(size, REQUESTS)
     return Study("esg-measured", {a: scenario([a], family=fam[a]) for a in apps}, loads,
                  MEASURED_ARMS, requests=req, **_seq(size))  # fmt: skip
 
@@ -84,13 +85,13 @@ def contention_study(size: str, name: str = "esg-contention") -> Study:
     big = size in ("full", "long")
     apps = list(GENERATED) if big else ["chain3", "dag-wide"]
     kinds = ("poisson", "bursty", "azure")
-    loads = {"tiny": (0.6,), "small": (0.6,), "full": (0.3, 0.6, 0.9),
-             "long": (0.3, 0.6, 0.9, 1.2)}[size]  # fmt: skip
+    loads = pick(size, {"tiny": (0.6,), "small": (0.6,), "full": (0.3, 0.6, 0.9),
+                        "long": (0.3, 0.6, 0.9, 1.2)})  # fmt: skip
     arms = CONTENTION_ARMS if big else ("esg", "batch", "infless")
     seq = {"seeds0": 3, "seed_step": 3, "seed_cap": 6} if size == "full" else _seq(size)
     if size in ("tiny", "small"):
         seq = {"seeds0": 3, "seed_step": 1, "seed_cap": 3}
-    req = {"tiny": 200, "small": 300, "full": 600, "long": 2400}[size]
+    req = pick(size, {"tiny": 200, "small": 300, "full": 600, "long": 2400})
     scen = {f"shared-{k}": scenario(apps, arrivals=k) for k in kinds}
     one: dict[str, tuple[float, ...]] = {"no-locality": (0.6,)} if size == "full" else {}
     return Study(name, scen, loads, arms, requests=req, arm_loads=one, **seq)

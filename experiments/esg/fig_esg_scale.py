@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.experiments.esg.fig_esg import plain_log_ticks
+from schedlab.experiments.ladder import pick
 from schedlab.experiments.plotting import new_figure, save_figure
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
@@ -242,7 +243,7 @@ def plot(tab: list[dict[str, Any]], stem: Path, caption: str) -> list[Path]:
     in_reproduce=False,
 )
 def make(size: str, seed: int, outdir: Path) -> list[Path]:
-    cfg = SIZES[size]
+    cfg = pick(size, SIZES)
     rows = compute(cfg, seed, outdir, size)
     tab = table(rows, cfg)
     d = results_dir(outdir, "esg")

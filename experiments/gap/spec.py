@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+from schedlab.experiments.ladder import SIZES
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.registry import Entry, Registry
 
@@ -44,8 +45,8 @@ GapKind = Literal["relative", "absolute"]
 LadderFn = Callable[[str], list["Rung"]]
 L = TypeVar("L", bound=LadderFn)
 
-#: The ladder sizes a family defines: the reproduction's two and "tiny" (a few instances, tests).
-LADDER_SIZES = ("tiny", "small", "full")
+#: The ladder sizes a family defines: the project's one ladder (`experiments.ladder`).
+LADDER_SIZES = SIZES
 
 #: The instance families of every subject, scope = subject; the object is the ladder function.
 GAP_FAMILIES: Registry[LadderFn] = Registry(

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from schedlab.experiments.ladder import check
 from schedlab.experiments.plotting import colours_for, new_figure, plain_log_ticks, save_figure
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
@@ -73,7 +74,7 @@ TIGHT_CURVES = QUOTED_CURVES
 
 def curves_for(size: str) -> list[str]:
     """tiny: the two quoted curves; otherwise every shipped curve."""
-    return list(QUOTED_CURVES) if size == "tiny" else shipped_names()
+    return list(QUOTED_CURVES) if check(size) == "tiny" else shipped_names()
 
 
 def _at_small(curve: str, scoring: str, model: str, decay: float) -> bool:

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from schedlab.experiments.ladder import pick
 from schedlab.experiments.plotting import new_figure, save_figure
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.slaq import metrics
@@ -333,7 +334,7 @@ def plot(rows: list[dict[str, Any]], tab: list[dict[str, Any]], stem: Path, capt
     in_reproduce=True,
 )
 def make(size: str, seed: int, outdir: Path) -> list[Path]:
-    config = CONFIGS[size]
+    config = pick(size, CONFIGS)
     rows = compute(config, seed, outdir, size)
     tab = table(rows)
     d = results_dir(outdir, "slaq")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.experiments.gap.spec import Rung, register_gap
-from schedlab.solvers.errors import InvalidInput
+from schedlab.experiments.ladder import pick
 from schedlab.solvers.slaq.generate import generate_snapshot
 from schedlab.solvers.slaq.problem import Job, Snapshot
 
@@ -43,9 +43,7 @@ def snapshot_seed(seed: int, rung: Rung, i: int) -> int:
     summary=f"heuristics vs the exact allocation (shipped curves, {CORES_PER_JOB} cores per job)",
 )
 def ladder(size: str) -> list[Rung]:
-    if size not in SIZES:
-        raise InvalidInput(f"size: choose one of {', '.join(SIZES)} (got {size!r})")
-    jobs, count, limit = SIZES[size]
+    jobs, count, limit = pick(size, SIZES)
     return [
         Rung(
             f"objective {objective}",
@@ -91,9 +89,7 @@ def flat_start_snapshot(jobs: int, cores: int, seed: int) -> Snapshot:
     summary="heuristics vs the exact allocation where the greedy can lose (flat-start fits)",
 )  # fmt: skip
 def flat_start_ladder(size: str) -> list[Rung]:
-    if size not in SIZES:
-        raise InvalidInput(f"size: choose one of {', '.join(SIZES)} (got {size!r})")
-    jobs, count, limit = SIZES[size]
+    jobs, count, limit = pick(size, SIZES)
     return [
         Rung("flat-start, objective sum", n, f"{n} jobs", "sum",
              {"jobs": n, "cores": CORES_PER_JOB * n}, count,

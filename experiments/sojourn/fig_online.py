@@ -23,6 +23,7 @@ import textwrap
 from dataclasses import asdict
 from pathlib import Path
 
+from schedlab.experiments.ladder import pick
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.sojourn import online_plots
 from schedlab.experiments.sojourn.online_report import RANKING_FIELDS, markdown, rankings
@@ -78,21 +79,38 @@ def full_trace_path() -> str:
     )
 
 
+#: `tiny` (tests, both studies): 100 synthetic jobs and the shipped Philly sample, no trace.
+TINY = StudyConfig((2,), (0.5, 0.8), 100, 2, None, (32,), (0.7,), 2, sweep_h=(0.5, 1.0),
+                   sweep_loads=(0.7,))  # fmt: skip
+
+
 def config_for(size: str) -> StudyConfig:
-    """`sojourn-online`: the reduced grid of the reproduction."""
-    if size == "small":
-        return StudyConfig((4,), (0.5, 0.8, 0.95), 2000, 5, None, (64,), (0.95,), 3,
-                           sweep_h=(1.0,), sweep_loads=(0.95,))  # fmt: skip
+    """`sojourn-online`: the reduced grid of the reproduction (`InvalidInput` on another size)."""
+    return pick(size, {"tiny": lambda: TINY, "small": _online_small, "full": _online_full})()
+
+
+def _online_small() -> StudyConfig:
+    return StudyConfig((4,), (0.5, 0.8, 0.95), 2000, 5, None, (64,), (0.95,), 3,
+                       sweep_h=(1.0,), sweep_loads=(0.95,))  # fmt: skip
+
+
+def _online_full() -> StudyConfig:
     return StudyConfig((4, 16), (0.5, 0.7, 0.8, 0.9, 0.95), 10_000, 10, full_trace_path(),
                        (256,), (0.95,), 3)  # fmt: skip
 
 
 def grid_config_for(size: str) -> StudyConfig:
     """`sojourn-online-grid`: more server counts, loads and heterogeneities."""
-    if size == "small":
-        return StudyConfig((1, 4), (0.5, 0.7, 0.9, 0.95), 2000, 6, None, (32, 64),
-                           (0.5, 0.7, 0.9, 0.95), 3, sweep_h=(0.5, 1.0),
-                           sweep_loads=(0.8, 0.95))  # fmt: skip
+    return pick(size, {"tiny": lambda: TINY, "small": _grid_small, "full": _grid_full})()
+
+
+def _grid_small() -> StudyConfig:
+    return StudyConfig((1, 4), (0.5, 0.7, 0.9, 0.95), 2000, 6, None, (32, 64),
+                       (0.5, 0.7, 0.9, 0.95), 3, sweep_h=(0.5, 1.0),
+                       sweep_loads=(0.8, 0.95))  # fmt: skip
+
+
+def _grid_full() -> StudyConfig:
     return StudyConfig((1, 4, 16, 64), (0.5, 0.6, 0.7, 0.8, 0.9, 0.95), 20_000, 20,
                        full_trace_path(), (128, 512), (0.5, 0.7, 0.9, 0.95), 3,
                        sweep_h=(0.5, 1.0), sweep_loads=(0.8, 0.95))  # fmt: skip

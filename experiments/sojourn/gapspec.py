@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from schedlab.experiments.gap.spec import Rung, register_gap
-from schedlab.solvers.errors import InvalidInput
+from schedlab.experiments.ladder import pick
 from schedlab.solvers.sojourn.generate import generate_problem
 
 DP_MAX_N = 14  # "default": the subset DP up to here for A and B, CP-SAT above
@@ -39,12 +39,6 @@ B_SIZES = {
     "cyclic-small": ([10, 15, 20, 30, 45, 60], 10, 60.0, 1),
     "cyclic-full": ([10, 20, 30, 45, 60, 80], 50, 120.0, 1),
 }
-
-
-def _sizes(table: dict, size: str) -> tuple:
-    if size not in table:
-        raise InvalidInput(f"size: choose one of {', '.join(table)} (got {size!r})")
-    return table[size]  # type: ignore[no-any-return]
 
 
 def extras(row: dict[str, Any]) -> dict[str, Any]:
@@ -73,7 +67,7 @@ def b_seed(seed: int, rung: Rung, i: int) -> int:
 )
 def default_ladder(size: str) -> list[Rung]:
     """A and B up to 100 jobs at size full, TK and DK up to 16 (the DP's reach)."""
-    ab, tkdk, count, limit = _sizes(DEFAULT_SIZES, size)
+    ab, tkdk, count, limit = pick(size, DEFAULT_SIZES)
     out = []
     for kind in ("A", "B", "TK", "DK"):
         for n in ab if kind in ("A", "B") else tkdk:
@@ -86,7 +80,7 @@ def default_ladder(size: str) -> list[Rung]:
 
 
 def _b_rungs(key: str, family: str, solver: str) -> list[Rung]:
-    ns, count, limit, checkpoints = _sizes(B_SIZES, key)
+    ns, count, limit, checkpoints = pick(key, B_SIZES)
     out = []
     for n in ns:
         if n <= B_DP_MAX_N:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from schedlab.experiments.ladder import check
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
 from schedlab.experiments.synergy.authors_reference import CASES, UTIL_HOURS, references
@@ -67,7 +68,7 @@ SMALL_POINTS = (("default-9jph-fifo", "tune"),)
 def _points(size: str) -> list[tuple[str, str]]:
     """The (case, allocator) reference points computed at `size`."""
     pts = sorted(references())
-    if size != "full":
+    if check(size) != "full":
         extra = SMALL_POINTS if size == "small" else ()
         pts = [p for p in pts if not _synthetic(p[0]) or p in extra]
     return pts

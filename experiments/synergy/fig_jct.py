@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from schedlab.experiments.ladder import pick
 from schedlab.experiments.plotting import colours_for, new_figure, save_figure
 from schedlab.experiments.registry import POLICIES, register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
@@ -190,7 +191,7 @@ def plot(rows: list[dict[str, Any]], config: dict[str, Any], size: str, seed: in
 
 def make(size: str, seed: int, outdir: Path) -> list[Path]:
     """Compute (resumable), then write the CSVs and the figure; returns the paths."""
-    config = CONFIGS[size]
+    config = pick(size, CONFIGS)
     rows = compute(config, seed, outdir, size)
     d = results_dir(outdir, "synergy")
     fields = [k for k in rows[0] if k != "jct_h"]

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from schedlab.experiments.ladder import check
 from schedlab.experiments.plotting import colours_for, new_figure, save_figure
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
@@ -155,12 +156,12 @@ SPECS: dict[str, Spec] = {
 
 def at_full_scale(spec: Spec, size: str) -> bool:
     """Whether the study's cells at `size` are the full size's (servers, window)."""
-    return size == "full" or (size == "small" and spec.name in SMALL_AT_FULL)
+    return check(size) == "full" or (size == "small" and spec.name in SMALL_AT_FULL)
 
 
 def spec_at(spec: Spec, size: str) -> Spec:
     """The figure as computed and drawn at `size`: at small, narrowed by `SMALL_AT_FULL`."""
-    narrow = SMALL_AT_FULL.get(spec.name, {}) if size == "small" else {}
+    narrow = SMALL_AT_FULL.get(spec.name, {}) if check(size) == "small" else {}
     if not narrow:
         return spec
     return replace(

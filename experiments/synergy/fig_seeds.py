@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from schedlab.experiments.ladder import pick
 from schedlab.experiments.plotting import colours_for, new_figure, save_figure
 from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import RowStore, results_dir, write_csv
@@ -88,7 +89,7 @@ def compute(
     size: str, seed: int, outdir: Path, only: dict[str, Any] | None = None
 ) -> list[dict[str, Any]]:
     """Every cell of the size (or those matching `only`, e.g. {"policy": "fifo"})."""
-    cfg = CONFIGS[size]
+    cfg = pick(size, CONFIGS)
     keys = [
         {
             "policy": p,
@@ -230,7 +231,7 @@ def plot(table: list[dict[str, Any]], cfg: dict[str, Any], size: str, seed: int,
 
 
 def make(size: str, seed: int, outdir: Path, only: dict[str, Any] | None = None) -> list[Path]:
-    cfg = CONFIGS[size]
+    cfg = pick(size, CONFIGS)
     if only:
         names = {"policy": "policies", "alloc": "allocs"}
         cfg = {**cfg, **{names[k]: tuple(v) for k, v in only.items() if k in names}}

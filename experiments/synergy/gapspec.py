@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from schedlab.experiments.gap.spec import Rung, register_gap
-from schedlab.solvers.errors import InvalidInput
+from schedlab.experiments.ladder import pick
 from schedlab.solvers.synergy.generate import generate_snapshot
 
 MIXES: dict[str, tuple[float, float, float]] = {
@@ -77,9 +77,7 @@ def extras(row: dict[str, Any]) -> dict[str, Any]:
 )
 def ladder(size: str) -> list[Rung]:
     """Per model mix, the sizes of `SIZES[size]` (x: runnable jobs)."""
-    if size not in SIZES:
-        raise InvalidInput(f"size: choose one of {', '.join(SIZES)} (got {size!r})")
-    cfg = SIZES[size]
+    cfg = pick(size, SIZES)
     return [
         Rung(
             f"mix {mix}, {'1-GPU' if gpu_mix == 'single' else 'multi-GPU'} jobs",

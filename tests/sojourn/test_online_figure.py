@@ -116,6 +116,16 @@ def test_full_size_needs_the_trace(monkeypatch, tmp_path):
             config("full")
 
 
+def test_each_size_is_its_own_configuration_and_an_unknown_one_is_refused(monkeypatch, tmp_path):
+    monkeypatch.delenv("SCHEDLAB_PHILLY_TRACE", raising=False)
+    monkeypatch.setattr(fig, "SHARED_TRACE", tmp_path / "absent.csv")
+    for config in (fig.config_for, fig.grid_config_for):
+        assert config("tiny") == fig.TINY  # not the full grid, and no trace needed
+        assert config("small").philly_trace is None
+        with pytest.raises(InvalidInput, match="size: choose one of tiny, small, full"):
+            config("medium")
+
+
 def _row(policy, means, *, om="uniform", h=0.0, load=0.9, p99=None):
     return {"workload": "philly", "outcome_model": om, "heterogeneity": h, "servers": 8,
             "load": load, "policy": policy, "replications": len(means),
