@@ -588,6 +588,7 @@ class _Run:
         self.total_gpus = cluster.total_gpus
         self.total_cpus = cluster.cpus_per_server * cluster.servers
         self.total_mem = cluster.mem_gb_per_server * cluster.servers
+        self.totals = (float(self.total_gpus), float(self.total_cpus), float(self.total_mem))
         self.R = float(cfg.round_s)
         self.starv_s = math.inf if cfg.starvation_h is None else cfg.starvation_h * 3600.0
         self.max_t = cfg.max_sim_h * 3600.0
@@ -700,21 +701,8 @@ class _Run:
         starving = since > self.starv_s
         if not self.authors_rules:  # theirs: noticed during the round, effective the next
             jobs.bumped[active] |= starving
-        view = PolicyView(
-            now_s=t,
-            job_id=jobs.id[active],
-            arrival_s=jobs.arrival[active],
-            gpus=jobs.gpus[active],
-            cpu_demand=jobs.cpu_demand[active],
-            mem_demand_gb=jobs.mem_demand[active],
-            work_s=jobs.work[active],
-            remaining_s=jobs.remaining[active],
-            attained_gpu_s=jobs.attained[active],
-            est_speedup=jobs.speedup[active],
-            bumped=jobs.bumped[active],
-            total_gpus=float(self.total_gpus),
-            total_cpus=float(self.total_cpus),
-            total_mem_gb=float(self.total_mem),
+        view = _policy_view(
+            jobs, active, jobs.remaining[active], jobs.attained[active], t, self.totals
         )
         key = self.policy.order(view)
         if self.authors_rules and self.policy.name == "ftf":  # theirs: rho ascending
@@ -897,22 +885,8 @@ class _Run:
         remaining, attained = np.empty((m, ordered.size)), np.empty((m, ordered.size))
         remaining[:], attained[:] = jobs.remaining[ordered], jobs.attained[ordered]
         remaining[:, pos], attained[:, pos] = rem[:m], att[:m]
-        view = PolicyView(
-            now_s=t[:, None],  # type: ignore[arg-type]  # one row per round, broadcast
-            job_id=jobs.id[ordered],
-            arrival_s=jobs.arrival[ordered],
-            gpus=jobs.gpus[ordered],
-            cpu_demand=jobs.cpu_demand[ordered],
-            mem_demand_gb=jobs.mem_demand[ordered],
-            work_s=jobs.work[ordered],
-            remaining_s=remaining,
-            attained_gpu_s=attained,
-            est_speedup=jobs.speedup[ordered],
-            bumped=bumped,
-            total_gpus=float(self.total_gpus),
-            total_cpus=float(self.total_cpus),
-            total_mem_gb=float(self.total_mem),
-        )
+        # one row per round: a column of round starts, rows of remaining and attained
+        view = _policy_view(jobs, ordered, remaining, attained, t[:, None], self.totals)
         key = np.broadcast_to(self.policy.key(view), (m, ordered.size))
         lead = ~bumped if self.policy.uses_bump else np.zeros(ordered.size, dtype=bool)
         ok = _strictly_sorted(lead, key, view.arrival_s, view.job_id)
@@ -1057,6 +1031,37 @@ class _Run:
             runtime_s=time.perf_counter() - self.t_start,
             notes=self._notes(),
         )
+
+
+def _policy_view(
+    jobs: _Jobs,
+    index: np.ndarray,
+    remaining: np.ndarray,
+    attained: np.ndarray,
+    now: Any,
+    totals: tuple[float, float, float],
+) -> PolicyView:
+    """The `PolicyView` of jobs `index` (positions in `jobs`) at `now` with the given remaining
+    work and attained GPU service; `totals`: the cluster's GPUs, CPUs and memory (GB). The one
+    builder of the per-round order (scalar `now`) and of fast-forward's check of many rounds at
+    once (a column of round starts and one row per round), so both give the policy the same
+    fields."""
+    return PolicyView(
+        now_s=now,
+        job_id=jobs.id[index],
+        arrival_s=jobs.arrival[index],
+        gpus=jobs.gpus[index],
+        cpu_demand=jobs.cpu_demand[index],
+        mem_demand_gb=jobs.mem_demand[index],
+        work_s=jobs.work[index],
+        remaining_s=remaining,
+        attained_gpu_s=attained,
+        est_speedup=jobs.speedup[index],
+        bumped=jobs.bumped[index],
+        total_gpus=totals[0],
+        total_cpus=totals[1],
+        total_mem_gb=totals[2],
+    )
 
 
 def _first_true(flags: np.ndarray, m: int) -> int:
