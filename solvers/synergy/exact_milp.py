@@ -9,7 +9,10 @@ columns from an MPS file that HiGHS writes, and is killed shortly after the limi
 dual bound (CBC's: the value plus its allowed gap after a proof, else its log's bound) or the
 relaxation over cluster-wide totals (always a valid upper bound), the tighter of the two. A
 heuristic allocation (`hint`, see `start_point`) is the MIP start and the incumbent kept when
-the solver finds nothing better within the limit.
+the solver finds nothing better within the limit. `max_nodes` is a work limit (HiGHS's
+`mip_max_nodes`) that stops the solve at the same point on any machine: a solve it stops is
+`feasible` (or `timeout` with no allocation) with the bound above, `optimal` only if that bound
+proves it.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kit.mip import MIP_ABS_GAP, solve_mip
 from schedlab.solvers.options import MilpSolver, shared
 from schedlab.solvers.result import PROOF_TOL, SolveResult, solution_result
@@ -61,6 +65,14 @@ class MilpOptions:
         default=True, metadata={"help": "cap the objective by the cluster-totals relaxation"}
     )
     hint: bool = shared("hint")  # OPT, or TUNE under a time limit (`start_point`)
+    max_nodes: int | None = field(
+        default=None,
+        metadata={
+            "help": "HiGHS work limit: stop after this many branch-and-bound nodes (0: before "
+            "the root node's search), the same stop on any machine; unset: no limit",
+            "range": (0, 2**31 - 1),
+        },
+    )
 
 
 def build_milp(
@@ -91,6 +103,8 @@ def solve_milp(
     `hint`, a heuristic allocation (`start_point`) is the MIP start and the incumbent returned
     if the solver finds nothing better in time."""
     o = options
+    if o.max_nodes is not None and o.solver != "highs":
+        raise InvalidInput("max_nodes: a HiGHS work limit; use solver highs or leave it unset")
     t0 = time.perf_counter()
     st = build_structure(snap, o.run_set)
     stats: dict[str, Any] = {"solver": o.solver, "run_set": o.run_set}
@@ -137,8 +151,9 @@ def _run(
     allocation or None, a proven bound or None)."""
     x0 = None if start is None or o.solver == "cbc" else start_vector(mc, *start)
     gap = CBC_GAP if o.solver == "cbc" else MIP_ABS_GAP
+    work = None if o.max_nodes is None else {"mip_max_nodes": int(o.max_nodes)}
     out = solve_mip(mc.model, solver=o.solver, deadline=deadline, start=x0, threads=o.threads,
-                    gap_abs=gap)  # fmt: skip
+                    gap_abs=gap, options=work)  # fmt: skip
     stats.update(out.stats)
     stats.update(variables=mc.model.n_cols, constraints=mc.model.n_rows)
     if out.infeasible:

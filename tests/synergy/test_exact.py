@@ -1,5 +1,5 @@
 """Exact methods: MILP (HiGHS and CBC) = CP-SAT = enumeration on small snapshots; heuristics
-never beat a proven optimum; time-limited solves never claim optimality."""
+never beat a proven optimum; solves stopped by a work limit never claim optimality."""
 
 from __future__ import annotations
 
@@ -111,8 +111,14 @@ def test_heuristics_never_beat_the_optimum_medium(snap):
         assert res.stats["in_exact_feasible_set"], m
 
 
-def test_time_limited_solves_do_not_claim_optimality():
-    snap = generate_snapshot(16, 150, 0, gpu_mix="multi", task_mix=(0.5, 0.3, 0.2))
+def _work_limited_snapshot():
+    """A round neither solver finishes within the work limits below (its optimum, about 159.66
+    GPU-throughput, needs HiGHS's root node; the MIP start is about 150.04)."""
+    return generate_snapshot(16, 150, 0, gpu_mix="multi", task_mix=(0.5, 0.3, 0.2))
+
+
+def test_work_limited_cpsat_does_not_claim_optimality():
+    snap = _work_limited_snapshot()
     res = solve(
         snap,
         "cpsat",
@@ -123,9 +129,32 @@ def test_time_limited_solves_do_not_claim_optimality():
     if res.status is Status.FEASIBLE:
         assert res.bound >= res.value * (1 - REL)
         assert check_allocation(snap, res.solution) == []
-    res = solve(snap, "milp", time_limit=0.5, options={"relaxation_cut": False})
-    assert res.status in (Status.FEASIBLE, Status.TIMEOUT)
-    assert res.bound is not None and (res.value is None or res.bound >= res.value * (1 - REL))
+
+
+@pytest.mark.parametrize(("hint", "status"), [(True, Status.FEASIBLE), (False, Status.TIMEOUT)])
+def test_work_limited_milp_does_not_claim_optimality(hint: bool, status: Status):
+    """HiGHS stopped by the node limit (a work count, not the clock: the same stop on any
+    machine) before it proves anything: the MIP start unproven, or no allocation, and a sound
+    bound (the cluster-totals relaxation) either way."""
+    snap = _work_limited_snapshot()
+    opts = {"relaxation_cut": False, "hint": hint, "max_nodes": 0}
+    res = solve(snap, "milp", options=opts)
+    assert res.stats["highs_status"] == "Solution limit reached"
+    assert res.status is status
+    assert res.bound == pytest.approx(relaxation_bound(build_structure(snap, "proportional")))
+    if hint:
+        assert res.value is not None and res.bound is not None
+        assert res.bound > res.value * (1 + REL)
+        assert check_allocation(snap, res.solution) == []
+    else:
+        assert res.value is None and res.solution is None
+
+
+def test_milp_work_limit_is_highs_only():
+    from schedlab.solvers.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="max_nodes: a HiGHS work limit"):
+        solve(tiny(0), "milp", options={"solver": "cbc", "max_nodes": 10})
 
 
 def test_enum_refuses_large_snapshots():
