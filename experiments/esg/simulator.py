@@ -7,7 +7,7 @@ policy picks a configuration (batch b, vCPUs, GPU share) from the head's remaini
 batch leaves when b requests wait or when the head has waited the configuration's `wait_ms`
 (when the file gives one: the wait it was planned with) or else the batch-fill estimate
 (b - 1) / rate. A partial batch (n < b requests) runs for the least profiled latency of the
-same function and size at a batch in n..b (`_batch_latency_ms`), and is billed for that.
+same function and size at a batch in n..b (`BatchLatency.ms`), and is billed for that.
 Dispatch (`solvers.esg.dispatch.place`, rule `dispatch`, default "esg") places
 it on an invoker: a warm idle container of the same size first (upstream invokers first), then
 the invoker of the head's upstream function, then best fit on GPU share (idle containers are
@@ -38,7 +38,7 @@ The door (`Simulation.__init__`, so the CLI and the Python API alike):
   on/off periods against the same cap; the per-request tables against the memory budget.
 
 Load: `solvers.esg.limits.LOAD_DEFINITION` (the one definition, also the CLI's help), computed
-by `_demand` and `_rates`.
+by `gpu_demand_ms` and `arrival_rates`.
 """
 
 from __future__ import annotations
@@ -290,8 +290,190 @@ def arrival_process(kind: str) -> Callable[..., np.ndarray]:
     return WORKLOADS.get(kind, scope="esg").obj
 
 
+def gpu_demand_ms(apps: list[App]) -> float:
+    """GPU-ms per request summed over the apps at their batch-1 GPU configurations of least
+    GPU time (what load 1.0 is measured against; CPU-only configurations do not count)."""
+    demand = 0.0
+    for a in apps:
+        for f in a.functions:
+            gpu = [c for c in f.configs if not c.cpu_only]
+            ones = [c for c in gpu if c.batch == 1] or gpu
+            if ones:
+                demand += min(c.gpu_share * c.latency_ms / c.batch for c in ones)
+    if demand <= 0:
+        raise InvalidInput(
+            "--load: the applications have no GPU configuration, and the load is defined "
+            "by GPU time (see --help); give at least one function a configuration with "
+            "gpu_share > 0"
+        )
+    return demand
+
+
+def arrival_rates(apps: list[App], cfg: SimConfig) -> list[float]:
+    """Per-app arrival rate (1/s) for the configured load: the same r for every app,
+    r x demand = load x capacity (`LOAD_DEFINITION`)."""
+    capacity = cfg.invokers * cfg.gpus_per_invoker * 1000.0  # GPU-ms per s
+    total = cfg.load * capacity / max(gpu_demand_ms(apps), 1e-9)
+    return [total] * len(apps)
+
+
+def requests_per_app(n_apps: int, n: int) -> list[int]:
+    """Requests of each application (n split as evenly as possible, the first ones +1)."""
+    return [n // n_apps + (1 if i < n % n_apps else 0) for i in range(n_apps)]
+
+
+class DecisionLog:
+    """Wall and CPU time (ms) of every policy decision, and which ones the policy computed (a
+    cache miss): the decision-time metrics, kept apart from the simulated clock."""
+
+    def __init__(self) -> None:
+        self.ms: list[float] = []  # every decision, cache hits included
+        self.miss_ms: list[float] = []  # the decisions the policy computed
+        self.cpu_ms: list[float] = []  # CPU time of this thread per decision
+
+    @staticmethod
+    def start(state: AppState) -> tuple[int, float, float]:
+        """What `stop` needs: the policy cache's size and the wall and CPU clocks, now."""
+        return len(state.cache), time.perf_counter(), time.thread_time()
+
+    def stop(self, state: AppState, started: tuple[int, float, float]) -> None:
+        """Record a decision begun at `started`; a miss when the policy's cache grew."""
+        cached, t0, c0 = started
+        took = (time.perf_counter() - t0) * 1000.0
+        self.ms.append(took)
+        self.cpu_ms.append((time.thread_time() - c0) * 1000.0)
+        if len(state.cache) > cached:
+            self.miss_ms.append(took)
+
+    def metrics(self) -> dict[str, Any]:
+        """The decision-time percentiles and counts of the run's metrics (0 without any)."""
+        dec = np.array(self.ms) if self.ms else np.zeros(1)
+        miss = np.array(self.miss_ms) if self.miss_ms else np.zeros(1)
+        cpu = np.array(self.cpu_ms) if self.cpu_ms else np.zeros(1)
+        return {
+            "decision_ms_p50": float(np.percentile(dec, 50)),
+            "decision_ms_p99": float(np.percentile(dec, 99)),
+            "decision_ms_p99_computed": float(np.percentile(miss, 99)),
+            "decision_cpu_ms_p50": float(np.percentile(cpu, 50)),
+            "decision_cpu_ms_p99": float(np.percentile(cpu, 99)),
+            "decisions": len(self.ms),
+            "decisions_cached": len(self.ms) - len(self.miss_ms),
+        }
+
+
+class BatchLatency:
+    """Run latency of a batch on a configuration, partial batches included; the profile of
+    each (application, function, vCPUs, GPU share) is sorted once and kept."""
+
+    def __init__(self, apps: list[App]) -> None:
+        self.apps = apps
+        self.profiles: dict[tuple[int, int, float, float], list[tuple[int, float]]] = {}
+
+    def ms(self, a: int, fn: int, k: int, n: int) -> float:
+        """Latency of n requests on configuration k (batch b): a partial batch (n < b) takes
+        the least profiled latency of the same function and size (vCPUs, GPU share) at a batch
+        in n..b (k's own among them), so it pays for what it carries."""
+        f = self.apps[a].functions[fn]
+        c = f.configs[k]
+        if n >= c.batch:
+            return c.latency_ms
+        key = (a, fn, c.vcpus, c.gpu_share)
+        prof = self.profiles.get(key)
+        if prof is None:
+            same = [x for x in f.configs if (x.vcpus, x.gpu_share) == (c.vcpus, c.gpu_share)]
+            prof = self.profiles[key] = sorted((x.batch, x.latency_ms) for x in same)
+        return min(lat for b, lat in prof if n <= b <= c.batch)
+
+
+class TransferLedger:
+    """Time to move a batch's inputs from the upstream stages, and the run's transfer counts
+    (how much data moved locally), so placement's effect shows in the metrics."""
+
+    def __init__(self, apps: list[App], cfg: SimConfig, preds: list[list[list[int]]]) -> None:
+        self.apps, self.cfg, self.preds = apps, cfg, preds
+        self.transfer_ms = 0.0  # summed over (request, stage with upstream data)
+        self.transfers = 0  # (request, stage with upstream data) pairs
+        self.edges_local = self.edges_total = 0  # (request, upstream function) data moves
+
+    def batch_ms(
+        self, a: int, fn: int, i: int, batch: list[int], where: list[dict[int, int]]
+    ) -> float:
+        """Time (ms) to move a batch's inputs to invoker i: each request's data from each
+        upstream function, locally when that stage ran on i (`where[r][p]`), else over the
+        network."""
+        total = 0.0
+        for p in self.preds[a][fn]:
+            mb = self.apps[a].functions[p].output_mb
+            mb = self.cfg.output_mb if mb is None else mb
+            for r in batch:
+                local = where[r][p] == i
+                self.edges_local += local
+                self.edges_total += 1
+                total += mb * 1000.0 / (self.cfg.local_mb_s if local else self.cfg.remote_mb_s)
+        if self.preds[a][fn]:
+            self.transfer_ms += total * len(batch)
+            self.transfers += len(batch)
+        return total
+
+    def metrics(self) -> dict[str, Any]:
+        """Mean transfer time per (request, stage with upstream data) and the local share."""
+        return {
+            "mean_transfer_ms": self.transfer_ms / max(self.transfers, 1),
+            "local_transfer_share": self.edges_local / max(self.edges_total, 1),
+        }
+
+
+def request_metrics(
+    apps: list[App],
+    req_app: list[int],
+    arrival: list[float],
+    finish: list[float],
+    req_cost: list[float],
+    warmup_frac: float,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Hit rate, cost and latency over the measured requests (the earliest `warmup_frac` of
+    the arrivals left out), overall and per application; refuses a run that lost requests."""
+    fin = np.array(finish)
+    arrived = len(fin)
+    done = int(np.isfinite(fin).sum())
+    if done != arrived:
+        raise RuntimeError(f"simulator lost requests: {arrived} arrived, {done} completed")
+    arr = np.array(arrival)
+    # steady state: leave out the earliest warmup_frac of the arrivals (by arrival time)
+    skip = int(math.floor(warmup_frac * arrived))
+    keep = np.sort(np.argsort(arr, kind="stable")[skip:]) if skip else np.arange(arrived)
+    lat = (fin - arr)[keep]
+    slo = np.array([apps[a].slo_ms for a in req_app])[keep]
+    measured_cost = float(np.sum(np.array(req_cost)[keep]))
+    ok = lat <= slo + 1e-9
+    owner = np.array(req_app)[keep]
+    per_cost = np.array(req_cost)[keep]
+    per_app = [
+        {
+            "app": app.name,
+            "measured_requests": int((owner == a).sum()),
+            "slo_hit_rate": float(ok[owner == a].mean()) if (owner == a).any() else 0.0,
+            "cost": float(per_cost[owner == a].sum()) / max(int((owner == a).sum()), 1),
+        }
+        for a, app in enumerate(apps)
+    ]
+    overall = {
+        "requests": arrived,
+        "completed": done,
+        "measured_requests": len(keep),
+        "slo_hit_rate": float(np.mean(ok)),
+        "slo_hits": int(ok.sum()),
+        "cost": measured_cost / max(len(keep), 1),
+        "p50_latency_ms": float(np.percentile(lat, 50)),
+        "p99_latency_ms": float(np.percentile(lat, 99)),
+    }
+    return overall, per_app
+
+
 class Simulation:
-    """One run; `run()` returns the metrics."""
+    """One run; `run()` returns the metrics. It holds the event queue, the per-request tables
+    and the function queues; the batch latency, the transfers and the decision times are kept
+    by `BatchLatency`, `TransferLedger` and `DecisionLog`."""
 
     def __init__(self, apps: list[App], policy: str | PathPolicy, cfg: SimConfig) -> None:
         cfg.check()
@@ -301,9 +483,11 @@ class Simulation:
         self.rng = np.random.default_rng(cfg.seed)
         # its own stream: arrivals stay the same whichever dispatch rule runs
         self.dispatch_rng = np.random.default_rng([cfg.seed, 1])
-        self.rates = self._rates()
-        why = f" (load {cfg.load:g} over a demand of {self._demand():.3g} GPU-ms per request)"
-        for r, k in zip(self.rates, self._requests_per_app(), strict=True):
+        self.rates = arrival_rates(self.apps, cfg)
+        self.per_app = requests_per_app(len(self.apps), cfg.requests)
+        demand = gpu_demand_ms(self.apps)
+        why = f" (load {cfg.load:g} over a demand of {demand:.3g} GPU-ms per request)"
+        for r, k in zip(self.rates, self.per_app, strict=True):
             check_arrival_span(r, max(k, 1), why)
         funcs = max(len(a.functions) for a in self.apps)
         check_alloc(
@@ -332,67 +516,36 @@ class Simulation:
         self.blocked: set[tuple[int, int]] = set()
         self.events: list[tuple[float, int, str, Any]] = []
         self.seq = 0
-        self.profiles: dict[tuple[int, int, float, float], list[tuple[int, float]]] = {}
-        self.decision_ms: list[float] = []  # every decision, cache hits included
-        self.decision_miss_ms: list[float] = []  # the decisions the policy computed
-        self.decision_cpu_ms: list[float] = []  # CPU time of this thread per decision
+        self.latency = BatchLatency(self.apps)
+        self.ledger = TransferLedger(self.apps, cfg, self.preds)
+        self.decisions = DecisionLog()
         self.cost = 0.0
         self.cold_starts = 0
-        self.transfer_ms = 0.0  # summed over (request, stage with upstream data)
-        self.transfers = 0  # (request, stage with upstream data) pairs
-        self.edges_local = self.edges_total = 0  # (request, upstream function) data moves
-
-    def _demand(self) -> float:
-        """GPU-ms per request summed over the apps at their batch-1 GPU configurations of least
-        GPU time (what load 1.0 is measured against; CPU-only configurations do not count)."""
-        demand = 0.0
-        for a in self.apps:
-            for f in a.functions:
-                gpu = [c for c in f.configs if not c.cpu_only]
-                ones = [c for c in gpu if c.batch == 1] or gpu
-                if ones:
-                    demand += min(c.gpu_share * c.latency_ms / c.batch for c in ones)
-        if demand <= 0:
-            raise InvalidInput(
-                "--load: the applications have no GPU configuration, and the load is defined "
-                "by GPU time (see --help); give at least one function a configuration with "
-                "gpu_share > 0"
-            )
-        return demand
-
-    def _rates(self) -> list[float]:
-        """Per-app arrival rate (1/s) for the configured load: the same r for every app,
-        r x demand = load x capacity (`LOAD_DEFINITION`)."""
-        capacity = self.cfg.invokers * self.cfg.gpus_per_invoker * 1000.0  # GPU-ms per s
-        total = self.cfg.load * capacity / max(self._demand(), 1e-9)
-        return [total] * len(self.apps)
-
-    def _requests_per_app(self) -> list[int]:
-        """Requests of each application (split as evenly as possible, the first ones +1)."""
-        n_apps, n = len(self.apps), self.cfg.requests
-        return [n // n_apps + (1 if i < n % n_apps else 0) for i in range(n_apps)]
 
     def work_estimate(self) -> float:
         """Steps the run implies: per request and function, EVENTS_PER_STAGE events and one
         decision of `policy.decision_work` steps (every decision a cache miss). A queue that
         waits for room re-plans, more decisions, counted as the run makes them."""
         total = 0.0
-        for a, k in enumerate(self._requests_per_app()):
+        for a, k in enumerate(self.per_app):
             fns = range(len(self.apps[a].functions))
             per = sum(EVENTS_PER_STAGE + self.policy.decision_work(self.states[a], f) for f in fns)
             total += k * per
         return total
 
     def push(self, t: float, kind: str, data: Any) -> None:
+        """Schedule an event at t (ties in the order pushed)."""
         self.seq += 1
         heapq.heappush(self.events, (t, self.seq, kind, data))
 
     # --- requests ---------------------------------------------------------------------
     def _setup_requests(self) -> None:
+        """Draw every application's arrivals (in application order, from the run's seed) and
+        set up the per-request tables."""
         arrivals = arrival_process(self.cfg.arrivals)
         self.req_app: list[int] = []
         self.req_arrival: list[float] = []
-        for a, k in enumerate(self._requests_per_app()):
+        for a, k in enumerate(self.per_app):
             if k == 0:
                 continue
             ts = arrivals(self.rates[a], k, self.rng, self.cfg.trace, max_steps=self.cfg.max_events)
@@ -417,23 +570,15 @@ class Simulation:
         srcs = {fn: len(self.queues.get((a, fn), ())) + 1 for fn, ps in enumerate(self.preds[a])
                 if not ps}  # fmt: skip
         order = self.topo[a]
-        cached, t0, c0 = len(self.states[a].cache), time.perf_counter(), time.thread_time()
+        started = self.decisions.start(self.states[a])
         plan = self.policy.plan_request(
             self.states[a], order, self.preds[a], self.apps[a].slo_ms, srcs
         )
-        self._timed(a, cached, t0, c0)
+        self.decisions.stop(self.states[a], started)
         self.req_plan[rid] = plan
 
-    def _timed(self, a: int, cached: int, t0: float, c0: float) -> None:
-        """Record a decision's wall and CPU time (ms) begun at (t0, c0); a miss when the
-        policy's cache grew (it computed the decision)."""
-        took = (time.perf_counter() - t0) * 1000.0
-        self.decision_ms.append(took)
-        self.decision_cpu_ms.append((time.thread_time() - c0) * 1000.0)
-        if len(self.states[a].cache) > cached:
-            self.decision_miss_ms.append(took)
-
     def _enqueue(self, t: float, rid: int, fn: int) -> None:
+        """Request rid is ready for function fn (its predecessors finished) at t."""
         q = (self.req_app[rid], fn)
         self.queues.setdefault(q, deque()).append(rid)
         self.req_enq[(rid, fn)] = t
@@ -441,6 +586,8 @@ class Simulation:
 
     # --- decisions and dispatch ---------------------------------------------------------
     def _service(self, t: float, q: tuple[int, int]) -> None:
+        """Plan queue q's head (a configuration and when its batch leaves) if not planned, and
+        dispatch the batch when it is full or its wait is over."""
         queue = self.queues.get(q)
         if not queue:
             self.pending.pop(q, None)
@@ -451,9 +598,9 @@ class Simulation:
             remaining = self.apps[a].slo_ms - (t - self.req_arrival[head])
             self.cap.step(math.ceil(self.policy.decision_work(self.states[a], fn)))
             if self.policy.replan:
-                cached, t0, c0 = len(self.states[a].cache), time.perf_counter(), time.thread_time()
+                started = self.decisions.start(self.states[a])
                 k = self.policy.decide(self.states[a], fn, remaining, len(queue))
-                self._timed(a, cached, t0, c0)
+                self.decisions.stop(self.states[a], started)
             else:  # the head's plan, made at its arrival (`_plan_at_arrival`)
                 k = self.req_plan[head][fn]
             timeout = self.policy.batch_timeout_ms(self.states[a], fn, k, remaining)
@@ -466,21 +613,6 @@ class Simulation:
         b = self.apps[a].functions[fn].configs[k].batch
         if len(queue) >= b or go <= t:
             self._dispatch(t, q)
-
-    def _batch_latency_ms(self, a: int, fn: int, k: int, n: int) -> float:
-        """Run latency of a batch of n requests on configuration k (batch b): a partial batch
-        (n < b) takes the least profiled latency of the same function and size (vCPUs, GPU
-        share) at a batch in n..b (k's own among them), so it pays for what it carries."""
-        f = self.apps[a].functions[fn]
-        c = f.configs[k]
-        if n >= c.batch:
-            return c.latency_ms
-        key = (a, fn, c.vcpus, c.gpu_share)
-        prof = self.profiles.get(key)
-        if prof is None:
-            same = [x for x in f.configs if (x.vcpus, x.gpu_share) == (c.vcpus, c.gpu_share)]
-            prof = self.profiles[key] = sorted((x.batch, x.latency_ms) for x in same)
-        return min(lat for b, lat in prof if n <= b <= c.batch)
 
     def _fill_wait_ms(self, a: int, fn: int, k: int) -> float:
         """How long a head waits for its batch to fill (`policies.fill_wait_ms`)."""
@@ -503,24 +635,9 @@ class Simulation:
             rng=self.dispatch_rng,
         )
 
-    def _transfer_ms(self, a: int, fn: int, i: int, batch: list[int]) -> float:
-        """Time (ms) to move a batch's inputs to invoker i: each request's data from each
-        upstream function, locally when that stage ran on i, else over the network."""
-        total = 0.0
-        for p in self.preds[a][fn]:
-            mb = self.apps[a].functions[p].output_mb
-            mb = self.cfg.output_mb if mb is None else mb
-            for r in batch:
-                local = self.req_where[r][p] == i
-                self.edges_local += local
-                self.edges_total += 1
-                total += mb * 1000.0 / (self.cfg.local_mb_s if local else self.cfg.remote_mb_s)
-        if self.preds[a][fn]:
-            self.transfer_ms += total * len(batch)
-            self.transfers += len(batch)
-        return total
-
     def _dispatch(self, t: float, q: tuple[int, int]) -> None:
+        """Place queue q's planned batch and start its run (billed), or mark q blocked when no
+        invoker has room."""
         self.cap.step()
         a, fn = q
         k, _ = self.pending[q]
@@ -536,9 +653,9 @@ class Simulation:
         self.blocked.discard(q)
         batch = [queue.popleft() for _ in range(min(c.batch, len(queue)))]
         run = (
-            self._batch_latency_ms(a, fn, k, len(batch))
+            self.latency.ms(a, fn, k, len(batch))
             + f.transfer_ms
-            + self._transfer_ms(a, fn, i, batch)
+            + self.ledger.batch_ms(a, fn, i, batch, self.req_where)
             + ((f.cold_start_ms or self.cfg.cold_start_ms) if cold else 0.0)
         )
         self.cold_starts += cold
@@ -553,6 +670,8 @@ class Simulation:
         self._service(t, q)
 
     def _done(self, t: float, q: tuple[int, int], cont: Container, batch: list[int]) -> None:
+        """A batch finished at t: free its container, pass its requests on to the successors,
+        and re-plan the blocked queues (room may be free)."""
         a, fn = q
         cont.busy, cont.idle_since = False, t
         n_fns = len(self.apps[a].functions)
@@ -569,6 +688,7 @@ class Simulation:
             self._service(t, bq)
 
     def run(self) -> dict[str, Any]:
+        """Draw the arrivals, process the events until none is left, return the metrics."""
         self._setup_requests()
         wall = time.perf_counter()
         while self.events:
@@ -589,54 +709,22 @@ class Simulation:
         return self._metrics(time.perf_counter() - wall)
 
     def _metrics(self, wall_s: float) -> dict[str, Any]:
-        fin = np.array(self.req_finish)
-        arrived = len(fin)
-        done = int(np.isfinite(fin).sum())
-        if done != arrived:
-            raise RuntimeError(f"simulator lost requests: {arrived} arrived, {done} completed")
-        arr = np.array(self.req_arrival)
-        # steady state: leave out the earliest warmup_frac of the arrivals (by arrival time)
-        skip = int(math.floor(self.cfg.warmup_frac * arrived))
-        keep = np.sort(np.argsort(arr, kind="stable")[skip:]) if skip else np.arange(arrived)
-        lat = (fin - arr)[keep]
-        slo = np.array([self.apps[a].slo_ms for a in self.req_app])[keep]
-        measured_cost = float(np.sum(np.array(self.req_cost)[keep]))
-        ok = lat <= slo + 1e-9
-        owner = np.array(self.req_app)[keep]
-        per_cost = np.array(self.req_cost)[keep]
-        per_app = [
-            {
-                "app": app.name,
-                "measured_requests": int((owner == a).sum()),
-                "slo_hit_rate": float(ok[owner == a].mean()) if (owner == a).any() else 0.0,
-                "cost": float(per_cost[owner == a].sum()) / max(int((owner == a).sum()), 1),
-            }
-            for a, app in enumerate(self.apps)
-        ]
-        dec = np.array(self.decision_ms) if self.decision_ms else np.zeros(1)
-        miss = np.array(self.decision_miss_ms) if self.decision_miss_ms else np.zeros(1)
-        cpu = np.array(self.decision_cpu_ms) if self.decision_cpu_ms else np.zeros(1)
+        """The run's metrics (module docstring): requests, decisions, dispatch, transfers."""
+        overall, per_app = request_metrics(
+            self.apps,
+            self.req_app,
+            self.req_arrival,
+            self.req_finish,
+            self.req_cost,
+            self.cfg.warmup_frac,
+        )
         return {
-            "requests": arrived,
-            "completed": done,
-            "measured_requests": len(keep),
-            "slo_hit_rate": float(np.mean(ok)),
-            "slo_hits": int(ok.sum()),
-            "cost": measured_cost / max(len(keep), 1),
-            "p50_latency_ms": float(np.percentile(lat, 50)),
-            "p99_latency_ms": float(np.percentile(lat, 99)),
-            "decision_ms_p50": float(np.percentile(dec, 50)),
-            "decision_ms_p99": float(np.percentile(dec, 99)),
-            "decision_ms_p99_computed": float(np.percentile(miss, 99)),
-            "decision_cpu_ms_p50": float(np.percentile(cpu, 50)),
-            "decision_cpu_ms_p99": float(np.percentile(cpu, 99)),
-            "decisions": len(self.decision_ms),
-            "decisions_cached": len(self.decision_ms) - len(self.decision_miss_ms),
+            **overall,
+            **self.decisions.metrics(),
             "dispatch": self.cfg.dispatch,
             "split": self.policy.split,
             "cold_starts": int(self.cold_starts),
-            "mean_transfer_ms": self.transfer_ms / max(self.transfers, 1),
-            "local_transfer_share": self.edges_local / max(self.edges_total, 1),
+            **self.ledger.metrics(),
             "rate_per_s": float(sum(self.rates)),
             "configs_too_large": self.configs_too_large,
             "work_steps": self.cap.done,

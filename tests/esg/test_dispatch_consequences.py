@@ -161,7 +161,7 @@ def test_decision_time_with_and_without_cache_hits():
     sim = Simulation(apps, "esg", SimConfig(load=0.3, requests=300, seed=2))
     m = sim.run()
     computed = sum(len(st.cache) for st in sim.states)  # one cache entry per computed decision
-    assert m["decisions"] - m["decisions_cached"] == computed == len(sim.decision_miss_ms)
+    assert m["decisions"] - m["decisions_cached"] == computed == len(sim.decisions.miss_ms)
     assert 0 < computed < m["decisions"]  # this run has both hits and misses
     assert m["decision_ms_p99_computed"] >= 0 and m["decision_ms_p99"] >= 0
 

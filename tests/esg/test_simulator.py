@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
 import json
 
 import pytest
 from click.testing import CliRunner
 
+import schedlab.experiments.esg.simulator as simulator
 from schedlab.experiments.cli import cli
-from schedlab.experiments.esg.simulator import SimConfig, Simulation, arrival_times, simulate
+from schedlab.experiments.esg.simulator import (
+    SimConfig,
+    Simulation,
+    arrival_times,
+    requests_per_app,
+    simulate,
+)
 from schedlab.solvers.esg.generate import generate
 
 POLICIES = ("esg", "greedy", "batch", "infless", "static")
@@ -80,3 +89,29 @@ def test_warm_up_prefix_is_left_out_of_the_metrics(apps):
     assert m["cost"] == pytest.approx(sum(sim.req_cost[r] for r in order) / 150, rel=1e-12)
     # the per-request shares add up to what the runs cost
     assert sum(sim.req_cost) == pytest.approx(sim.cost, rel=1e-9)
+
+
+#: The simulator's metric keys, in the order its JSON output gives them.
+METRIC_KEYS = ["requests", "completed", "measured_requests", "slo_hit_rate", "slo_hits", "cost",
+               "p50_latency_ms", "p99_latency_ms", "decision_ms_p50", "decision_ms_p99",
+               "decision_ms_p99_computed", "decision_cpu_ms_p50", "decision_cpu_ms_p99",
+               "decisions", "decisions_cached", "dispatch", "split", "cold_starts",
+               "mean_transfer_ms", "local_transfer_share", "rate_per_s", "configs_too_large",
+               "work_steps", "wall_s", "per_app"]  # fmt: skip
+
+
+def test_metrics_keep_their_keys_and_order_across_the_parts(apps):
+    """The metrics gathered from the run's parts (requests, decisions, transfers) come out in
+    one fixed order, and the requests are split over the apps as evenly as possible."""
+    sim = Simulation(apps, "esg", SimConfig(load=0.2, requests=101, seed=1))
+    assert sim.per_app == requests_per_app(2, 101) == [51, 50]
+    assert requests_per_app(3, 10) == [4, 3, 3]
+    assert list(sim.run()) == METRIC_KEYS
+
+
+def test_no_simulator_class_is_over_300_lines():
+    """The class-size rule (300 lines) for the simulator's module."""
+    tree = ast.parse(inspect.getsource(simulator))
+    sizes = {n.name: n.end_lineno - n.lineno + 1 for n in ast.walk(tree)
+             if isinstance(n, ast.ClassDef) and n.end_lineno is not None}  # fmt: skip
+    assert sizes["Simulation"] > 100 and max(sizes.values()) <= 300, sizes
