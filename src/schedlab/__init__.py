@@ -43,17 +43,9 @@ _LAZY = {
     "subjects": ("schedlab.solvers.subjects", "subjects"),
 }
 
-__all__ = [
-    "__version__",
-    "Result",
-    "esg",
-    "methods",
-    "slaq",
-    "sojourn",
-    "solve",
-    "subjects",
-    "synergy",
-]
+#: The public names: the version and every lazily loaded name, derived from `_LAZY` so the two
+#: cannot drift (`__init__.pyi` spells the same list out for type checkers).
+__all__ = ["__version__", *sorted(_LAZY)]
 
 
 def __getattr__(name: str) -> Any:
