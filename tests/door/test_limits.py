@@ -329,7 +329,7 @@ def test_text_output_survives_an_undecodable_file_name(tmp_path):
 
 
 def test_esg_dp_buckets_range_and_memory_budget(tmp_path, monkeypatch):
-    from schedlab.solvers.esg.exact_astar import MAX_DP_BUCKETS, AStarOptions
+    from schedlab.solvers.esg.astar import MAX_DP_BUCKETS, AStarOptions
     from schedlab.solvers.esg.generate import generate
     from schedlab.solvers.esg.problem import App
 

@@ -225,7 +225,7 @@ def test_cpsat_skips_symmetry_detection_on_large_time_limited_models():
 def test_esg_astar_stops_with_its_best_path_and_a_sound_bound():
     """A* past its deadline: the best complete path generated (feasible) and the least f of
     the open list as the bound; without a deadline the same search is proven optimal."""
-    from schedlab.solvers.esg.exact_astar import CLOCK_EVERY, astar_chain
+    from schedlab.solvers.esg.astar import CLOCK_EVERY, astar_chain
     from schedlab.solvers.esg.generate import generate
 
     app = generate(40, 80, 2)  # about 1,200 expansions: past the first clock check

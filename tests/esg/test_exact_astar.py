@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from schedlab.solvers.esg import slo_split
-from schedlab.solvers.esg.exact_astar import AStarOptions, ChainSearch, astar_chain
+from schedlab.solvers.esg import dag_split
+from schedlab.solvers.esg.astar import AStarOptions, ChainSearch, astar_chain
 from schedlab.solvers.esg.generate import generate
 from schedlab.solvers.esg.plan import longest_path
 from schedlab.solvers.esg.problem import App, budget_limit
@@ -159,7 +159,7 @@ def test_every_switch_combination_equals_brute_force_inside_the_split_on_random_
         calls.append(1)
         return s
 
-    monkeypatch.setattr(slo_split, "astar_chain", checked)
+    monkeypatch.setattr(dag_split, "astar_chain", checked)
     statuses = set()
     for app in random_dags():
         ref = solve(app, "brute", options={"backend": "numpy"})

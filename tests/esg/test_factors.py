@@ -14,7 +14,7 @@ from schedlab.experiments.cli import cli
 from schedlab.experiments.esg.policies import PRUNINGS, EsgPolicy, Factors, make_policy
 from schedlab.experiments.esg.simulator import SimConfig, Simulation
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.esg.exact_astar import astar_chain
+from schedlab.solvers.esg.astar import astar_chain
 from schedlab.solvers.esg.generate import generate
 from schedlab.solvers.esg.problem import App
 

@@ -6,7 +6,7 @@ share per function) by an A* search over configuration paths (ESG_1Q), pruned by
 the fastest remaining stages, a cost blade one that cannot beat the cheapest complete path
 found. The paper presents this search as returning the lowest-cost configuration that meets the
 SLO, faster than searching every path (docs/esg.md). ESG's code is not public: the search
-checked here is schedlab's reconstruction (solvers/esg/exact_astar.py).
+checked here is schedlab's reconstruction (solvers/esg/astar.py, the method in exact_astar.py).
 
 Check, on random chains (2..6 stages, 4..12 configurations per stage, the seeded profile
 families of `solvers/esg/generate.py`) with latency budgets spread from below the fastest path
