@@ -26,17 +26,23 @@ from typing import Any
 
 import numpy as np
 
+from schedlab.experiments.esg.gapspec import (
+    LAYERED_PER_SHAPE,
+    LAYERED_SHAPES,
+    SPLIT_MILP_LIMIT_S,
+    dag_rungs,
+)
 from schedlab.experiments.registry import register_benchmark
 from schedlab.solvers.esg.generate import generate_layered
 
 layered = generate_layered  # the benchmark's layered DAGs, by their old name here
 
 CONFIGS = 10
-#: (depth, width) of the layered DAGs; each with `PER_SHAPE` seeds.
-SHAPES = [(2, 3), (3, 3), (4, 2), (3, 4), (5, 2), (2, 4)]
-PER_SHAPE = 2
+#: (depth, width) of the layered DAGs, each with `PER_SHAPE` seeds: the gap study's "layered"
+#: family (`gapspec`), which owns them.
+SHAPES, PER_SHAPE = LAYERED_SHAPES, LAYERED_PER_SHAPE
 RANDOM_DAGS = 12
-MILP_LIMIT_S = 120.0
+MILP_LIMIT_S = SPLIT_MILP_LIMIT_S
 ONLINE_APPS, ONLINE_LOADS, ONLINE_REQUESTS = (1, 2, 3), (0.2, 0.4), 2000
 FIGURE_LOADS = (0.1, 0.2, 0.3, 0.5)
 METHODS: list[tuple[str, str, dict[str, Any]]] = [
@@ -50,7 +56,6 @@ def studies(quick: bool, outdir: Path) -> list[Any]:
     """The gap study (`experiments/esg/gapspec.py`) on the random DAGs (family "split": the
     ESG figure's DAGs at seed 0, `CONFIGS` configurations) and the layered ones (family
     "layered", seeds 1000 D + 100 W + s), every method of `METHODS` against the MILP."""
-    from schedlab.experiments.esg.gapspec import dag_rungs
     from schedlab.experiments.gap.spec import Rung
     from schedlab.experiments.gap.study import run_study
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from schedlab.experiments.esg import eval_figure as ef
 from schedlab.experiments.esg.eval_studies import FACTOR_TABLE_ARMS, config_space, main_study
+from schedlab.experiments.esg.gapspec import FIGURE_CONFIGS
 from schedlab.experiments.plotting import (
     Series,
     new_figure,
@@ -38,12 +39,8 @@ from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import results_dir, write_csv, write_json
 
 NAME = "esg"
-#: The exact part's sizes (the evaluation's are `eval_studies.main_study`).
-CONFIGS: dict[str, dict[str, Any]] = {
-    "tiny": {"chains": 4, "dags": 4, "configs": 15},
-    "small": {"chains": 12, "dags": 12, "configs": 30},
-    "full": {"chains": 60, "dags": 60, "configs": 100},
-}
+#: The exact part's sizes, owned by the gap study's families (`gapspec`), which run it.
+CONFIGS = FIGURE_CONFIGS
 
 
 def _same_value(x: float | None, y: float | None) -> bool:

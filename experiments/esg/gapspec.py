@@ -32,6 +32,19 @@ DEFAULT_SIZES = {"tiny": (10, 2, 60.0), "small": (20, 4, 60.0), "full": (60, 15,
 #: "queues": (queues, stages, configurations, invokers) per rung; instances per rung by size
 QUEUE_SIZES = [(3, 2, 8, 1), (4, 2, 10, 2), (4, 3, 10, 2), (6, 3, 20, 2), (8, 3, 20, 3)]
 QUEUE_COUNTS = {"tiny": (3, 2), "small": (5, 3), "full": (5, 10)}  # (rungs, instances)
+#: The `esg` figure's exact part per size (`fig_esg.CONFIGS`; the evaluation's sizes are
+#: `eval_studies.main_study`): chains, DAGs, configurations per function.
+FIGURE_CONFIGS: dict[str, dict[str, Any]] = {
+    "tiny": {"chains": 4, "dags": 4, "configs": 15},
+    "small": {"chains": 12, "dags": 12, "configs": 30},
+    "full": {"chains": 60, "dags": 60, "configs": 100},
+}
+#: "layered" (and `bench_split`): (depth, width) of the layered DAGs, each with
+#: `LAYERED_PER_SHAPE` seeds.
+LAYERED_SHAPES = [(2, 3), (3, 3), (4, 2), (3, 4), (5, 2), (2, 4)]
+LAYERED_PER_SHAPE = 2
+#: The MILP's limit (s) on the split's DAGs, random and layered (`bench_split`).
+SPLIT_MILP_LIMIT_S = 120.0
 
 
 def chain_seed(seed: int, rung: Rung, i: int) -> int:
@@ -93,10 +106,8 @@ def _sizes(table: dict[str, Any], size: str) -> Any:
 
 
 def _figure_config(size: str) -> dict[str, Any]:
-    """The `esg` figure's sizes (its CONFIGS: chains, DAGs, configurations)."""
-    from schedlab.experiments.esg.fig_esg import CONFIGS
-
-    return dict(_sizes(CONFIGS, size))
+    """The `esg` figure's sizes (FIGURE_CONFIGS: chains, DAGs, configurations)."""
+    return dict(_sizes(FIGURE_CONFIGS, size))
 
 
 def app_seed(seed: int, rung: Rung, i: int) -> int:
@@ -177,9 +188,8 @@ def split_ladder(size: str) -> list[Rung]:
 )
 def layered_ladder(size: str) -> list[Rung]:
     """`bench_split`'s layered shapes (two seeds each; one, and two shapes, at size tiny)."""
-    from schedlab.experiments.esg.bench_split import MILP_LIMIT_S, PER_SHAPE, SHAPES
-
-    shapes, count = (SHAPES[:2], 1) if size == "tiny" else (SHAPES, PER_SHAPE)
+    shapes = LAYERED_SHAPES[:2] if size == "tiny" else LAYERED_SHAPES
+    count = 1 if size == "tiny" else LAYERED_PER_SHAPE
     return [
         Rung(
             "layered",
@@ -189,7 +199,7 @@ def layered_ladder(size: str) -> list[Rung]:
             {"depth": d, "width": w},
             count,
             ("milp",),
-            MILP_LIMIT_S,
+            SPLIT_MILP_LIMIT_S,
         )
         for d, w in shapes
     ]
