@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from schedlab.experiments.synergy.catalog import ModelCatalog, default_catalog
-from schedlab.experiments.synergy.workloads import (
+from schedlab.experiments.synergy.jobs import (
     DEFAULT_CLASS_SPLIT,
     LONG_EXP,
     SHORT_EXP,

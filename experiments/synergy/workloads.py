@@ -29,7 +29,16 @@ from typing import Literal
 import numpy as np
 
 from schedlab.experiments.registry import register_workload
-from schedlab.experiments.synergy.catalog import TASKS, ModelCatalog, default_catalog
+from schedlab.experiments.synergy.authors_stream import AuthorsStream
+from schedlab.experiments.synergy.catalog import ModelCatalog, default_catalog
+from schedlab.experiments.synergy.jobs import (
+    DEFAULT_CLASS_SPLIT,
+    LONG_EXP,
+    SHORT_EXP,
+    SHORT_PROB,
+    ClassAssigner,
+    JobSpec,
+)
 from schedlab.solvers.errors import InvalidInput
 
 SUBJECT = "synergy"
@@ -38,38 +47,13 @@ SUBJECT = "synergy"
 DEFAULT_SERVERS = 16
 # Default measurement window of the Synergy simulator (job ids [4000, 5000)).
 DEFAULT_WINDOW: tuple[int, int] = (4000, 5000)
-# Task-class shares of the default workload, in TASKS order (image, language, speech).
-DEFAULT_CLASS_SPLIT: tuple[float, float, float] = (0.20, 0.70, 0.10)
 # Multi-GPU variant: GPU demand and its probability.
 MULTI_GPU_DEMANDS: tuple[int, ...] = (1, 2, 4, 8)
 MULTI_GPU_PROBS: tuple[float, ...] = (0.70, 0.10, 0.15, 0.05)
-# Durations at proportional share: w.p. 0.8 60*10^U(1.5, 3) s, else 60*10^U(3, 4) s.
-SHORT_PROB = 0.8
-SHORT_EXP = (1.5, 3.0)
-LONG_EXP = (3.0, 4.0)
 
 _CHUNK = 1024  # jobs drawn per batch; the stream does not depend on it
 # Random streams of the synthetic workloads: ours, and the authors' draws (authors_stream.py).
 STREAMS: tuple[str, ...] = ("numpy", "authors")
-
-
-@dataclass(frozen=True)
-class JobSpec:
-    """One job: id (also its arrival rank), arrival time, model, GPU demand, work.
-
-    `work_s` is the job's duration at the GPU-proportional share, in seconds.
-    """
-
-    job_id: int
-    arrival_s: float
-    model: str
-    gpus: int
-    work_s: float
-
-    def iterations(self, catalog: ModelCatalog | None = None) -> float:
-        """Training iterations of this job (work / iteration time at proportional share)."""
-        cat = catalog or default_catalog()
-        return self.work_s / cat.iter_time_s(self.model)
 
 
 @dataclass
@@ -93,46 +77,6 @@ class Workload:
     def take(self, n: int) -> list[JobSpec]:
         """The first n jobs (for inspection and tests; a fresh iteration each call)."""
         return list(islice(iter(self.jobs), n))
-
-
-class ClassAssigner:
-    """Model choice of the Synergy simulator: each new job goes to the task class furthest
-    below its target share (ties: image, language, speech), models round-robin in a class."""
-
-    def __init__(
-        self,
-        catalog: ModelCatalog,
-        split: Sequence[float] = DEFAULT_CLASS_SPLIT,
-    ) -> None:
-        if len(split) != len(TASKS) or any(s < 0 for s in split) or sum(split) <= 0:
-            raise ValueError(f"class split must be {len(TASKS)} non-negative shares")
-        total = float(sum(split))
-        self.targets = [s / total for s in split]
-        self.models = [catalog.models_of(task) for task in TASKS]
-        self.counts = [0] * len(TASKS)
-        self.next_model = [0] * len(TASKS)
-        self.assigned = 0
-
-    def next(self) -> str:
-        """Model name for the next job."""
-        if self.assigned == 0:
-            deficits = [0.0] * len(TASKS)  # as in Synergy: no share yet, so the first is image
-        else:
-            deficits = [
-                t - c / self.assigned for t, c in zip(self.targets, self.counts, strict=True)
-            ]
-        best = 0
-        for k in range(1, len(TASKS)):
-            if deficits[k] > deficits[best] + 1e-12:
-                best = k
-        if not self.models[best]:
-            raise ValueError(f"no model of task class {TASKS[best]!r} in the catalog")
-        models = self.models[best]
-        name = models[self.next_model[best] % len(models)]
-        self.next_model[best] += 1
-        self.counts[best] += 1
-        self.assigned += 1
-        return name
 
 
 @dataclass(frozen=True)
@@ -253,8 +197,6 @@ def philly_derived(
     "authors" draws them as the authors' simulator does (`authors_stream.py`)."""
     jobs: Iterable[JobSpec]
     if stream == "authors":
-        from schedlab.experiments.synergy.authors_stream import AuthorsStream
-
         jobs = AuthorsStream(load_jobs_per_h, seed, split, max_jobs=max_jobs, catalog=catalog)
     elif stream == STREAMS[0]:
         jobs = SyntheticStream(
