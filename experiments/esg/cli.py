@@ -12,6 +12,14 @@ from typing import Any
 import click
 
 from schedlab.experiments.cli_registry import LazyChoice, RegistryChoice, constant
+from schedlab.experiments.cli_simulate import (
+    Outcome,
+    SimulateVerb,
+    add_simulate,
+    load_flag,
+    policy_flag,
+    seed_flag,
+)
 from schedlab.experiments.cli_solve import SolveVerb, add_solve
 from schedlab.experiments.cliflags import (
     SEED,
@@ -20,8 +28,8 @@ from schedlab.experiments.cliflags import (
     bounded_int,
     positive_float,
 )
-from schedlab.experiments.output import emit_json, shown
-from schedlab.experiments.registry import POLICIES, WORKLOADS, register_command
+from schedlab.experiments.output import shown
+from schedlab.experiments.registry import WORKLOADS, register_command
 from schedlab.solvers.esg.limits import (
     LOAD_DEFINITION,
     MAX_COLD_START_MS,
@@ -231,123 +239,146 @@ SOLVE = SolveVerb(
 add_solve(esg, SOLVE, "plan")
 
 
-@esg.command("simulate")
-@click.option(
-    "--apps",
-    "apps_file",
-    type=click.Path(path_type=Path),
-    required=True,
-    help="An application file, or a JSON list of them.",
+SIMULATE_FLAGS = (
+    click.option(
+        "--apps",
+        "apps_file",
+        type=click.Path(path_type=Path),
+        required=True,
+        help="An application file, or a JSON list of them.",
+    ),
+    policy_flag("esg", default="esg"),
+    load_flag(
+        FiniteFloat(0.0, MAX_LOAD, lo_open=True),
+        0.5,
+        f"Offered load. {LOAD_DEFINITION} A load so small that the requests would span more "
+        "than 1e12 ms (32 years) of simulated time is refused.",
+    ),
+    click.option(
+        "--arrivals",
+        type=RegistryChoice(WORKLOADS, scope="esg", tag="arrivals"),
+        default="poisson",
+        show_default=True,
+        help="Arrival process (experiments/esg/workloads.py); azure: the Azure LLM code trace's "
+        "arrival pattern (the shipped subsample, or --trace), rescaled to the load.",
+    ),
+    click.option(
+        "--trace",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="A whole Azure LLM trace CSV (TIMESTAMP,...) for --arrivals azure, e.g. "
+        "../shared/data/azure_llm/AzureLLMInferenceTrace_code.csv.",
+    ),
+    click.option("--requests", type=bounded_int(1, MAX_REQUESTS), default=2000, show_default=True),
+    click.option("--invokers", type=bounded_int(1, MAX_INVOKERS), default=4, show_default=True),
+    click.option(
+        "--cold-start-ms",
+        type=FiniteFloat(0.0, MAX_COLD_START_MS),
+        default=0.0,
+        show_default=True,
+        help="Cold start of a function whose file gives none.",
+    ),
+    click.option(
+        "--dispatch",
+        type=LazyChoice(_dispatch_rules),
+        default="esg",
+        show_default=True,
+        help="Dispatch rule (solvers/esg/dispatch.py DISPATCH_RULES): esg = warm container, then "
+        "the upstream invoker (locality), then best fit; no-locality, no-warm, random: ablations.",
+    ),
+    click.option(
+        "--split",
+        type=LazyChoice(_splits),
+        default=None,
+        help="How the esg policy splits a DAG's SLO over its dominator segments: opt (optimal "
+        "split, default), min_latency or slack (the paper's rules), critical_path (no split: "
+        "the ablation). Other policies plan the critical path.",
+    ),
+    click.option(
+        "--no-gpu-sharing",
+        is_flag=True,
+        help="Ablation of the esg policy: whole GPUs only (GPU configurations of share 1; CPU-only "
+        "ones stay).",
+    ),
+    click.option("--no-batching", is_flag=True, help="Ablation of the esg policy: batch 1 only."),
+    click.option(
+        "--no-replan",
+        is_flag=True,
+        help="Ablation of the esg policy: plan every function of a request once at its arrival "
+        "(each stage at its planned start), never again per stage.",
+    ),
+    click.option(
+        "--pruning",
+        type=LazyChoice(_prunings),
+        default="schedlab",
+        show_default=True,
+        help="The esg policy's A* pruning: schedlab (DP heuristic, dominance) or paper (blades and "
+        "Pareto filter, sum-of-minimum-costs heuristic, no dominance); same plans, other times.",
+    ),
+    click.option(
+        "--late",
+        type=LazyChoice(_late_rules),
+        default="drain",
+        show_default=True,
+        help="What a late head takes (no configuration fits its budget), every policy: drain (the "
+        "cheapest whose batch the queued requests fill) or cheapest (the cheapest per request).",
+    ),
+    seed_flag(),
+    click.option(
+        "--max-events",
+        type=WORK_CAP,
+        default=10**8,
+        show_default=True,
+        help="Work cap in steps: refuse (exit 2) when requests x functions x (4 events + the "
+        "policy's decision work), or the bursty process's on/off periods, exceed it.",
+    ),
 )
-@click.option("--policy", type=RegistryChoice(POLICIES, scope="esg"), default="esg")
-@click.option(
-    "--load",
-    type=FiniteFloat(0.0, MAX_LOAD, lo_open=True),
-    default=0.5,
-    show_default=True,
-    help=f"Offered load. {LOAD_DEFINITION} A load so small that the requests would span more "
-    "than 1e12 ms (32 years) of simulated time is refused.",
-)
-@click.option(
-    "--arrivals",
-    type=RegistryChoice(WORKLOADS, scope="esg", tag="arrivals"),
-    default="poisson",
-    show_default=True,
-    help="Arrival process (experiments/esg/workloads.py); azure: the Azure LLM code trace's "
-    "arrival pattern (the shipped subsample, or --trace), rescaled to the load.",
-)
-@click.option(
-    "--trace",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="A whole Azure LLM trace CSV (TIMESTAMP,...) for --arrivals azure, e.g. "
-    "../shared/data/azure_llm/AzureLLMInferenceTrace_code.csv.",
-)
-@click.option("--requests", type=bounded_int(1, MAX_REQUESTS), default=2000, show_default=True)
-@click.option("--invokers", type=bounded_int(1, MAX_INVOKERS), default=4, show_default=True)
-@click.option(
-    "--cold-start-ms",
-    type=FiniteFloat(0.0, MAX_COLD_START_MS),
-    default=0.0,
-    show_default=True,
-    help="Cold start of a function whose file gives none.",
-)
-@click.option(
-    "--dispatch",
-    type=LazyChoice(_dispatch_rules),
-    default="esg",
-    show_default=True,
-    help="Dispatch rule (solvers/esg/dispatch.py DISPATCH_RULES): esg = warm container, then "
-    "the upstream invoker (locality), then best fit; no-locality, no-warm, random: ablations.",
-)
-@click.option(
-    "--split",
-    type=LazyChoice(_splits),
-    default=None,
-    help="How the esg policy splits a DAG's SLO over its dominator segments: opt (optimal "
-    "split, default), min_latency or slack (the paper's rules), critical_path (no split: "
-    "the ablation). Other policies plan the critical path.",
-)
-@click.option(
-    "--no-gpu-sharing",
-    is_flag=True,
-    help="Ablation of the esg policy: whole GPUs only (GPU configurations of share 1; CPU-only "
-    "ones stay).",
-)
-@click.option("--no-batching", is_flag=True, help="Ablation of the esg policy: batch 1 only.")
-@click.option(
-    "--no-replan",
-    is_flag=True,
-    help="Ablation of the esg policy: plan every function of a request once at its arrival "
-    "(each stage at its planned start), never again per stage.",
-)
-@click.option(
-    "--pruning",
-    type=LazyChoice(_prunings),
-    default="schedlab",
-    show_default=True,
-    help="The esg policy's A* pruning: schedlab (DP heuristic, dominance) or paper (blades and "
-    "Pareto filter, sum-of-minimum-costs heuristic, no dominance); same plans, other times.",
-)
-@click.option(
-    "--late",
-    type=LazyChoice(_late_rules),
-    default="drain",
-    show_default=True,
-    help="What a late head takes (no configuration fits its budget), every policy: drain (the "
-    "cheapest whose batch the queued requests fill) or cheapest (the cheapest per request).",
-)
-@click.option("--seed", type=SEED, default=0, show_default=True, help="0..2^63-1.")
-@click.option(
-    "--max-events",
-    type=WORK_CAP,
-    default=10**8,
-    show_default=True,
-    help="Work cap in steps: refuse (exit 2) when requests x functions x (4 events + the "
-    "policy's decision work), or the bursty process's on/off periods, exceed it.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def simulate_cmd(
-    apps_file: Path,
-    policy: str,
-    load: float,
-    arrivals: str,
-    trace: Path | None,
-    requests: int,
-    invokers: int,
-    cold_start_ms: float,
-    dispatch: str,
-    split: str | None,
-    no_gpu_sharing: bool,
-    no_batching: bool,
-    no_replan: bool,
-    pruning: str,
-    late: str,
-    seed: int,
-    max_events: int,
-    as_json: bool,
-) -> None:
-    """Discrete-event serverless simulation of the applications under one policy.
+
+
+def simulate_esg(ctx: click.Context, f: dict[str, Any]) -> Outcome:
+    """Load the applications, run the discrete-event simulator under the policy."""
+    from schedlab.experiments.esg.policies import Factors, make_policy
+    from schedlab.experiments.esg.simulator import SimConfig, load_apps, simulate
+    from schedlab.solvers.errors import InvalidInput
+
+    readers = WORKLOADS.names(scope="esg", trace=True)
+    trace, arrivals, policy = f["trace"], f["arrivals"], f["policy"]
+    if trace is not None and arrivals not in readers:
+        raise InvalidInput(f"--trace: only with --arrivals {' or '.join(readers)}")
+    apps = load_apps(f["apps_file"])
+    cfg = SimConfig(
+        load=f["load"],
+        arrivals=arrivals,
+        requests=f["requests"],
+        invokers=f["invokers"],
+        cold_start_ms=f["cold_start_ms"],
+        dispatch=f["dispatch"],
+        seed=f["seed"],
+        trace=None if trace is None else str(trace),
+        max_events=f["max_events"],
+    )
+    factors = Factors(
+        gpu_sharing=not f["no_gpu_sharing"], batching=not f["no_batching"],
+        replan=not f["no_replan"], pruning=f["pruning"],
+    )  # fmt: skip
+    pol = make_policy(policy, f["split"], factors, f["late"])
+    try:  # the door's checks read the apps too: name the file unless the trace is named
+        m = simulate(apps, pol, cfg)
+    except InvalidInput as exc:
+        raise exc if exc.source else exc.with_source(str(f["apps_file"])) from None
+    extra: dict[str, Any] = {"late": f["late"]}
+    if policy == "esg":
+        extra["factors"] = factors.to_dict()
+    out = {"policy": policy, "load": f["load"], "arrivals": arrivals, **extra, **m}
+    return Outcome(out, lambda: _show_metrics(m))
+
+
+def _show_metrics(m: dict[str, Any]) -> None:
+    for k, v in m.items():
+        click.echo(f"{k:18s} {v}")
+
+
+SIMULATE_HELP = """Discrete-event serverless simulation of the applications under one policy.
 
     Load: see --load (the one definition, solvers/esg/limits.py LOAD_DEFINITION).
 
@@ -357,39 +388,4 @@ def simulate_cmd(
       schedlab esg simulate --apps app.json --policy esg --load 0.6 --json
       schedlab esg simulate --apps app.json --load 0.6 --no-gpu-sharing --json
     """
-    from schedlab.experiments.esg.policies import Factors, make_policy
-    from schedlab.experiments.esg.simulator import SimConfig, load_apps, simulate
-    from schedlab.solvers.errors import InvalidInput
-
-    readers = WORKLOADS.names(scope="esg", trace=True)
-    if trace is not None and arrivals not in readers:
-        raise InvalidInput(f"--trace: only with --arrivals {' or '.join(readers)}")
-    apps = load_apps(apps_file)
-    cfg = SimConfig(
-        load=load,
-        arrivals=arrivals,
-        requests=requests,
-        invokers=invokers,
-        cold_start_ms=cold_start_ms,
-        dispatch=dispatch,
-        seed=seed,
-        trace=None if trace is None else str(trace),
-        max_events=max_events,
-    )
-    factors = Factors(
-        gpu_sharing=not no_gpu_sharing, batching=not no_batching, replan=not no_replan,
-        pruning=pruning,
-    )  # fmt: skip
-    pol = make_policy(policy, split, factors, late)
-    try:  # the door's checks read the apps too: name the file unless the trace is named
-        m = simulate(apps, pol, cfg)
-    except InvalidInput as exc:
-        raise exc if exc.source else exc.with_source(str(apps_file)) from None
-    if as_json:
-        extra: dict[str, Any] = {"late": late}
-        if policy == "esg":
-            extra["factors"] = factors.to_dict()
-        emit_json({"policy": policy, "load": load, "arrivals": arrivals, **extra, **m})
-        return
-    for k, v in m.items():
-        click.echo(f"{k:18s} {v}")
+simulate_cmd = add_simulate(esg, SimulateVerb(SIMULATE_HELP, SIMULATE_FLAGS, simulate_esg))

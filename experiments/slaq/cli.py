@@ -11,7 +11,15 @@ from typing import Any
 
 import click
 
-from schedlab.experiments.cli_registry import LazyChoice, RegistryChoice, constant
+from schedlab.experiments.cli_registry import LazyChoice, constant
+from schedlab.experiments.cli_simulate import (
+    Outcome,
+    SimulateVerb,
+    add_simulate,
+    policy_flag,
+    seed_flag,
+    workload_flag,
+)
 from schedlab.experiments.cli_solve import SolveVerb, add_solve
 from schedlab.experiments.cliflags import (
     WORK_CAP,
@@ -20,7 +28,7 @@ from schedlab.experiments.cliflags import (
     positive_float,
     seed_option,
 )
-from schedlab.experiments.registry import POLICIES, WORKLOADS, register_command
+from schedlab.experiments.registry import register_command
 from schedlab.solvers.slaq.limits import (
     MAX_ARRIVAL_MEAN_S,
     MAX_CORE_S_PER_ITER,
@@ -262,121 +270,126 @@ def predict(
     click.echo(f"forecast ({family}): " + ", ".join(f"{x:.6g}" for x in losses))
 
 
-@slaq.command("simulate")
-@click.option(
-    "--policy",
-    type=RegistryChoice(POLICIES, scope="slaq"),
-    default="slaq",
-    show_default=True,
-    help="Scheduling policy.",
+SIMULATE_FLAGS = (
+    policy_flag("slaq", default="slaq", show_default=True, help="Scheduling policy."),
+    workload_flag(
+        "slaq",
+        default="shipped-curves",
+        show_default=True,
+        help="Registered workload (experiments/slaq/workloads.py).",
+    ),
+    click.option(
+        "--predictor",
+        type=LazyChoice(_predictors),
+        default=None,
+        help="Authors' workload only: their geometric rule (= authors) or our fit (= authors-fit).",
+    ),
+    click.option(
+        "--token-model",
+        type=LazyChoice(_token_models),
+        default=None,
+        help="Authors' workload only: their tokens as fluid shares (default) or replayed as task "
+        "offers in token order, pools without pending tasks passing cores down (offers).",
+    ),
+    click.option(
+        "--iterations",
+        type=LazyChoice(_iterations),
+        default=None,
+        help="Authors' workload only: their driver's iteration counts (default: svm 100, mlpc 60, "
+        "linreg 100, logreg its whole curve) or every point of the stand-in curves (curves).",
+    ),
+    click.option(
+        "--jobs", type=bounded_int(1, SIM_MAX_JOBS), default=30, show_default=True, help="Jobs."
+    ),
+    click.option(
+        "--cores", type=bounded_int(1, MAX_CORES), default=64, show_default=True, help="Cores."
+    ),
+    click.option(
+        "--arrival-mean",
+        type=positive_float(MAX_ARRIVAL_MEAN_S),
+        default=15.0,
+        show_default=True,
+        help="Mean inter-arrival time (s), Poisson arrivals.",
+    ),
+    seed_flag("Random seed. "),
+    click.option(
+        "--scaling",
+        type=LazyChoice(_scalings),
+        default="perfect",
+        show_default=True,
+        help="Iteration time W/c, or alpha W/c + beta.",
+    ),
+    click.option(
+        "--epoch-s", type=positive_float(MAX_EPOCH_S), default=3.0, show_default=True, help="Epoch."
+    ),
+    click.option(
+        "--model",
+        type=LazyChoice(_models),
+        default="auto",
+        show_default=True,
+        help="The scheduler's loss predictor (the policies that use predictions).",
+    ),
+    click.option(
+        "--min-cores",
+        type=bounded_int(1, MAX_CORES),
+        default=3,
+        show_default=True,
+        help="Minimum cores of a job with a loss history (capped at floor(C/J)).",
+    ),
+    click.option(
+        "--w-min",
+        type=W_RANGE,
+        default=2.0,
+        show_default=True,
+        help="Smallest W_j, core-seconds per iteration (log-uniform in [w-min, w-max]).",
+    ),
+    click.option(
+        "--w-max",
+        type=W_RANGE,
+        default=8.0,
+        show_default=True,
+        help="Largest W_j, core-seconds per iteration; at least --w-min.",
+    ),
+    click.option(
+        "--max-epochs",
+        type=WORK_CAP,
+        default=MAX_EPOCHS,
+        show_default=True,
+        help="Work cap: input implying more epochs (arrivals span / epoch) is exit 2.",
+    ),
 )
-@click.option(
-    "--workload",
-    type=RegistryChoice(WORKLOADS, scope="slaq"),
-    default="shipped-curves",
-    show_default=True,
-    help="Registered workload (experiments/slaq/workloads.py).",
-)
-@click.option(
-    "--predictor",
-    type=LazyChoice(_predictors),
-    default=None,
-    help="Authors' workload only: their geometric rule (= authors) or our fit (= authors-fit).",
-)
-@click.option(
-    "--token-model",
-    type=LazyChoice(_token_models),
-    default=None,
-    help="Authors' workload only: their tokens as fluid shares (default) or replayed as task "
-    "offers in token order, pools without pending tasks passing cores down (offers).",
-)
-@click.option(
-    "--iterations",
-    type=LazyChoice(_iterations),
-    default=None,
-    help="Authors' workload only: their driver's iteration counts (default: svm 100, mlpc 60, "
-    "linreg 100, logreg its whole curve) or every point of the stand-in curves (curves).",
-)
-@click.option(
-    "--jobs", type=bounded_int(1, SIM_MAX_JOBS), default=30, show_default=True, help="Jobs."
-)
-@click.option(
-    "--cores", type=bounded_int(1, MAX_CORES), default=64, show_default=True, help="Cores."
-)
-@click.option(
-    "--arrival-mean",
-    type=positive_float(MAX_ARRIVAL_MEAN_S),
-    default=15.0,
-    show_default=True,
-    help="Mean inter-arrival time (s), Poisson arrivals.",
-)
-@seed_option(0)
-@click.option(
-    "--scaling",
-    type=LazyChoice(_scalings),
-    default="perfect",
-    show_default=True,
-    help="Iteration time W/c, or alpha W/c + beta.",
-)
-@click.option(
-    "--epoch-s", type=positive_float(MAX_EPOCH_S), default=3.0, show_default=True, help="Epoch."
-)
-@click.option(
-    "--model",
-    type=LazyChoice(_models),
-    default="auto",
-    show_default=True,
-    help="The scheduler's loss predictor (the policies that use predictions).",
-)
-@click.option(
-    "--min-cores",
-    type=bounded_int(1, MAX_CORES),
-    default=3,
-    show_default=True,
-    help="Minimum cores of a job with a loss history (capped at floor(C/J)).",
-)
-@click.option(
-    "--w-min",
-    type=W_RANGE,
-    default=2.0,
-    show_default=True,
-    help="Smallest W_j, core-seconds per iteration (log-uniform in [w-min, w-max]).",
-)
-@click.option(
-    "--w-max",
-    type=W_RANGE,
-    default=8.0,
-    show_default=True,
-    help="Largest W_j, core-seconds per iteration; at least --w-min.",
-)
-@click.option(
-    "--max-epochs",
-    type=WORK_CAP,
-    default=MAX_EPOCHS,
-    show_default=True,
-    help="Work cap: input implying more epochs (arrivals span / epoch) is exit 2.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def simulate(
-    policy: str,
-    workload: str,
-    predictor: str | None,
-    token_model: str | None,
-    iterations: str | None,
-    jobs: int,
-    cores: int,
-    arrival_mean: float,
-    seed: int,
-    scaling: str,
-    epoch_s: float,
-    model: str,
-    min_cores: int,
-    w_min: float,
-    w_max: float,
-    max_epochs: int,
-    as_json: bool,
-) -> None:
-    """Simulate a registered workload (default: jobs on the shipped loss curves) under a policy.
+
+
+def simulate_slaq(ctx: click.Context, f: dict[str, Any]) -> Outcome:
+    """Run the epoch simulator on the workload under the policy; summarize the run."""
+    from schedlab.experiments.slaq.simulator import SimConfig, summarize
+    from schedlab.experiments.slaq.simulator import simulate as run
+    from schedlab.experiments.slaq.workload_authors import check_authors_options, with_predictor
+
+    workload = with_predictor(f["workload"], f["predictor"])
+    token_model, iterations = f["token_model"], f["iterations"]
+    check_authors_options(workload, token_model, iterations)
+    names = ("jobs", "cores", "seed", "scaling", "epoch_s", "model", "min_cores", "w_min")
+    cfg = SimConfig(
+        **{k: f[k] for k in names},
+        arrival_mean_s=f["arrival_mean"],
+        w_max=f["w_max"],
+        max_epochs=f["max_epochs"],
+        token_model=token_model or "fluid",
+        iterations=iterations or "driver",
+    )
+    out = summarize(run(cfg, f["policy"], workload))
+    return Outcome(out, lambda: _show_summary(out))
+
+
+def _show_summary(out: dict[str, Any]) -> None:
+    for k, v in out.items():
+        if k != "config":
+            click.echo(f"{k}: {v}")
+
+
+SIMULATE_HELP = """
+    Simulate a registered workload (default: jobs on the shipped loss curves) under a policy.
 
     More jobs than cores: at most C jobs run at once, the others wait in arrival order (FIFO
     admission), so every running job holds a core and every job finishes.
@@ -391,33 +404,4 @@ def simulate(
     mean_first_core_wait_s, fits, fallbacks_too_few_points, fallbacks_failed_fit,
     fallbacks_to, config (with token_model and iterations).
     """
-    from schedlab.experiments.output import emit_json
-    from schedlab.experiments.slaq.simulator import SimConfig, summarize
-    from schedlab.experiments.slaq.simulator import simulate as run
-    from schedlab.experiments.slaq.workload_authors import check_authors_options, with_predictor
-
-    workload = with_predictor(workload, predictor)
-    check_authors_options(workload, token_model, iterations)
-
-    cfg = SimConfig(
-        jobs=jobs,
-        cores=cores,
-        arrival_mean_s=arrival_mean,
-        seed=seed,
-        scaling=scaling,  # type: ignore[arg-type]
-        epoch_s=epoch_s,
-        model=model,
-        min_cores=min_cores,
-        w_min=w_min,
-        w_max=w_max,
-        max_epochs=max_epochs,
-        token_model=token_model or "fluid",
-        iterations=iterations or "driver",
-    )
-    out = summarize(run(cfg, policy, workload))
-    if as_json:
-        emit_json(out)
-        return
-    for k, v in out.items():
-        if k != "config":
-            click.echo(f"{k}: {v}")
+simulate = add_simulate(slaq, SimulateVerb(SIMULATE_HELP, SIMULATE_FLAGS, simulate_slaq))

@@ -10,10 +10,19 @@ from typing import Any
 
 import click
 
-from schedlab.experiments.cli_registry import OptionsCommand, RegistryChoice, chosen_options
-from schedlab.experiments.cliflags import SEED, WORK_CAP, FiniteFloat, bounded_int
-from schedlab.experiments.output import emit_json, format_table
-from schedlab.experiments.registry import POLICIES, WORKLOADS
+from schedlab.experiments.cli_registry import OptionsCommand, chosen_options
+from schedlab.experiments.cli_simulate import (
+    Outcome,
+    SimulateVerb,
+    load_flag,
+    policy_flag,
+    seed_flag,
+    simulate_command,
+    workload_flag,
+)
+from schedlab.experiments.cliflags import WORK_CAP, FiniteFloat, bounded_int
+from schedlab.experiments.output import format_table
+from schedlab.experiments.registry import WORKLOADS
 from schedlab.solvers.errors import InvalidInput, Problems
 
 SUBJECT = "sojourn"
@@ -77,51 +86,7 @@ def print_table(out: dict[str, Any]) -> None:
     click.echo(format_table(list(TABLE_COLUMNS), [[row[k] for k in TABLE_COLUMNS.values()]]))
 
 
-@click.command("simulate", cls=OptionsCommand, options_of=lambda: WORKLOADS.entries(scope=SUBJECT))
-@click.option("--workload", type=RegistryChoice(WORKLOADS, scope=SUBJECT), required=True)
-@click.option(
-    "--servers", type=bounded_int(1, 1_000_000), required=True, help="Identical servers (GPUs), M."
-)
-@click.option("--policy", type=RegistryChoice(POLICIES, scope=SUBJECT), required=True)
-@click.option(
-    "--load",
-    type=FiniteFloat(1e-6, 100.0),
-    default=None,
-    help="Target load sum(g E[X]) / (M span); synthetic default 0.8, "
-    "trace default: its own arrival times.",
-)
-@click.option("--seed", type=SEED, default=0, show_default=True, help="0..2^63-1.")
-@click.option("--replications", type=bounded_int(1, 10_000), default=5, show_default=True)
-@click.option(
-    "--jobs",
-    type=bounded_int(1, 10**8),
-    default=None,
-    help="Jobs per replication (synthetic default 10000); for a trace its first N jobs "
-    "(default all).",
-)
-@click.option(
-    "--max-events",
-    type=WORK_CAP,
-    default=DEFAULT_MAX_EVENTS,
-    show_default=True,
-    help="Work cap: refuse a run whose replications x jobs x (checkpoints + 2) exceed it.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.pass_context
-def simulate(
-    ctx: click.Context,
-    workload: str,
-    servers: int,
-    policy: str,
-    load: float | None,
-    seed: int,
-    replications: int,
-    jobs: int | None,
-    max_events: int,
-    as_json: bool,
-    **workload_flags: Any,
-) -> None:
-    """Simulate an online policy on M servers; report sojourn of successful jobs.
+HELP = """Simulate an online policy on M servers; report sojourn of successful jobs.
 
     Jobs arrive (Poisson or trace), need g servers at once (greedy backfilling in priority
     order), and leave at their realized size: success at the largest size, cancellation at a
@@ -134,36 +99,92 @@ def simulate(
       schedlab sojourn simulate --workload philly --trace philly_jobs.csv --servers 256 \\
           --policy gittins --load 0.8 --replications 3 --json
     """
-    from schedlab.experiments.sojourn.policies import get_policy
-    from schedlab.experiments.sojourn.runner import evaluate_policy
+
+FLAGS = (
+    workload_flag(SUBJECT, required=True),
+    click.option(
+        "--servers",
+        type=bounded_int(1, 1_000_000),
+        required=True,
+        help="Identical servers (GPUs), M.",
+    ),
+    policy_flag(SUBJECT),
+    load_flag(
+        FiniteFloat(1e-6, 100.0),
+        None,
+        "Target load sum(g E[X]) / (M span); synthetic default 0.8, "
+        "trace default: its own arrival times.",
+    ),
+    seed_flag(),
+    click.option("--replications", type=bounded_int(1, 10_000), default=5, show_default=True),
+    click.option(
+        "--jobs",
+        type=bounded_int(1, 10**8),
+        default=None,
+        help="Jobs per replication (synthetic default 10000); for a trace its first N jobs "
+        "(default all).",
+    ),
+    click.option(
+        "--max-events",
+        type=WORK_CAP,
+        default=DEFAULT_MAX_EVENTS,
+        show_default=True,
+        help="Work cap: refuse a run whose replications x jobs x (checkpoints + 2) exceed it.",
+    ),
+)
+
+
+def build_run(ctx: click.Context, flags: dict[str, Any]) -> Any:
+    """The chosen workload's run (its source, info and warnings), its own flags parsed."""
     from schedlab.solvers.options import NoOptions, parse_options
 
-    entry = WORKLOADS.get(workload, scope=SUBJECT)
+    entry = WORKLOADS.get(flags.pop("workload"), scope=SUBJECT)
     cmd = ctx.command
     assert isinstance(cmd, OptionsCommand)
-    given = chosen_options(entry, workload_flags, cmd.option_names())
-    check_arguments(servers, replications, jobs, load)
+    own = {k: flags.pop(k) for k in list(flags) if k not in SHARED}
+    given = chosen_options(entry, own, cmd.option_names())
+    servers, jobs, load = flags["servers"], flags["jobs"], flags["load"]
+    check_arguments(servers, flags["replications"], jobs, load)
     opts: Any = parse_options(entry.options or NoOptions, given, where=f"workload {entry.key}")
     try:
         run = entry.obj(servers, jobs=jobs, load=load, options=opts)
     except InvalidInput as exc:  # name the trace file the problem comes from
         trace = getattr(opts, "trace", None)
         raise (exc.with_source(str(trace)) if trace and not exc.source else exc) from None
-    check_work(run, jobs, replications, max_events)
+    check_work(run, jobs, flags["replications"], flags["max_events"])
+    return run
+
+
+#: The flags of every workload (the rest are the chosen workload's own).
+SHARED = {"servers", "policy", "load", "seed", "replications", "jobs", "max_events"}
+
+
+def simulate_sojourn(ctx: click.Context, flags: dict[str, Any]) -> Outcome:
+    """Evaluate the policy on the workload's replications (a progress bar on stderr)."""
+    from schedlab.experiments.sojourn.policies import get_policy
+    from schedlab.experiments.sojourn.runner import evaluate_policy
+
+    run = build_run(ctx, flags)
     try:
         res = evaluate_policy(
             run.source,
-            get_policy(policy),
-            servers,
-            seed=seed,
-            replications=replications,
+            get_policy(flags["policy"]),
+            flags["servers"],
+            seed=flags["seed"],
+            replications=flags["replications"],
             progress=True,
         )
     except InvalidInput as exc:
         raise exc.with_source(run.trace) if run.trace else exc from None
-    warnings = load_warnings(load) + run.warnings
+    warnings = load_warnings(flags["load"]) + run.warnings
     out = {**{"policy": res.pop("policy")}, **run.info, **res, "warnings": warnings}
-    if as_json:
-        emit_json(out)
-    else:
-        print_table(out)
+    return Outcome(out, lambda: print_table(out))
+
+
+VERB = SimulateVerb(
+    HELP,
+    FLAGS,
+    simulate_sojourn,
+    {"cls": OptionsCommand, "options_of": lambda: WORKLOADS.entries(scope=SUBJECT)},
+)
+simulate = simulate_command(VERB)

@@ -12,15 +12,23 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from schedlab.experiments.cli_registry import LazyChoice, RegistryChoice
+from schedlab.experiments.cli_simulate import (
+    Outcome,
+    SimulateVerb,
+    load_flag,
+    policy_flag,
+    seed_flag,
+    simulate_command,
+    workload_flag,
+)
 from schedlab.experiments.cliflags import (
-    SEED,
     TIME_LIMIT,
     WORK_CAP,
     FiniteFloat,
     bounded_int,
     positive_float,
 )
-from schedlab.experiments.registry import POLICIES, WORKLOADS
+from schedlab.experiments.registry import WORKLOADS
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.solve import METHODS
 
@@ -233,170 +241,7 @@ def _check_numbers(servers: int | None, time_limit: float | None) -> None:
         raise InvalidInput(f"--time-limit: must be positive seconds (got {time_limit})")
 
 
-@click.command("simulate")
-@click.option(
-    "--workload",
-    type=RegistryChoice(WORKLOADS, scope=SUBJECT),
-    default=None,
-    help="Synthetic stream, the Philly job file, or a shipped 100-job trace "
-    f"[default: {DEFAULT_WORKLOAD}; with --trace alone: {TRACE_WORKLOAD}].",
-)
-@click.option(
-    "--trace",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Trace file job_id,model_name,arrival_s,num_iterations,gpu_demand "
-    "(with --workload philly: a Philly CSV timestamp,duration,num_gpus,...; "
-    "default there: the shipped 2,000-job sample).",
-)
-@click.option("--static", is_flag=True, help="All trace jobs arrive at time 0 (makespan).")
-@click.option("--policy", type=RegistryChoice(POLICIES, scope=SUBJECT), required=True)
-@click.option(
-    "--alloc",
-    type=RegistryChoice(METHODS, scope=SUBJECT),
-    required=True,
-    help="Allocation algorithm of solvers.synergy, called every round.",
-)
-@click.option(
-    "--load",
-    type=FiniteFloat(1e-6, 1e6),
-    default=9.0,
-    show_default=True,
-    help="Arrival rate of the synthetic workloads (jobs/hour).",
-)
-@click.option(
-    "--servers",
-    type=bounded_int(1, 100_000),
-    default=None,
-    help="Servers of 8 GPUs, 24 CPUs, 500 GB [default: 16; 4 for the 100-job traces].",
-)
-@click.option(
-    "--jobs",
-    type=bounded_int(1, 10**7),
-    default=None,
-    help="At most N jobs (synthetic: window [0.4N, 0.8N) when N < 5000; traces: first N).",
-)
-@click.option(
-    "--window",
-    default=None,
-    help="Measured job ids START:END (end exclusive) [default: 4000:5000; traces: all].",
-)
-@click.option("--seed", type=SEED, default=0, show_default=True, help="Workload seed, 0..2^63-1.")
-@click.option(
-    "--round-s",
-    type=positive_float(604_800.0),
-    default=300.0,
-    show_default=True,
-    help="Round length (s).",
-)
-@click.option("--time-limit", type=TIME_LIMIT, default=None, help="Per-round limit (s) for opt.")
-@click.option(
-    "--max-rounds",
-    type=WORK_CAP,
-    default=1_000_000,
-    show_default=True,
-    help="Work cap: simulated rounds (a run also stops past 10^6 simulated hours); exit 2.",
-)
-@click.option(
-    "--jobs-csv",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Also write per-job results (arrival, completion, JCT) to this CSV.",
-)
-@click.option(
-    "--util-csv",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Also write the GPU/CPU/memory utilization per round to this CSV.",
-)
-@click.option(
-    "--stream",
-    type=LazyChoice(_streams),
-    default=None,
-    help="Random stream of the synthetic workloads: ours (numpy PCG64) or the Synergy authors' "
-    "draws (Python random; single-GPU philly-derived) [default: numpy; authors with "
-    "--as-authors].",
-)
-@click.option(
-    "--class-split",
-    default=None,
-    help="Task-class shares image,language,speech of the synthetic workloads [default: 20,70,10].",
-)
-@click.option(
-    "--cpu-ratio",
-    type=LazyChoice(_ratios),
-    default="3",
-    show_default=True,
-    help="CPUs per GPU: servers of 8 GPUs and 8x this many CPUs, with the authors' profiles "
-    "for that ratio.",
-)
-@click.option(
-    "--as-authors",
-    is_flag=True,
-    help="Every rule of the authors' simulator (each overridable by its own flag below) and "
-    "their job stream.",
-)
-@click.option(
-    "--completion",
-    type=_rule("completion"),
-    default=None,
-    help="When a job completes: the moment its work ends, or at the round's end (authors).",
-)
-@click.option(
-    "--speed",
-    type=_rule("speed"),
-    default=None,
-    help="Speed: profiled throughput of the configuration, or the ideal speedup / 1 (authors).",
-)
-@click.option(
-    "--iterations",
-    type=_rule("iterations"),
-    default=None,
-    help="Work as continuous seconds, or whole iterations floored per round (authors).",
-)
-@click.option(
-    "--policy-rules",
-    type=_rule("policy"),
-    default=None,
-    help="Policy details: ours, or the authors' (SRTF speedup after TUNE, LAS/DRF/TETRIS "
-    "admission, FTF order, bump timing).",
-)
-@click.option(
-    "--opt-mode",
-    type=_rule("opt"),
-    default=None,
-    help="OPT: phase 1 + server packing (ours), or phase 1 only with the unweighted objective "
-    "(authors).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def simulate(
-    workload: str | None,
-    trace: Path | None,
-    static: bool,
-    policy: str,
-    alloc: str,
-    load: float,
-    servers: int | None,
-    jobs: int | None,
-    window: str | None,
-    seed: int,
-    round_s: float,
-    time_limit: float | None,
-    max_rounds: int,
-    jobs_csv: Path | None,
-    util_csv: Path | None,
-    stream: str | None,
-    class_split: str | None,
-    cpu_ratio: str,
-    as_authors: bool,
-    completion: str | None,
-    speed: str | None,
-    iterations: str | None,
-    policy_rules: str | None,
-    opt_mode: str | None,
-    as_json: bool,
-) -> None:
-    """Simulate a GPU cluster round by round: a policy orders jobs, an allocator places them.
+HELP = """Simulate a GPU cluster round by round: a policy orders jobs, an allocator places them.
 
     Reports mean, median, p99 and p99.9 JCT over the measurement window, the makespan of
     trace replays, and the mean GPU/CPU/memory utilization. A progress bar goes to stderr.
@@ -411,58 +256,205 @@ def simulate(
           --policy las --alloc tune
       schedlab synergy simulate --as-authors --seed 42 --policy fifo --alloc tune  # 21.88 h
     """
-    from schedlab.experiments.output import emit_json
+
+
+FLAGS = (
+    workload_flag(
+        SUBJECT,
+        help="Synthetic stream, the Philly job file, or a shipped 100-job trace "
+        f"[default: {DEFAULT_WORKLOAD}; with --trace alone: {TRACE_WORKLOAD}].",
+    ),
+    click.option(
+        "--trace",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Trace file job_id,model_name,arrival_s,num_iterations,gpu_demand "
+        "(with --workload philly: a Philly CSV timestamp,duration,num_gpus,...; "
+        "default there: the shipped 2,000-job sample).",
+    ),
+    click.option("--static", is_flag=True, help="All trace jobs arrive at time 0 (makespan)."),
+    policy_flag(SUBJECT),
+    click.option(
+        "--alloc",
+        type=RegistryChoice(METHODS, scope=SUBJECT),
+        required=True,
+        help="Allocation algorithm of solvers.synergy, called every round.",
+    ),
+    load_flag(FiniteFloat(1e-6, 1e6), 9.0, "Arrival rate of the synthetic workloads (jobs/hour)."),
+    click.option(
+        "--servers",
+        type=bounded_int(1, 100_000),
+        default=None,
+        help="Servers of 8 GPUs, 24 CPUs, 500 GB [default: 16; 4 for the 100-job traces].",
+    ),
+    click.option(
+        "--jobs",
+        type=bounded_int(1, 10**7),
+        default=None,
+        help="At most N jobs (synthetic: window [0.4N, 0.8N) when N < 5000; traces: first N).",
+    ),
+    click.option(
+        "--window",
+        default=None,
+        help="Measured job ids START:END (end exclusive) [default: 4000:5000; traces: all].",
+    ),
+    seed_flag("Workload seed, "),
+    click.option(
+        "--round-s",
+        type=positive_float(604_800.0),
+        default=300.0,
+        show_default=True,
+        help="Round length (s).",
+    ),
+    click.option(
+        "--time-limit", type=TIME_LIMIT, default=None, help="Per-round limit (s) for opt."
+    ),
+    click.option(
+        "--max-rounds",
+        type=WORK_CAP,
+        default=1_000_000,
+        show_default=True,
+        help="Work cap: simulated rounds (a run also stops past 10^6 simulated hours); exit 2.",
+    ),
+    click.option(
+        "--jobs-csv",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Also write per-job results (arrival, completion, JCT) to this CSV.",
+    ),
+    click.option(
+        "--util-csv",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Also write the GPU/CPU/memory utilization per round to this CSV.",
+    ),
+    click.option(
+        "--stream",
+        type=LazyChoice(_streams),
+        default=None,
+        help="Random stream of the synthetic workloads: ours (numpy PCG64) or the Synergy authors' "
+        "draws (Python random; single-GPU philly-derived) [default: numpy; authors with "
+        "--as-authors].",
+    ),
+    click.option(
+        "--class-split",
+        default=None,
+        help="Task-class shares image,language,speech of the synthetic workloads "
+        "[default: 20,70,10].",
+    ),
+    click.option(
+        "--cpu-ratio",
+        type=LazyChoice(_ratios),
+        default="3",
+        show_default=True,
+        help="CPUs per GPU: servers of 8 GPUs and 8x this many CPUs, with the authors' profiles "
+        "for that ratio.",
+    ),
+    click.option(
+        "--as-authors",
+        is_flag=True,
+        help="Every rule of the authors' simulator (each overridable by its own flag below) and "
+        "their job stream.",
+    ),
+    click.option(
+        "--completion",
+        type=_rule("completion"),
+        default=None,
+        help="When a job completes: the moment its work ends, or at the round's end (authors).",
+    ),
+    click.option(
+        "--speed",
+        type=_rule("speed"),
+        default=None,
+        help="Speed: profiled throughput of the configuration, or the ideal speedup / 1 (authors).",
+    ),
+    click.option(
+        "--iterations",
+        type=_rule("iterations"),
+        default=None,
+        help="Work as continuous seconds, or whole iterations floored per round (authors).",
+    ),
+    click.option(
+        "--policy-rules",
+        type=_rule("policy"),
+        default=None,
+        help="Policy details: ours, or the authors' (SRTF speedup after TUNE, LAS/DRF/TETRIS "
+        "admission, FTF order, bump timing).",
+    ),
+    click.option(
+        "--opt-mode",
+        type=_rule("opt"),
+        default=None,
+        help="OPT: phase 1 + server packing (ours), or phase 1 only with the unweighted objective "
+        "(authors).",
+    ),
+)
+
+
+def _check_outputs(f: dict[str, Any]) -> None:
+    """Before the run (a bad target must not cost a simulation): numbers and output paths."""
+    from schedlab.solvers.util import check_output_path
+
+    _check_numbers(f["servers"], f["time_limit"])
+    for out_path, flag in ((f["jobs_csv"], "--jobs-csv"), (f["util_csv"], "--util-csv")):
+        if out_path is not None:
+            check_output_path(out_path, flag)
+
+
+def sim_config(f: dict[str, Any], n_servers: int, fid: Any) -> Any:
+    """The simulator's configuration the flags describe."""
+    from schedlab.experiments.synergy.simulator import SimConfig
+    from schedlab.solvers.synergy.profiles import CPU_RATIOS
+
+    return SimConfig(
+        policy=f["policy"],
+        alloc=f["alloc"],
+        servers=n_servers,
+        cpus_per_server=8.0 * int(f["cpu_ratio"]),
+        round_s=f["round_s"],
+        window=_window(f["window"]),
+        alloc_time_limit_s=f["time_limit"],
+        max_rounds=f["max_rounds"],
+        fidelity=fid,
+        profile_set=CPU_RATIOS[f["cpu_ratio"]],
+    )
+
+
+def simulate_synergy(ctx: click.Context, f: dict[str, Any]) -> Outcome:
+    """Build the workload, run the simulator (a progress bar on stderr), write the CSVs."""
     from schedlab.experiments.synergy.simulator import SimConfig
     from schedlab.experiments.synergy.simulator import simulate as run_simulation
     from schedlab.experiments.synergy.workloads import DEFAULT_SERVERS
-    from schedlab.solvers.synergy.profiles import CPU_RATIOS
 
-    _check_numbers(servers, time_limit)
-    from schedlab.solvers.util import check_output_path
-
-    for out_path, flag in ((jobs_csv, "--jobs-csv"), (util_csv, "--util-csv")):
-        if out_path is not None:  # before the run: a bad target must not cost a simulation
-            check_output_path(out_path, flag)
-    entry = workload_entry(workload, trace, static)
-    base = SimConfig()
-    design = entry.meta.get("default_servers", DEFAULT_SERVERS)
-    n_servers = servers if servers is not None else design
-    total_gpus = n_servers * base.gpus_per_server
-    fid = fidelity_of(as_authors, completion, speed, iterations, policy_rules, opt_mode)
+    _check_outputs(f)
+    trace, as_authors = f["trace"], f["as_authors"]
+    entry = workload_entry(f["workload"], trace, f["static"])
+    n_servers = f["servers"] or entry.meta.get("default_servers", DEFAULT_SERVERS)
+    total_gpus = n_servers * SimConfig().gpus_per_server
+    rules = ("completion", "speed", "iterations", "policy_rules", "opt_mode")
+    fid = fidelity_of(as_authors, *(f[k] for k in rules))
     synthetic = "synthetic" in entry.tags
-    the_stream = stream or ("authors" if as_authors and entry.name == DEFAULT_WORKLOAD else "numpy")
-    wl = build_workload(
-        entry.name, trace, static, load, seed, jobs, total_gpus, the_stream, _split(class_split)
-    )
-    ratio = int(cpu_ratio)
-    cfg = SimConfig(
-        policy=policy,
-        alloc=alloc,
-        servers=n_servers,
-        cpus_per_server=8.0 * ratio,
-        round_s=round_s,
-        window=_window(window),
-        alloc_time_limit_s=time_limit,
-        max_rounds=max_rounds,
-        fidelity=fid,
-        profile_set=CPU_RATIOS[cpu_ratio],
-    )
+    default_stream = "authors" if as_authors and entry.name == DEFAULT_WORKLOAD else "numpy"
+    the_stream = f["stream"] or default_stream
+    wl = build_workload(entry.name, trace, f["static"], f["load"], f["seed"], f["jobs"],
+                        total_gpus, the_stream, _split(f["class_split"]))  # fmt: skip
     try:
-        res = run_simulation(wl, cfg, progress=True)
+        res = run_simulation(wl, sim_config(f, n_servers, fid), progress=True)
     except InvalidInput as exc:  # name the trace file the problem comes from
         raise (
             exc.with_source(str(trace)) if trace is not None and not exc.source else exc
         ) from None
-    if jobs_csv is not None:
-        _write_jobs_csv(jobs_csv, res)
-    if util_csv is not None:
-        _write_util_csv(util_csv, res)
+    if f["jobs_csv"] is not None:
+        _write_jobs_csv(f["jobs_csv"], res)
+    if f["util_csv"] is not None:
+        _write_util_csv(f["util_csv"], res)
     out = res.to_dict()
-    out["seed"] = seed
-    out["load_jobs_per_h"] = load if synthetic else None
+    out["seed"] = f["seed"]
+    out["load_jobs_per_h"] = f["load"] if synthetic else None
     out["stream"] = the_stream if synthetic else None
     out["fidelity"] = fid.to_dict()
-    if as_json:
-        emit_json(out)
-        return
-    _report(res, policy, alloc)
+    return Outcome(out, lambda: _report(res, f["policy"], f["alloc"]))
+
+
+VERB = SimulateVerb(HELP, FLAGS, simulate_synergy)
+simulate = simulate_command(VERB)
