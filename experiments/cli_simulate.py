@@ -5,7 +5,8 @@ Each subject describes its verb once (`SimulateVerb`: its help text, its flags i
 registers the command. What every subject shares is written here once:
 
 - the shared flags, each declared by one function: `policy_flag`, `workload_flag`,
-  `load_flag`, `seed_flag` (0..2^63-1, default 0) and `--json` (added last by `add_simulate`);
+  `trace_flag` (the workload file), `load_flag`, `seed_flag` (0..2^63-1, default 0) and
+  `--json` (added last by `add_simulate`);
 - the output: with `--json` the outcome's `data`, one JSON object on stdout (`emit_json`),
   otherwise the subject's human summary (`Outcome.show`);
 - bad input is the subject's `InvalidInput` (exit 2 with the flag or file named, by the door).
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import click
@@ -111,6 +113,13 @@ def workload_flag(
         required=required,
         show_default=show_default,
         help=help,
+    )
+
+
+def trace_flag(help: str, *, dir_okay: bool = True) -> Flag:
+    """`--trace`: the workload's input file (a path; the workload reads and checks it)."""
+    return click.option(
+        "--trace", type=click.Path(dir_okay=dir_okay, path_type=Path), default=None, help=help
     )
 
 

@@ -19,6 +19,7 @@ from schedlab.experiments.cli_simulate import (
     load_flag,
     policy_flag,
     seed_flag,
+    trace_flag,
 )
 from schedlab.experiments.cli_solve import SolveVerb, add_solve
 from schedlab.experiments.cliflags import (
@@ -262,12 +263,10 @@ SIMULATE_FLAGS = (
         help="Arrival process (experiments/esg/workloads.py); azure: the Azure LLM code trace's "
         "arrival pattern (the shipped subsample, or --trace), rescaled to the load.",
     ),
-    click.option(
-        "--trace",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="A whole Azure LLM trace CSV (TIMESTAMP,...) for --arrivals azure, e.g. "
+    trace_flag(
+        "A whole Azure LLM trace CSV (TIMESTAMP,...) for --arrivals azure, e.g. "
         "../shared/data/azure_llm/AzureLLMInferenceTrace_code.csv.",
+        dir_okay=False,
     ),
     click.option("--requests", type=bounded_int(1, MAX_REQUESTS), default=2000, show_default=True),
     click.option("--invokers", type=bounded_int(1, MAX_INVOKERS), default=4, show_default=True),

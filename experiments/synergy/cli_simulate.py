@@ -19,6 +19,7 @@ from schedlab.experiments.cli_simulate import (
     policy_flag,
     seed_flag,
     simulate_command,
+    trace_flag,
     workload_flag,
 )
 from schedlab.experiments.cliflags import (
@@ -234,6 +235,24 @@ def fidelity_of(
     return Fidelity(**{**base.to_dict(), **{k: v for k, v in given.items() if v is not None}})
 
 
+#: The rule switches of the simulator (flag, its `fidelity.CHOICES` key, help), each overriding
+#: what `--as-authors` sets.
+RULES = (
+    ("--completion", "completion",
+     "When a job completes: the moment its work ends, or at the round's end (authors)."),
+    ("--speed", "speed",
+     "Speed: profiled throughput of the configuration, or the ideal speedup / 1 (authors)."),
+    ("--iterations", "iterations",
+     "Work as continuous seconds, or whole iterations floored per round (authors)."),
+    ("--policy-rules", "policy",
+     "Policy details: ours, or the authors' (SRTF speedup after TUNE, LAS/DRF/TETRIS "
+     "admission, FTF order, bump timing)."),
+    ("--opt-mode", "opt",
+     "OPT: phase 1 + server packing (ours), or phase 1 only with the unweighted objective "
+     "(authors)."),
+)  # fmt: skip
+
+
 def _check_numbers(servers: int | None, time_limit: float | None) -> None:
     if servers is not None and servers < 1:
         raise InvalidInput(f"--servers: must be a positive integer (got {servers})")
@@ -264,11 +283,8 @@ FLAGS = (
         help="Synthetic stream, the Philly job file, or a shipped 100-job trace "
         f"[default: {DEFAULT_WORKLOAD}; with --trace alone: {TRACE_WORKLOAD}].",
     ),
-    click.option(
-        "--trace",
-        type=click.Path(path_type=Path),
-        default=None,
-        help="Trace file job_id,model_name,arrival_s,num_iterations,gpu_demand "
+    trace_flag(
+        "Trace file job_id,model_name,arrival_s,num_iterations,gpu_demand "
         "(with --workload philly: a Philly CSV timestamp,duration,num_gpus,...; "
         "default there: the shipped 2,000-job sample).",
     ),
@@ -356,38 +372,7 @@ FLAGS = (
         help="Every rule of the authors' simulator (each overridable by its own flag below) and "
         "their job stream.",
     ),
-    click.option(
-        "--completion",
-        type=_rule("completion"),
-        default=None,
-        help="When a job completes: the moment its work ends, or at the round's end (authors).",
-    ),
-    click.option(
-        "--speed",
-        type=_rule("speed"),
-        default=None,
-        help="Speed: profiled throughput of the configuration, or the ideal speedup / 1 (authors).",
-    ),
-    click.option(
-        "--iterations",
-        type=_rule("iterations"),
-        default=None,
-        help="Work as continuous seconds, or whole iterations floored per round (authors).",
-    ),
-    click.option(
-        "--policy-rules",
-        type=_rule("policy"),
-        default=None,
-        help="Policy details: ours, or the authors' (SRTF speedup after TUNE, LAS/DRF/TETRIS "
-        "admission, FTF order, bump timing).",
-    ),
-    click.option(
-        "--opt-mode",
-        type=_rule("opt"),
-        default=None,
-        help="OPT: phase 1 + server packing (ours), or phase 1 only with the unweighted objective "
-        "(authors).",
-    ),
+    *(click.option(flag, type=_rule(key), default=None, help=text) for flag, key, text in RULES),
 )
 
 
@@ -431,8 +416,7 @@ def simulate_synergy(ctx: click.Context, f: dict[str, Any]) -> Outcome:
     entry = workload_entry(f["workload"], trace, f["static"])
     n_servers = f["servers"] or entry.meta.get("default_servers", DEFAULT_SERVERS)
     total_gpus = n_servers * SimConfig().gpus_per_server
-    rules = ("completion", "speed", "iterations", "policy_rules", "opt_mode")
-    fid = fidelity_of(as_authors, *(f[k] for k in rules))
+    fid = fidelity_of(as_authors, *(f[flag[2:].replace("-", "_")] for flag, _, _ in RULES))
     synthetic = "synthetic" in entry.tags
     default_stream = "authors" if as_authors and entry.name == DEFAULT_WORKLOAD else "numpy"
     the_stream = f["stream"] or default_stream
