@@ -26,12 +26,12 @@ import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
-from contextvars import ContextVar, copy_context
+from contextvars import copy_context
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from schedlab.experiments import codeversion
+from schedlab.experiments import codeversion, runstate
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.util import atomic_write_text, ensure_output_dir
 
@@ -95,12 +95,10 @@ class StudyStats:
         return out
 
 
-_STUDY: ContextVar[StudyStats | None] = ContextVar("schedlab_study", default=None)
-
-
 def current_study() -> StudyStats | None:
-    """The study whose thread this is (None outside `run_study`)."""
-    return _STUDY.get()
+    """The study whose thread this is (None outside `run_study`; `runstate.STUDY`)."""
+    stats = runstate.STUDY.get()
+    return stats if isinstance(stats, StudyStats) else None
 
 
 # ---- the one progress bar ------------------------------------------------------------------
@@ -324,11 +322,10 @@ def _duration(s: float) -> str:
     return f"{int(s // 3600)} h {int(s % 3600 // 60):02d} min"
 
 
-_PROGRESS: ContextVar[Progress | None] = ContextVar("schedlab_progress", default=None)
-
-
 def current_progress() -> Progress | None:
-    return _PROGRESS.get()
+    """The run's one bar (None outside `progress`; `runstate.PROGRESS`)."""
+    bar = runstate.PROGRESS.get()
+    return bar if isinstance(bar, Progress) else None
 
 
 @contextmanager
@@ -345,11 +342,11 @@ def progress(
         yield bar
         return
     bar = Progress(desc, plan=plan, workers=workers)
-    token = _PROGRESS.set(bar)
+    token = runstate.PROGRESS.set(bar)
     try:
         yield bar
     finally:
-        _PROGRESS.reset(token)
+        runstate.PROGRESS.reset(token)
         bar.close()
 
 
@@ -412,7 +409,7 @@ def run_study(study: Study, outdir: Path) -> StudyStats:
         tree_version=codeversion.code_version(),
         command=study.command,
     )
-    token = _STUDY.set(stats)
+    token = runstate.STUDY.set(stats)
     t0, c0 = time.perf_counter(), time.thread_time()
     try:
         with codeversion.pinned(stats.code_version):
@@ -425,7 +422,7 @@ def run_study(study: Study, outdir: Path) -> StudyStats:
         if not isinstance(exc, InvalidInput):
             stats.error += "\n" + traceback.format_exc(limit=-4)
     finally:
-        _STUDY.reset(token)
+        runstate.STUDY.reset(token)
     stats.wall_s = time.perf_counter() - t0
     stats.main_cpu_s = time.thread_time() - c0
     stats.finished_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")

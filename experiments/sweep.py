@@ -30,14 +30,13 @@ from concurrent.futures import BrokenExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from pathlib import Path
+from typing import Any, Protocol
 
 import click
 
+from schedlab.experiments import runstate
 from schedlab.solvers.errors import InvalidInput
-
-if TYPE_CHECKING:
-    from schedlab.experiments.store import RowStore
 
 CellFn = Callable[[dict[str, Any]], dict[str, Any]]
 SCHEDULER_ENV = "SCHEDLAB_DASK_SCHEDULER"
@@ -487,11 +486,25 @@ def current_engine() -> Engine:
 
 
 # ---- the runner ----------------------------------------------------------------------------
+class Journal(Protocol):
+    """What a sweep reads and appends of its journal (`store.RowStore`, which runs its cells
+    here: the store sits above the sweep and the sweep imports no store)."""
+
+    path: Path
+    rows: list[dict[str, Any]]
+
+    def key(self, row: dict[str, Any]) -> tuple[Any, ...]: ...
+
+    def cost_of(self, key: tuple[Any, ...]) -> dict[str, float]: ...
+
+    def add(self, row: dict[str, Any], *, cost: dict[str, float] | None = None) -> None: ...
+
+
 def run_cells(
     fn: CellFn,
     cells: Iterable[Mapping[str, Any]],
     *,
-    store: RowStore | None = None,
+    store: Journal | None = None,
     desc: str = "",
     engine: Engine | None = None,
 ) -> list[dict[str, Any]]:
@@ -509,7 +522,6 @@ def run_cells(
     Inside a study (`studies.run_study`) the cells count in its manifest and in the run's one
     progress bar; elsewhere the sweep draws a bar of its own."""
     from schedlab.experiments.codeversion import code_version
-    from schedlab.experiments.studies import current_study
 
     if interrupted():
         raise Interrupted("the run was interrupted: no sweep starts")
@@ -527,7 +539,7 @@ def run_cells(
             rows[i] = row
             reused_cpu += store.cost_of(store.key(cell)).get("cpu_s", 0.0)
     name = desc or (store.path.stem if store is not None else "sweep")
-    stats = current_study()
+    stats = runstate.STUDY.get()
     if stats is not None:
         stats.count_cells(len(cell_list), reused_cpu)
     bar = _Bar(name, len(cell_list), len(rows))
@@ -580,9 +592,7 @@ class _Bar:
     def __init__(self, name: str, total: int, done: int) -> None:
         from tqdm import tqdm
 
-        from schedlab.experiments.studies import current_progress
-
-        self.shared = current_progress()
+        self.shared = runstate.PROGRESS.get()
         self.own = None
         if self.shared is not None:
             self.shared.add(total, done)
