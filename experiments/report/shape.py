@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from schedlab.experiments.report.row import ClaimRow
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.validate import MAX_SEED, is_utf8_text, load_json_file, short
 from schedlab.theory.verdict import SIZES, VERDICTS
@@ -242,8 +243,6 @@ def check_report(data: Any) -> list[dict[str, Any]]:
     """The rows of a written report.json, after checking its shape: an object whose `rows` is a
     list of objects, each with the fields `--check` reads as strings and every other known
     row field of its type. InvalidInput names the first problems (`rows[3].subject: missing`)."""
-    from schedlab.experiments.report.collect import ClaimRow
-
     if not isinstance(data, dict):
         raise InvalidInput(f"must be a JSON object (got {short(data)})")
     if "rows" not in data:
