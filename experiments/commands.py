@@ -345,7 +345,7 @@ def _dash(x: Any) -> Any:
 
 def report_study(outdir: Path, size: str, seed: int) -> Study:
     """The report of `outdir` as the reproduction's last study (it reads the others' files)."""
-    from schedlab.experiments.report.cli import make_report
+    from schedlab.experiments.report.make import make_report
 
     return Study(
         name="report",
@@ -355,7 +355,7 @@ def report_study(outdir: Path, size: str, seed: int) -> Study:
         seed=seed,
         command=f"schedlab report --results {outdir}",
         run=partial(make_report, outdir, None, size),
-        extra_modules=("schedlab.experiments.report.cli",),
+        extra_modules=("schedlab.experiments.report.make",),
     )
 
 

@@ -11,25 +11,8 @@ import click
 
 from schedlab.experiments.output import emit_json, format_table
 from schedlab.experiments.registry import SIZES, register_command
+from schedlab.experiments.report.make import make_report
 from schedlab.solvers.errors import InvalidInput
-
-
-def make_report(
-    results: Path,
-    out: Path | None = None,
-    size: str | None = None,
-    old: dict[str, Any] | None = None,
-    old_name: str = "",
-) -> list[Path]:
-    """Collect and write the report of `results` under `out` (default RESULTS/report); `old`:
-    an older report's report.json, whose changes the page lists (`--diff`)."""
-    from schedlab.experiments.report.collect import collect
-    from schedlab.experiments.report.load import require_folder
-    from schedlab.experiments.report.render import write_report
-
-    results = Path(results)
-    require_folder(results, "--results", "run `schedlab reproduce` first")
-    return write_report(collect(results, size), out or results / "report", old, old_name)
 
 
 def stale_rows(report_dir: Path) -> tuple[list[dict[str, Any]], int]:
