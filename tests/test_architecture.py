@@ -3,6 +3,10 @@
 `make lint` runs the contracts themselves (lint-imports); these tests keep them complete and
 the subjects alike:
 
+- the imports go one way: no import cycle among the modules of `schedlab`, counting the
+  imports inside functions and under TYPE_CHECKING (grimp sees all of them), so a module never
+  imports its own consumer (docs/architecture.md, "Floors");
+
 - every subject package under solvers/, theory/ or experiments/ is in its folder's subject
   layer in setup.cfg (a new shared package must be declared shared here), or the layering it
   should obey goes unchecked;
@@ -23,6 +27,8 @@ import re
 import shutil
 from pathlib import Path
 
+import grimp
+import networkx as nx
 import pytest
 
 from schedlab.solvers.subjects import SHARED_PACKAGES, subjects
@@ -286,3 +292,53 @@ def test_the_shape_checks_can_fail(tmp_path):
         "demo.exact_cpsat -> demo.exact_milp",
         "demo.exact_enum -> demo.exact_cpsat",
     ]
+
+
+# ---- arrows one way: no import cycle --------------------------------------------------------
+def import_cycles(package: str = "schedlab") -> list[list[str]]:
+    """Every import cycle among `package`'s modules, as the sorted modules of each strongly
+    connected component of the import graph (a module importing itself is one too). The graph
+    is grimp's: imports at module level, inside functions and under TYPE_CHECKING alike."""
+    graph = grimp.build_graph(package, cache_dir=None)
+    g = nx.DiGraph()
+    g.add_edges_from(
+        (m, i) for m in graph.modules for i in graph.find_modules_directly_imported_by(m)
+    )
+    return sorted(
+        sorted(c)
+        for c in nx.strongly_connected_components(g)
+        if len(c) > 1 or g.has_edge(next(iter(c)), next(iter(c)))
+    )
+
+
+def describe_cycle(graph: grimp.ImportGraph, cycle: list[str]) -> str:
+    """The imports that close `cycle`, one per line: `a -> b (line n)`."""
+    lines = [f"cycle of {len(cycle)}: {', '.join(cycle)}"]
+    for a in cycle:
+        for b in cycle:
+            for d in graph.get_import_details(importer=a, imported=b):
+                lines.append(f"  {a} -> {b} (line {d['line_number']}: {d['line_contents']})")
+    return "\n".join(lines)
+
+
+def test_no_import_cycle():
+    cycles = import_cycles()
+    if cycles:
+        graph = grimp.build_graph("schedlab", cache_dir=None)
+        text = "\n".join(describe_cycle(graph, c) for c in cycles)
+        pytest.fail(f"{len(cycles)} import cycle(s); move the shared piece below both:\n{text}")
+
+
+def test_an_import_cycle_is_found(tmp_path, monkeypatch):
+    pkg = tmp_path / "cyclepkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").touch()
+    (pkg / "low.py").write_text("X = 1\n")
+    (pkg / "a.py").write_text("from cyclepkg.low import X\n")
+    (pkg / "b.py").write_text("def f():\n    from cyclepkg.a import X\n    return X\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert import_cycles("cyclepkg") == []
+    (pkg / "a.py").write_text("from cyclepkg.low import X\nimport cyclepkg.b\n")
+    (pkg / "low.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                "    import cyclepkg.low\nX = 1\n")  # fmt: skip
+    assert import_cycles("cyclepkg") == [["cyclepkg.a", "cyclepkg.b"], ["cyclepkg.low"]]
