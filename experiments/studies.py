@@ -57,6 +57,7 @@ class StudyStats:
     failed: int = 0
     cell_cpu_s: float = 0.0  # every cell of the study, as journaled when it was computed
     new_cell_cpu_s: float = 0.0  # the cells computed in this run
+    longest_cell_cpu_s: float = 0.0  # the study's critical path: no worker count beats it
     main_cpu_s: float = 0.0  # this run's main-process share (instances, tables, plots)
     wall_s: float = 0.0
     peak_mb: float = 0.0  # the largest peak resident memory of one cell
@@ -72,10 +73,12 @@ class StudyStats:
         """CPU time the study's results cost: all its cells plus this run's main-process share."""
         return self.cell_cpu_s + self.main_cpu_s
 
-    def count_cells(self, total: int, reused_cpu_s: float) -> None:
+    def count_cells(self, total: int, reused_cpu_s: list[float]) -> None:
+        """Count a sweep's `total` cells; `reused_cpu_s`: the journaled CPU of those reused."""
         with self._lock:
             self.cells += total
-            self.cell_cpu_s += reused_cpu_s
+            self.cell_cpu_s += sum(reused_cpu_s)
+            self.longest_cell_cpu_s = max([self.longest_cell_cpu_s, *reused_cpu_s])
 
     def count_computed(self, cost: dict[str, float] | None, ok: bool) -> None:
         with self._lock:
@@ -86,6 +89,7 @@ class StudyStats:
             cpu = float((cost or {}).get("cpu_s", 0.0))
             self.cell_cpu_s += cpu
             self.new_cell_cpu_s += cpu
+            self.longest_cell_cpu_s = max(self.longest_cell_cpu_s, cpu)
             self.peak_mb = max(self.peak_mb, float((cost or {}).get("peak_mb", 0.0)))
 
     def to_dict(self) -> dict[str, Any]:

@@ -530,14 +530,14 @@ def run_cells(
     done = {store.key(r): r for r in store.rows} if store is not None else {}
     rows: dict[int, dict[str, Any]] = {}
     todo: list[tuple[int, dict[str, Any]]] = []
-    reused_cpu = 0.0
+    reused_cpu: list[float] = []
     for i, cell in enumerate(cell_list):
         row = done.get(store.key(cell)) if store is not None else None
         if row is None or store is None:
             todo.append((i, cell))
         else:
             rows[i] = row
-            reused_cpu += store.cost_of(store.key(cell)).get("cpu_s", 0.0)
+            reused_cpu.append(float(store.cost_of(store.key(cell)).get("cpu_s", 0.0)))
     name = desc or (store.path.stem if store is not None else "sweep")
     stats = runstate.STUDY.get()
     if stats is not None:

@@ -95,6 +95,7 @@ MANIFEST_FIELDS: dict[str, tuple[Check, bool]] = {
     "failed": (count, False),
     "cell_cpu_s": (amount, False),
     "new_cell_cpu_s": (amount, False),
+    "longest_cell_cpu_s": (amount, False),
     "main_cpu_s": (amount, False),
     "wall_s": (amount, True),
     "cpu_s": (amount, True),
