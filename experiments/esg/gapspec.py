@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from schedlab.experiments import ladder
 from schedlab.experiments.gap.spec import Rung, register_gap
-from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.esg.exact_enum import chain_fits
 from schedlab.solvers.esg.generate import generate, generate_layered
 from schedlab.solvers.esg.problem_queues import random_queues
@@ -99,15 +99,9 @@ def dag_rungs(dags: int, configs: int, limit: float | None = None) -> list[Rung]
     return out
 
 
-def _sizes(table: dict[str, Any], size: str) -> Any:
-    if size not in table:
-        raise InvalidInput(f"size: choose one of {', '.join(table)} (got {size!r})")
-    return table[size]
-
-
 def _figure_config(size: str) -> dict[str, Any]:
     """The `esg` figure's sizes (FIGURE_CONFIGS: chains, DAGs, configurations)."""
-    return dict(_sizes(FIGURE_CONFIGS, size))
+    return dict(ladder.pick(size, FIGURE_CONFIGS))
 
 
 def app_seed(seed: int, rung: Rung, i: int) -> int:
@@ -127,7 +121,7 @@ def app_seed(seed: int, rung: Rung, i: int) -> int:
 )
 def default_ladder(size: str) -> list[Rung]:
     """Chains of 3-6 stages and DAGs of 5-8 functions, `DEFAULT_SIZES[size]` each."""
-    configs, count, limit = _sizes(DEFAULT_SIZES, size)
+    configs, count, limit = ladder.pick(size, DEFAULT_SIZES)
     return [
         Rung(
             shape,
@@ -188,8 +182,9 @@ def split_ladder(size: str) -> list[Rung]:
 )
 def layered_ladder(size: str) -> list[Rung]:
     """`bench_split`'s layered shapes (two seeds each; one, and two shapes, at size tiny)."""
-    shapes = LAYERED_SHAPES[:2] if size == "tiny" else LAYERED_SHAPES
-    count = 1 if size == "tiny" else LAYERED_PER_SHAPE
+    tiny = ladder.check(size) == "tiny"
+    shapes = LAYERED_SHAPES[:2] if tiny else LAYERED_SHAPES
+    count = 1 if tiny else LAYERED_PER_SHAPE
     return [
         Rung(
             "layered",
@@ -215,7 +210,7 @@ def layered_ladder(size: str) -> list[Rung]:
     summary="per-queue A* + dispatch (q_esg) vs the joint many-queue optimum (q_milp, q_cpsat)",
 )
 def queues_ladder(size: str) -> list[Rung]:
-    rungs, count = _sizes(QUEUE_COUNTS, size)
+    rungs, count = ladder.pick(size, QUEUE_COUNTS)
     return queue_rungs(QUEUE_SIZES[:rungs], count)
 
 

@@ -25,3 +25,13 @@ def test_check_refuses_a_size_off_the_ladder() -> None:
     assert ladder.check("small") == "small"
     with pytest.raises(InvalidInput, match="size: choose one of tiny, small, full"):
         ladder.check("long")
+
+
+@pytest.mark.parametrize("family", ["layered", "default", "queues", "astar", "split"])
+def test_every_esg_gap_family_refuses_a_size_off_the_ladder(family: str) -> None:
+    from schedlab.experiments.esg import gapspec
+
+    build = getattr(gapspec, f"{family}_ladder")
+    assert build("tiny") and build("full")
+    with pytest.raises(InvalidInput, match="size: choose one of"):
+        build("medium")
