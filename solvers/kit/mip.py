@@ -43,8 +43,10 @@ MIP_ABS_GAP = 1e-9
 CBC_GAP_ABS = PROOF_TOL / 10
 #: CBC overruns `-sec` inside its root LP; it is killed this long after the limit.
 CBC_KILL_GRACE_S = 1.0
-#: HiGHS's model statuses that mean the time limit (or the interrupt callbacks) stopped it.
-_STOPPED = ("kTimeLimit", "kInterrupt")
+#: HiGHS's model statuses that mean a limit stopped it: the time limit, the interrupt callbacks,
+#: or a work limit the caller set (`mip_max_nodes` ends in kSolutionLimit, an iteration cap in
+#: kIterationLimit): a stop, never a failure.
+_STOPPED = ("kTimeLimit", "kInterrupt", "kSolutionLimit", "kIterationLimit")
 
 
 @dataclass(frozen=True)

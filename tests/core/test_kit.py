@@ -202,3 +202,19 @@ def test_csc_model_names_the_array_of_the_wrong_length():
     with pytest.raises(ValueError, match=r"CscModel\.index: .* expected starts\[-1\]"):
         CscModel(good.cost, good.lower, good.upper, good.starts, good.index[:-1], good.value,
                  good.row_lower, good.row_upper)  # fmt: skip
+
+
+def test_a_work_limited_highs_stop_is_a_timeout_not_an_error():
+    """A market-split model (equalities over 0/1 columns) that HiGHS has not solved after one
+    node: the node limit is a stop the caller asked for, so TIMEOUT with its bound, not ERROR."""
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 100, size=(4, 30))
+    model = LinearModel()
+    cols = [model.add_col(1.0, 0.0, 1.0) for _ in range(a.shape[1])]
+    for row in a:
+        rhs = float(row.sum() // 2)
+        model.add_row(cols, [float(v) for v in row], rhs, rhs)
+    out = solve_highs(model, options={"mip_max_nodes": 1})
+    assert out.stats["highs_status"] == "Solution limit reached"
+    assert out.status is Status.TIMEOUT
+    assert out.value is None and not out.proven
