@@ -326,6 +326,14 @@ class DaskEngine:
         self.address = address
         _track(self, True)
 
+    @property
+    def workers(self) -> int | None:
+        """The cells the cluster runs at once now (its workers' threads; None if unreachable)."""
+        try:
+            return int(sum(self.client.nthreads().values()))
+        except (OSError, TimeoutError, RuntimeError, ValueError):
+            return None
+
     def run(
         self, fn: CellFn, todo: Sequence[tuple[int, dict[str, Any]]]
     ) -> Iterator[tuple[int, Outcome]]:

@@ -52,6 +52,7 @@ def test_dask_local_cluster_gives_the_same_rows(tmp_path):
     ) as cluster:
         with sweep.using(scheduler=cluster.scheduler_address) as engine:
             assert isinstance(engine, sweep.DaskEngine)
+            assert engine.workers == 2  # the cluster's threads: cells it runs at once
             on_dask = study(tmp_path / "d")
     assert csv_bytes(serial, tmp_path / "s.csv") == csv_bytes(on_dask, tmp_path / "d.csv")
     journal = (tmp_path / "d" / "j.jsonl").read_text().splitlines()
