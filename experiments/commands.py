@@ -289,6 +289,7 @@ def plan_rows(
                 "cpu_s": _measured(m, "cpu_s") if m else None,
                 "wall_s": _measured(m, "wall_s") if m else None,
                 "peak_mb": _measured(m, "peak_mb") if m else None,
+                "longest_cell_cpu_s": _measured(m, "longest_cell_cpu_s") if m else None,  # 0: old
                 "measured_at": str(m.get("finished_at", "")) if m else "",
             }
         )
@@ -316,12 +317,22 @@ def print_plan(
         return
     click.echo(
         format_table(
-            ["study", "kind", "cells", "cell CPU s", "CPU s", "wall s", "peak MB", "why"],
+            [
+                "study",
+                "kind",
+                "cells",
+                "cell CPU s",
+                "longest cell s",
+                "CPU s",
+                "wall s",
+                "peak MB",
+                "why",
+            ],
             [
                 [
                     r["study"],
                     r["kind"],
-                    *(_dash(r[k]) for k in ("cells", "cell_cpu_s", "cpu_s", "wall_s", "peak_mb")),
+                    *(_dash(r[k]) for k in PLAN_COLUMNS),
                     r["why"],
                 ]
                 for r in rows
@@ -335,10 +346,38 @@ def print_plan(
         f"({totals['cpu_s']:,.0f} with the main process)"
         + (f"; never run here at this size and seed: {', '.join(unmeasured)}" if unmeasured else "")
     )
+    for line in critical_path_lines(known):
+        click.echo(line)
+
+
+#: The measured columns of `reproduce --list`, in order.
+PLAN_COLUMNS = ("cells", "cell_cpu_s", "longest_cell_cpu_s", "cpu_s", "wall_s", "peak_mb")
+#: Worker counts `reproduce --list` bounds the run's wall time for.
+BOUND_WORKERS = (2, 16, 64)
+
+
+def critical_path_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What no number of workers beats, from the last manifests: the longest cell (a cell runs
+    on one worker), and for N workers the lower bound max(cells' CPU / N, longest cell) on the
+    wall time of the cells (the main process's plots and tables not counted)."""
+    longest = [(r["longest_cell_cpu_s"], r["study"]) for r in rows if r["longest_cell_cpu_s"]]
+    if not longest:
+        return ["critical path: not measured (the manifests predate longest_cell_cpu_s)"]
+    top, study = max(longest)
+    cpu = sum(r["cell_cpu_s"] for r in rows)
+    bounds = ", ".join(f"{n} workers >= {_bound(cpu, top, n)}" for n in BOUND_WORKERS)
+    return [
+        f"critical path: the longest cell, {top:,.1f} CPU-s ({study}); wall of the cells: {bounds}"
+    ]
+
+
+def _bound(cpu: float, longest: float, n: int) -> str:
+    limit = "the longest cell" if longest >= cpu / n else "CPU / workers"
+    return f"{max(cpu / n, longest):,.0f} s ({limit})"
 
 
 def _dash(x: Any) -> Any:
-    if x is None:
+    if x is None or x == 0.0:
         return "-"
     return round(x, 1) if isinstance(x, float) else x
 
@@ -385,7 +424,10 @@ def record_run(
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "study_names": [s.study for s in stats] + ["report"],
     }
-    keep = ("cells", "cell_cpu_s", "cpu_s", "wall_s", "peak_mb", "status", "finished_at")
+    keep = (
+        "cells", "cell_cpu_s", "longest_cell_cpu_s", "cpu_s", "wall_s", "peak_mb", "status",
+        "finished_at",
+    )  # fmt: skip
     per_study = {s.study: {k: v for k, v in s.to_dict().items() if k in keep} for s in stats}
     history = ensure_output_dir(Path(outdir) / RUNS_DIR) / run_history(outdir, size, seed).name
     write_json(history, {**record, "per_study": per_study})

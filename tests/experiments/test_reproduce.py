@@ -85,7 +85,7 @@ def test_list_prints_the_plan_and_runs_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(commands, "run_studies", no_run)
     monkeypatch.setattr(commands, "using", no_run)
-    write_manifest(tmp_path, manifest("synergy-seeds"))
+    write_manifest(tmp_path, manifest("synergy-seeds", longest_cell_cpu_s=6.0))
     write_manifest(tmp_path, manifest("esg-scale", size="small"))  # another size: not a plan
     before = sorted(p.name for p in tmp_path.rglob("*"))
     args = ["reproduce", "--size", "full", "--list", "--out", str(tmp_path)]
@@ -99,8 +99,14 @@ def test_list_prints_the_plan_and_runs_nothing(tmp_path, monkeypatch):
     assert rows["esg-scale"]["cells"] is None
     assert data["total"] == {"studies": len(rows), "measured": 1, "cells": 12,
                              "cell_cpu_s": 30.0, "cpu_s": 31.5}  # fmt: skip
+    assert rows["synergy-seeds"]["longest_cell_cpu_s"] == 6.0
     text = CliRunner().invoke(cli, args)
     assert text.exit_code == 0 and "synergy-seeds" in text.output
+    assert "critical path: the longest cell, 6.0 CPU-s (synergy-seeds); wall of the cells: " in (
+        text.output
+    )
+    assert "2 workers >= 15 s (CPU / workers)" in text.output
+    assert "16 workers >= 6 s (the longest cell)" in text.output
     assert "never run here at this size and seed: " in text.output
     assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing written
 
