@@ -26,12 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.experiments.esg.gapspec import (
-    LAYERED_PER_SHAPE,
-    LAYERED_SHAPES,
-    SPLIT_MILP_LIMIT_S,
-    dag_rungs,
-)
+from schedlab.experiments.esg.sizes import LAYERED_PER_SHAPE, LAYERED_SHAPES, SPLIT_MILP_LIMIT_S
 from schedlab.experiments.registry import register_benchmark
 from schedlab.solvers.esg.generate import generate_layered
 
@@ -39,7 +34,7 @@ layered = generate_layered  # the benchmark's layered DAGs, by their old name he
 
 CONFIGS = 10
 #: (depth, width) of the layered DAGs, each with `PER_SHAPE` seeds: the gap study's "layered"
-#: family (`gapspec`), which owns them.
+#: family runs the same (both read them from `sizes`).
 SHAPES, PER_SHAPE = LAYERED_SHAPES, LAYERED_PER_SHAPE
 RANDOM_DAGS = 12
 MILP_LIMIT_S = SPLIT_MILP_LIMIT_S
@@ -56,6 +51,7 @@ def studies(quick: bool, outdir: Path) -> list[Any]:
     """The gap study (`experiments/esg/gapspec.py`) on the random DAGs (family "split": the
     ESG figure's DAGs at seed 0, `CONFIGS` configurations) and the layered ones (family
     "layered", seeds 1000 D + 100 W + s), every method of `METHODS` against the MILP."""
+    from schedlab.experiments.esg.gapspec import dag_rungs
     from schedlab.experiments.gap.spec import Rung
     from schedlab.experiments.gap.study import run_study
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from schedlab.experiments.esg import eval_figure as ef
 from schedlab.experiments.esg.eval_studies import FACTOR_TABLE_ARMS, config_space, main_study
-from schedlab.experiments.esg.gapspec import FIGURE_CONFIGS
+from schedlab.experiments.esg.sizes import FIGURE_CONFIGS
 from schedlab.experiments.plotting import (
     Series,
     new_figure,
@@ -39,7 +39,7 @@ from schedlab.experiments.registry import register_figure
 from schedlab.experiments.store import results_dir, write_csv, write_json
 
 NAME = "esg"
-#: The exact part's sizes, owned by the gap study's families (`gapspec`), which run it.
+#: The exact part's sizes; the gap study's families run the same (both read `sizes`).
 CONFIGS = FIGURE_CONFIGS
 
 

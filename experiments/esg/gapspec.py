@@ -19,6 +19,12 @@ from __future__ import annotations
 from typing import Any
 
 from schedlab.experiments import ladder
+from schedlab.experiments.esg.sizes import (
+    FIGURE_CONFIGS,
+    LAYERED_PER_SHAPE,
+    LAYERED_SHAPES,
+    SPLIT_MILP_LIMIT_S,
+)
 from schedlab.experiments.gap.spec import Rung, register_gap
 from schedlab.solvers.esg.exact_enum import chain_fits
 from schedlab.solvers.esg.generate import generate, generate_layered
@@ -32,19 +38,6 @@ DEFAULT_SIZES = {"tiny": (10, 2, 60.0), "small": (20, 4, 60.0), "full": (60, 15,
 #: "queues": (queues, stages, configurations, invokers) per rung; instances per rung by size
 QUEUE_SIZES = [(3, 2, 8, 1), (4, 2, 10, 2), (4, 3, 10, 2), (6, 3, 20, 2), (8, 3, 20, 3)]
 QUEUE_COUNTS = {"tiny": (3, 2), "small": (5, 3), "full": (5, 10)}  # (rungs, instances)
-#: The `esg` figure's exact part per size (`fig_esg.CONFIGS`; the evaluation's sizes are
-#: `eval_studies.main_study`): chains, DAGs, configurations per function.
-FIGURE_CONFIGS: dict[str, dict[str, Any]] = {
-    "tiny": {"chains": 4, "dags": 4, "configs": 15},
-    "small": {"chains": 12, "dags": 12, "configs": 30},
-    "full": {"chains": 60, "dags": 60, "configs": 100},
-}
-#: "layered" (and `bench_split`): (depth, width) of the layered DAGs, each with
-#: `LAYERED_PER_SHAPE` seeds.
-LAYERED_SHAPES = [(2, 3), (3, 3), (4, 2), (3, 4), (5, 2), (2, 4)]
-LAYERED_PER_SHAPE = 2
-#: The MILP's limit (s) on the split's DAGs, random and layered (`bench_split`).
-SPLIT_MILP_LIMIT_S = 120.0
 
 
 def chain_seed(seed: int, rung: Rung, i: int) -> int:
