@@ -26,6 +26,9 @@ profile table at the allocated configuration (Synergy's simulator uses the ideal
 work is continuous (theirs: whole iterations, floored per round), a few ordering/admission
 details of their policies, and OPT packs servers (theirs: cluster totals only). No placement
 penalty (theirs is 1 for every model). The authors' job stream is `authors_stream.py`.
+
+The round loop is `_Run` here; the per-job arrays and per-round records are in `sim_state.py`,
+the bulk step over unchanged rounds (`SimConfig.fast_forward`) in `sim_forward.py`.
 """
 
 from __future__ import annotations
@@ -40,7 +43,9 @@ import numpy as np
 
 from schedlab.experiments.synergy.fidelity import Fidelity
 from schedlab.experiments.synergy.metrics import JctStats, Utilization, jct_stats, resolve_window
-from schedlab.experiments.synergy.policies import Policy, PolicyView, ftf_rho, get_policy
+from schedlab.experiments.synergy.policies import Policy, ftf_rho, get_policy
+from schedlab.experiments.synergy.sim_forward import FastForward
+from schedlab.experiments.synergy.sim_state import DONE_RTOL, Jobs, UtilLog, policy_view
 from schedlab.experiments.synergy.workloads import JobSpec, Workload
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.solve import METHODS, solve
@@ -52,15 +57,9 @@ from schedlab.solvers.synergy.problem import Cluster, Job, Snapshot
 from schedlab.solvers.synergy.profiles import ProfileSet, named_profiles
 from schedlab.solvers.validate import Deadline, check_work
 
-# A job whose remaining work ends within this (relative) of the round end completes.
-_DONE_RTOL = 1e-12
 # Policies whose authors' scheduler offers only the jobs GPU-proportional admits.
 PREFIX_POLICIES = ("las", "drf", "tetris")
 _CFG_TOL = 1e-9  # configuration equality (grid values)
-# Rounds one fast-forward step may jump at most (bounds its per-round arrays).
-_FF_MAX_ROUNDS = 4096
-# After failed fast-forward attempts, rounds to wait at most before the next one.
-_FF_MAX_WAIT = 15
 # Policies whose sort key is elementwise in the job attributes (evaluated for many rounds
 # at once when fast-forwarding); any other policy is fast-forwarded only if it is FIFO.
 _ELEMENTWISE_KEYS = ("fifo", "srtf", "las", "ftf", "drf", "tetris")
@@ -388,64 +387,6 @@ def _pad(
     )
 
 
-class _Jobs:
-    """Growable per-job arrays (jobs arrive lazily from an endless stream)."""
-
-    def __init__(self, cap: int = 1024) -> None:
-        self.n = 0
-        self.cap = cap
-        self.id = np.zeros(cap, dtype=np.int64)
-        self.arrival = np.zeros(cap)
-        self.gpus = np.zeros(cap, dtype=np.int64)
-        self.model = np.zeros(cap, dtype=np.int64)
-        self.work = np.zeros(cap)
-        self.remaining = np.zeros(cap)
-        self.done = np.zeros(cap)
-        self.attained = np.zeros(cap)
-        self.last_run = np.full(cap, np.nan)
-        self.completion = np.full(cap, np.nan)
-        self.bumped = np.zeros(cap, dtype=bool)
-        self.cpu_demand = np.zeros(cap)
-        self.mem_demand = np.zeros(cap)
-        self.speedup = np.ones(cap)
-        self.iter_time = np.ones(cap)  # seconds per iteration at the proportional share
-        self.iters_total = np.zeros(cap)  # whole iterations (fidelity.iterations "integer")
-        self.iters_done = np.zeros(cap)
-
-    def _grow(self) -> None:
-        new = self.cap * 2
-        for name in (
-            "id arrival gpus model work remaining done attained last_run completion bumped "
-            "cpu_demand mem_demand speedup iter_time iters_total iters_done"
-        ).split():
-            old = getattr(self, name)
-            fill = np.nan if name in ("last_run", "completion") else 0
-            arr = np.full(new, fill, dtype=old.dtype)
-            arr[: self.cap] = old
-            setattr(self, name, arr)
-        self.cap = new
-
-    def add(
-        self, spec: JobSpec, model: int, cpu: float, mem: float, speedup: float, iter_s: float
-    ) -> int:
-        if self.n == self.cap:
-            self._grow()
-        i = self.n
-        self.id[i] = spec.job_id
-        self.arrival[i] = spec.arrival_s
-        self.gpus[i] = spec.gpus
-        self.model[i] = model
-        self.work[i] = spec.work_s
-        self.remaining[i] = spec.work_s
-        self.cpu_demand[i] = cpu * spec.gpus
-        self.mem_demand[i] = mem * spec.gpus
-        self.speedup[i] = speedup
-        self.iter_time[i] = iter_s
-        self.iters_total[i] = int(spec.work_s / iter_s)  # theirs: int(duration / iter time)
-        self.n += 1
-        return i
-
-
 def _n_jobs(workload: Workload) -> int | None:
     jobs = workload.jobs
     if hasattr(jobs, "__len__"):
@@ -460,44 +401,12 @@ def simulate(
     return _Run(workload, config or SimConfig(), progress).run()
 
 
-@dataclass
-class _UtilLog:
-    """Per-round records: start time, GPU/CPU/memory shares, running and queued jobs."""
-
-    t: list[float] = field(default_factory=list)
-    g: list[float] = field(default_factory=list)
-    c: list[float] = field(default_factory=list)
-    m: list[float] = field(default_factory=list)
-    run: list[int] = field(default_factory=list)
-    q: list[int] = field(default_factory=list)
-    cu: list[float] = field(default_factory=list)  # CPUs used (allocated, at most the ideal)
-    mu: list[float] = field(default_factory=list)
-
-    def repeat(self, starts: list[float]) -> None:
-        """The last round's shares again for rounds starting at `starts`."""
-        n = len(starts)
-        self.t.extend(starts)
-        for shares in (self.g, self.c, self.m, self.cu, self.mu):
-            shares.extend([shares[-1]] * n)
-        for counts in (self.run, self.q):
-            counts.extend([counts[-1]] * n)
-
-    def utilization(self, skipped_rounds: int) -> Utilization:
-        return Utilization(
-            np.asarray(self.t),
-            np.asarray(self.g),
-            np.asarray(self.c),
-            np.asarray(self.m),
-            np.asarray(self.run),
-            np.asarray(self.q),
-            skipped_rounds=skipped_rounds,
-            cpu_used=np.asarray(self.cu),
-            mem_used=np.asarray(self.mu),
-        )
-
-
 class _Run:
-    """One simulation as steps: admit arrivals, order, allocate, advance, record."""
+    """One simulation as steps: admit arrivals, order, allocate, advance, record; it holds the
+    run's settings and state and drives the round loop. The other concepts live apart so each
+    piece stays small: the per-job arrays and per-round records (`sim_state.py`), the jump over
+    unchanged rounds (`sim_forward.FastForward`), the checks at the door (`_check_work`) and
+    the outcome (`_result`, `_notes`)."""
 
     def __init__(self, workload: Workload, cfg: SimConfig, progress: bool) -> None:
         self.t_start = time.perf_counter()
@@ -528,36 +437,10 @@ class _Run:
         )
         if self.window[1] <= self.window[0]:
             raise InvalidInput(f"window: {self.window_note} holds no job; give a non-empty window")
-        self._check_work()
+        _check_work(workload, cfg, profiles, cluster)
         self._constants()
         self._state()
-        self.bar = self._progress_bar() if progress else None
-
-    def _check_work(self) -> None:
-        """Work cap at the door: a finite workload whose longest job needs more rounds (even
-        at the profiles' best speed-up) or whose arrivals span more simulated time than the
-        caps allow is refused before the first round."""
-        jobs = self.workload.jobs
-        if not isinstance(jobs, list):  # a stream: judge by its first jobs (a fresh iteration)
-            if iter(jobs) is jobs:
-                return
-            jobs = self.workload.take(1000)
-        if not jobs:
-            return
-        cfg = self.cfg
-        best = max(max(max(r) for r in m.tput) for m in self.profiles.models) or 1.0
-        longest = max(j.work_s for j in jobs) / best
-        check_work(longest / cfg.round_s, cfg.max_rounds, "simulate: longest job", "--max-rounds")
-        if isinstance(self.workload.jobs, list):  # all jobs: the cluster cannot go faster
-            total = sum(j.work_s * j.gpus for j in jobs) / best / self.cluster.total_gpus
-            check_work(total / cfg.round_s, cfg.max_rounds, "simulate: all jobs", "--max-rounds")
-        last = max(j.arrival_s for j in jobs) + longest
-        if not last <= cfg.max_sim_h * 3600.0:
-            raise InvalidInput(
-                f"simulate: the last job arrives and finishes after {last / 3600.0:.3g} "
-                f"simulated hours, beyond the cap of {cfg.max_sim_h:g} hours; check the "
-                "arrival rate (--load), the round length (--round-s) or the trace's times"
-            )
+        self.bar = _progress_bar(cfg, self.window, self.stop, self.n_total) if progress else None
 
     def _constants(self) -> None:
         cfg, cluster, profiles = self.cfg, self.cluster, self.profiles
@@ -582,7 +465,6 @@ class _Run:
         checked = not (self.authors_rules or self.integer) and self.policy.name in _ELEMENTWISE_KEYS
         self.forward = cfg.reuse and cfg.fast_forward and (self.static_key or checked)
         self.quiet = False
-        self.ff_wait = self.ff_next_k = 0  # back-off of fast-forward attempts that failed
         self.in_order = True  # jobs admitted in (arrival, id) order so far
         self.last_admitted = (-math.inf, -1)
         self.total_gpus = cluster.total_gpus
@@ -594,7 +476,7 @@ class _Run:
         self.max_t = cfg.max_sim_h * 3600.0
 
     def _state(self) -> None:
-        self.jobs = _Jobs()
+        self.jobs = Jobs()
         self.source: Iterator[JobSpec] = iter(self.workload.jobs)
         self.nxt = next(self.source, None)
         self.excluded = self.workload.excluded
@@ -605,20 +487,19 @@ class _Run:
         self.cache_prefix: np.ndarray | None = None
         self.cache_round: _Round | None = None
         self.rounds = self.calls = self.fallbacks = self.skipped_rounds = 0
-        self.log = _UtilLog()
+        self.log = UtilLog()
         self.k = 0  # round index; the round starts at k * R
-
-    def _progress_bar(self) -> Any:
-        from tqdm import tqdm
-
-        w = self.window
-        total_bar = (w[1] - w[0]) if self.stop == "window" else self.n_total
-        return tqdm(
-            total=total_bar,
-            desc=f"{self.cfg.policy}+{self.cfg.alloc}",
-            unit="job",
-            leave=False,
-            disable=None,
+        self.forwarder = FastForward(
+            self.jobs,
+            self.log,
+            self.policy,
+            round_s=self.R,
+            max_rounds=self.cfg.max_rounds,
+            max_t=self.max_t,
+            starv_s=self.starv_s,
+            integer=self.integer,
+            static_key=self.static_key,
+            totals=self.totals,
         )
 
     def _window_target(self) -> int:
@@ -659,7 +540,7 @@ class _Run:
                 self.fast_forward(ordered, rd)
         if self.bar is not None:
             self.bar.close()
-        return self.result()
+        return _result(self)
 
     def admit(self, t: float) -> None:
         """Jobs that arrived by `t` become runnable; a job that can never run is excluded."""
@@ -701,7 +582,7 @@ class _Run:
         starving = since > self.starv_s
         if not self.authors_rules:  # theirs: noticed during the round, effective the next
             jobs.bumped[active] |= starving
-        view = _policy_view(
+        view = policy_view(
             jobs, active, jobs.remaining[active], jobs.attained[active], t, self.totals
         )
         key = self.policy.order(view)
@@ -711,27 +592,9 @@ class _Run:
         if self.authors_rules:
             jobs.bumped[active] |= starving
         if self.prefix_admission:
-            ordered = self._proportional_prefix(ordered)
+            las_tune = self.policy.name == "las" and self.cfg.alloc == "tune"
+            ordered = _proportional_prefix(ordered, jobs.gpus, self.total_gpus, las_tune)
         return ordered
-
-    def _proportional_prefix(self, ordered: np.ndarray) -> np.ndarray:
-        """Theirs for LAS, DRF, TETRIS: only the jobs GPU-proportional admits are offered
-        (in order; LAS+TUNE by descending GPU demand)."""
-        g = self.jobs.gpus[ordered]
-        if g.size and int(g.max()) == 1:
-            keep = ordered[: self.total_gpus]
-        else:
-            free, pick = self.total_gpus, []
-            for i, gi in enumerate(g.tolist()):
-                if gi <= free:
-                    pick.append(i)
-                    free -= gi
-                    if free == 0:
-                        break
-            keep = ordered[np.asarray(pick, dtype=np.int64)]
-        if self.policy.name == "las" and self.cfg.alloc == "tune":
-            keep = keep[np.argsort(-self.jobs.gpus[keep], kind="stable")]
-        return keep
 
     def allocate(self, ordered: np.ndarray) -> _Round:
         """The allocator's result for this order, or last round's when it would see the same."""
@@ -761,10 +624,10 @@ class _Run:
         rate, at_ideal = self._speed(run_idx, rd, pos)
         g = jobs.gpus[run_idx]
         if self.integer:
-            need, fin = self._progress_iterations(run_idx, rate)
+            need, fin = jobs.advance_iterations(run_idx, rate, R)
         else:
             need = np.where(rate > 0, jobs.remaining[run_idx] / np.where(rate > 0, rate, 1), np.inf)
-            fin = need <= R * (1.0 + _DONE_RTOL)
+            fin = need <= R * (1.0 + DONE_RTOL)
             done_now = rate * np.minimum(need, R)
             jobs.done[run_idx] += done_now
             jobs.remaining[run_idx] = np.where(fin, 0.0, jobs.remaining[run_idx] - rate * R)
@@ -785,134 +648,29 @@ class _Run:
             if self.bar is not None:
                 self.bar.update(in_win if self.stop == "window" else int(fin_idx.size))
             self.active = self.active[np.isnan(jobs.completion[self.active])]  # keeps order
-        self.record(t, ordered, rd, pos, g, dt / R)
+        model = jobs.model[run_idx]  # used: what the profile can use, at most its ideal
+        self.log.record(
+            t,
+            g,
+            dt / R,
+            rd.cpus_per_gpu[pos],
+            rd.mem_gb_per_gpu[pos],
+            (self.ideal_c[model], self.ideal_m[model]),
+            (self.total_gpus, self.total_cpus, self.total_mem),
+            int(self.n_runnable - pos.size),
+        )
 
     def fast_forward(self, ordered: np.ndarray, rd: _Round) -> None:
-        """After a round with no completion, the next rounds see the same jobs; as long as
-        none arrives, none finishes, none starts starving and the policy's order stays the
-        same, they get the same allocation (the cached one) and repeat the same per-round
-        arithmetic. Run that many in one step: each check and update is the round-by-round
-        expression evaluated for every round at once (elementwise, or a sequential
-        accumulate), so every float is the one the round-by-round loop computes."""
+        """After a round with no completion: jump the next rounds while nothing changes
+        (`sim_forward.py`); not when the cached allocation would not serve them (an exact-order
+        result covering a prefix: `allocate` would call the allocator again)."""
+        if rd.exact and rd.examined != ordered.size:
+            return
+        nxt = None if self.nxt is None else self.nxt.arrival_s
         pos = np.flatnonzero(rd.run)
-        if pos.size == 0 or self.k < self.ff_next_k:
-            return
-        if rd.exact and rd.examined != ordered.size:  # `allocate` would call the allocator
-            return
-        m = self._forward_horizon()
-        if m < 1:
-            return
-        if self.integer:
-            jumped = self._forward_iterations(ordered[pos], m)
-        else:
-            jumped = self._forward_work(ordered, pos, m)
-        # an attempt that jumps nothing costs about a round: after failures, try less often
-        self.ff_wait = 0 if jumped else min(2 * self.ff_wait + 1, _FF_MAX_WAIT)
-        self.ff_next_k = self.k + self.ff_wait
-
-    def _forward_horizon(self) -> int:
-        """How many rounds from round k on may be jumped at most: none past the work caps or
-        at or after the next arrival (a job arriving at a round's start is admitted in it)."""
-        R, k = self.R, self.k
-        m = min(self.cfg.max_rounds - self.rounds - 1, int(self.max_t // R) - k, _FF_MAX_ROUNDS)
-        if self.nxt is not None:
-            a = self.nxt.arrival_s
-            kk = max(k, math.ceil(a / R))  # the first round starting at or after the arrival
-            while kk > k and (kk - 1) * R >= a:
-                kk -= 1
-            while kk * R < a:
-                kk += 1
-            m = min(m, kk - k)
-        return m
-
-    def _forward_work(self, ordered: np.ndarray, pos: np.ndarray, m: int) -> int:
-        """Continuous work: jump the rounds before the first completion and the first change
-        of order (see `fast_forward`); returns how many were jumped."""
-        jobs, R = self.jobs, self.R
-        run_idx = ordered[pos]
-        rate = self.last_rate
-        n = run_idx.size
-        step = rate * R
-        # remaining work, attained service and work done before each of rounds k..k+m: one
-        # sequential accumulate (x - s is x + (-s) exactly in IEEE arithmetic)
-        acc = np.empty((m + 1, 3 * n))
-        acc[0, :n], acc[0, n : 2 * n], acc[0, 2 * n :] = (
-            jobs.remaining[run_idx], jobs.attained[run_idx], jobs.done[run_idx]
-        )  # fmt: skip
-        acc[1:, :n], acc[1:, n : 2 * n], acc[1:, 2 * n :] = -step, jobs.gpus[run_idx] * R, step
-        np.add.accumulate(acc, axis=0, out=acc)
-        rem, att = acc[:, :n], acc[:, n : 2 * n]
-        need = np.where(rate > 0, rem[:m] / np.where(rate > 0, rate, 1), np.inf)
-        m = _first_true(np.any(need <= R * (1.0 + _DONE_RTOL), axis=1), m)
-        if m >= 1 and not self.static_key:  # FIFO's order (arrival) never changes
-            m = self._order_holds(ordered, pos, rem, att, m)
-        if m < 1:
-            return 0
-        jobs.remaining[run_idx], jobs.attained[run_idx], jobs.done[run_idx] = (
-            rem[m], att[m], acc[m, 2 * n :]
-        )  # fmt: skip
-        self._forwarded(run_idx, m)
-        return m
-
-    def _forwarded(self, run_idx: np.ndarray, m: int) -> None:
-        """Book m jumped rounds: last run times, the repeated utilization records, counters."""
-        R = self.R
-        self.jobs.last_run[run_idx] = (self.k + m - 1) * R + R
-        self.log.repeat([(self.k + i) * R for i in range(m)])
-        self.rounds += m
-        self.k += m
-
-    def _order_holds(
-        self, ordered: np.ndarray, pos: np.ndarray, rem: np.ndarray, att: np.ndarray, m: int
-    ) -> int:
-        """How many of the next m rounds keep exactly this order and bump no job: the
-        policy's key for every round at once (rows: rounds k..k+m-1; columns: `ordered`),
-        with the running jobs' remaining work and attained service from the trajectories."""
-        jobs, R = self.jobs, self.R
-        t = (self.k + np.arange(m)) * R
-        bumped = jobs.bumped[ordered]
-        if math.isfinite(self.starv_s):
-            last = np.where(np.isnan(jobs.last_run[ordered]), jobs.arrival[ordered],
-                            jobs.last_run[ordered])  # fmt: skip
-            base = np.empty((m, ordered.size))
-            base[:] = last
-            base[1:, pos] = (t[:-1] + R)[:, None]  # running jobs ran through the last round
-            new = (t[:, None] - base > self.starv_s) & ~bumped
-            m = _first_true(new.any(axis=1), m)
-            if m < 1:
-                return 0
-            t = t[:m]
-        remaining, attained = np.empty((m, ordered.size)), np.empty((m, ordered.size))
-        remaining[:], attained[:] = jobs.remaining[ordered], jobs.attained[ordered]
-        remaining[:, pos], attained[:, pos] = rem[:m], att[:m]
-        # one row per round: a column of round starts, rows of remaining and attained
-        view = _policy_view(jobs, ordered, remaining, attained, t[:, None], self.totals)
-        key = np.broadcast_to(self.policy.key(view), (m, ordered.size))
-        lead = ~bumped if self.policy.uses_bump else np.zeros(ordered.size, dtype=bool)
-        ok = _strictly_sorted(lead, key, view.arrival_s, view.job_id)
-        return _first_true(~ok, m)
-
-    def _forward_iterations(self, run_idx: np.ndarray, m: int) -> int:
-        """Whole iterations (theirs), FIFO only: jump the rounds that surely end no job (two
-        rounds of margin; whole numbers of iterations are exact in bulk); returns how many."""
-        jobs, R = self.jobs, self.R
-        rate = self.last_rate
-        per_round = np.floor(R / (jobs.iter_time[run_idx] / rate))
-        left = jobs.iters_total[run_idx] - jobs.iters_done[run_idx]
-        safe = np.floor(left / np.maximum(per_round, 1.0)) - 2
-        m = int(min(safe.min(), m))
-        if m < 2:
-            return 0
-        done = jobs.iters_done[run_idx] + m * per_round
-        jobs.iters_done[run_idx] = done
-        jobs.done[run_idx] = done * jobs.iter_time[run_idx]
-        jobs.remaining[run_idx] = (jobs.iters_total[run_idx] - done) * jobs.iter_time[run_idx]
-        att, gR = jobs.attained[run_idx], jobs.gpus[run_idx] * np.full(run_idx.size, R)
-        for _ in range(m):
-            att = att + gR
-        jobs.attained[run_idx] = att
-        self._forwarded(run_idx, m)
-        return m
+        jumped = self.forwarder.jump(ordered, pos, self.k, self.rounds, nxt, self.last_rate)
+        self.rounds += jumped
+        self.k += jumped
 
     def _speed(
         self, run_idx: np.ndarray, rd: _Round, pos: np.ndarray
@@ -930,163 +688,138 @@ class _Run:
             return np.ones(run_idx.size), at_ideal
         return np.where(at_ideal, self.s_ideal[model], 1.0), at_ideal
 
-    def _progress_iterations(
-        self, run_idx: np.ndarray, rate: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Whole iterations (theirs): floor(R / (iteration time / speed)) per round; returns
-        the time each job needs to finish (inf beyond the round) and which finish."""
-        jobs, R = self.jobs, self.R
-        step = jobs.iter_time[run_idx] / rate  # seconds per iteration at this speed
-        per_round = np.floor(R / step)
-        left = jobs.iters_total[run_idx] - jobs.iters_done[run_idx]
-        fin = per_round >= left
-        need = np.where(fin, left * step, np.inf)
-        done = np.minimum(jobs.iters_done[run_idx] + per_round, jobs.iters_total[run_idx])
-        jobs.iters_done[run_idx] = done
-        jobs.done[run_idx] = done * jobs.iter_time[run_idx]
-        jobs.remaining[run_idx] = (jobs.iters_total[run_idx] - done) * jobs.iter_time[run_idx]
-        return need, fin
 
-    def record(
-        self,
-        t: float,
-        ordered: np.ndarray,
-        rd: _Round,
-        pos: np.ndarray,
-        g: np.ndarray,
-        frac: np.ndarray,
-    ) -> None:
-        """Utilization of the round (each job weighted by the share of the round it ran)."""
-        log = self.log
-        log.t.append(t)
-        log.g.append(float((g * frac).sum()) / self.total_gpus)
-        log.c.append(float((g * rd.cpus_per_gpu[pos] * frac).sum()) / self.total_cpus)
-        log.m.append(float((g * rd.mem_gb_per_gpu[pos] * frac).sum()) / self.total_mem)
-        model = self.jobs.model[ordered[pos]]  # used: what the profile can use, at most its ideal
-        used_c = np.minimum(rd.cpus_per_gpu[pos], self.ideal_c[model])
-        used_m = np.minimum(rd.mem_gb_per_gpu[pos], self.ideal_m[model])
-        log.cu.append(float((g * used_c * frac).sum()) / self.total_cpus)
-        log.mu.append(float((g * used_m * frac).sum()) / self.total_mem)
-        log.run.append(int(pos.size))
-        log.q.append(int(self.n_runnable - pos.size))
-
-    # ---- the outcome ---------------------------------------------------------------------
-    def _notes(self) -> list[str]:
-        wl, alloc = self.workload, self.cfg.alloc
-        notes = list(wl.notes)
-        too_big = self.excluded - wl.excluded - sum(self.unplaceable.values())
-        if too_big:
-            notes.append(
-                f"{too_big} job(s) need more than the cluster's {self.total_gpus} GPUs and were "
-                "excluded"
-            )
-        for (model_name, g), count in sorted(self.unplaceable.items()):
-            notes.append(
-                f"{count} job(s) of {model_name} with {g} GPUs were excluded: {alloc} cannot "
-                "place them even on the empty cluster, so they would never run"
-            )
-        if self.fallbacks:
-            notes.append(
-                f"{self.fallbacks} round(s) fell back to GPU-proportional: {alloc} found no "
-                "allocation within its time limit"
-            )
-        return notes
-
-    def result(self) -> SimResult:
-        jobs, window = self.jobs, self.window
-        n = jobs.n
-        completion = jobs.completion[:n].copy()
-        arrival = jobs.arrival[:n].copy()
-        job_id = jobs.id[:n].copy()
-        mask = (job_id >= window[0]) & (job_id < window[1]) & np.isfinite(completion)
-        makespan = None
-        if self.stop == "all" and n > 0 and np.isfinite(completion).all():
-            makespan = float(completion.max() - arrival.min())
-        return SimResult(
-            workload=self.workload.name,
-            description=self.workload.description,
-            policy=self.policy.name,
-            alloc=self.cfg.alloc,
-            cluster=self.cluster,
-            round_s=self.R,
-            job_id=job_id,
-            arrival_s=arrival,
-            completion_s=completion,
-            gpus=jobs.gpus[:n].copy(),
-            model=jobs.model[:n].copy(),
-            work_s=jobs.work[:n].copy(),
-            work_done_s=jobs.done[:n].copy(),
-            excluded=self.excluded,
-            window=window,
-            window_note=self.window_note,
-            stop=self.stop,
-            stats=jct_stats((completion - arrival)[mask]),
-            makespan_s=makespan,
-            sim_end_s=self.k * self.R if self.rounds else 0.0,
-            rounds=self.rounds,
-            allocator_calls=self.calls,
-            fallback_rounds=self.fallbacks,
-            alloc_stats=dict(self.allocator.stats),
-            utilization=self.log.utilization(self.skipped_rounds),
-            runtime_s=time.perf_counter() - self.t_start,
-            notes=self._notes(),
+def _notes(run: _Run) -> list[str]:
+    """Why jobs were excluded and rounds fell back, after the workload's own notes."""
+    wl, alloc = run.workload, run.cfg.alloc
+    notes = list(wl.notes)
+    too_big = run.excluded - wl.excluded - sum(run.unplaceable.values())
+    if too_big:
+        notes.append(
+            f"{too_big} job(s) need more than the cluster's {run.total_gpus} GPUs and were excluded"
         )
+    for (model_name, g), count in sorted(run.unplaceable.items()):
+        notes.append(
+            f"{count} job(s) of {model_name} with {g} GPUs were excluded: {alloc} cannot "
+            "place them even on the empty cluster, so they would never run"
+        )
+    if run.fallbacks:
+        notes.append(
+            f"{run.fallbacks} round(s) fell back to GPU-proportional: {alloc} found no "
+            "allocation within its time limit"
+        )
+    return notes
 
 
-def _policy_view(
-    jobs: _Jobs,
-    index: np.ndarray,
-    remaining: np.ndarray,
-    attained: np.ndarray,
-    now: Any,
-    totals: tuple[float, float, float],
-) -> PolicyView:
-    """The `PolicyView` of jobs `index` (positions in `jobs`) at `now` with the given remaining
-    work and attained GPU service; `totals`: the cluster's GPUs, CPUs and memory (GB). The one
-    builder of the per-round order (scalar `now`) and of fast-forward's check of many rounds at
-    once (a column of round starts and one row per round), so both give the policy the same
-    fields."""
-    return PolicyView(
-        now_s=now,
-        job_id=jobs.id[index],
-        arrival_s=jobs.arrival[index],
-        gpus=jobs.gpus[index],
-        cpu_demand=jobs.cpu_demand[index],
-        mem_demand_gb=jobs.mem_demand[index],
-        work_s=jobs.work[index],
-        remaining_s=remaining,
-        attained_gpu_s=attained,
-        est_speedup=jobs.speedup[index],
-        bumped=jobs.bumped[index],
-        total_gpus=totals[0],
-        total_cpus=totals[1],
-        total_mem_gb=totals[2],
+def _result(run: _Run) -> SimResult:
+    """The finished run's per-job outcomes and summaries."""
+    jobs, window = run.jobs, run.window
+    n = jobs.n
+    completion = jobs.completion[:n].copy()
+    arrival = jobs.arrival[:n].copy()
+    job_id = jobs.id[:n].copy()
+    mask = (job_id >= window[0]) & (job_id < window[1]) & np.isfinite(completion)
+    makespan = None
+    if run.stop == "all" and n > 0 and np.isfinite(completion).all():
+        makespan = float(completion.max() - arrival.min())
+    return SimResult(
+        workload=run.workload.name,
+        description=run.workload.description,
+        policy=run.policy.name,
+        alloc=run.cfg.alloc,
+        cluster=run.cluster,
+        round_s=run.R,
+        job_id=job_id,
+        arrival_s=arrival,
+        completion_s=completion,
+        gpus=jobs.gpus[:n].copy(),
+        model=jobs.model[:n].copy(),
+        work_s=jobs.work[:n].copy(),
+        work_done_s=jobs.done[:n].copy(),
+        excluded=run.excluded,
+        window=window,
+        window_note=run.window_note,
+        stop=run.stop,
+        stats=jct_stats((completion - arrival)[mask]),
+        makespan_s=makespan,
+        sim_end_s=run.k * run.R if run.rounds else 0.0,
+        rounds=run.rounds,
+        allocator_calls=run.calls,
+        fallback_rounds=run.fallbacks,
+        alloc_stats=dict(run.allocator.stats),
+        utilization=run.log.utilization(run.skipped_rounds),
+        runtime_s=time.perf_counter() - run.t_start,
+        notes=_notes(run),
     )
 
 
-def _first_true(flags: np.ndarray, m: int) -> int:
-    """Index of the first True in `flags` (m when none)."""
-    i = int(flags.argmax())
-    return i if flags[i] else m
+def _check_work(workload: Workload, cfg: SimConfig, profiles: ProfileSet, cluster: Cluster) -> None:
+    """Work cap at the door: a finite workload whose longest job needs more rounds (even
+    at the profiles' best speed-up) or whose arrivals span more simulated time than the
+    caps allow is refused before the first round."""
+    jobs = workload.jobs
+    if not isinstance(jobs, list):  # a stream: judge by its first jobs (a fresh iteration)
+        if iter(jobs) is jobs:
+            return
+        jobs = workload.take(1000)
+    if not jobs:
+        return
+    best = max(max(max(r) for r in m.tput) for m in profiles.models) or 1.0
+    longest = max(j.work_s for j in jobs) / best
+    check_work(longest / cfg.round_s, cfg.max_rounds, "simulate: longest job", "--max-rounds")
+    if isinstance(workload.jobs, list):  # all jobs: the cluster cannot go faster
+        total = sum(j.work_s * j.gpus for j in jobs) / best / cluster.total_gpus
+        check_work(total / cfg.round_s, cfg.max_rounds, "simulate: all jobs", "--max-rounds")
+    last = max(j.arrival_s for j in jobs) + longest
+    if not last <= cfg.max_sim_h * 3600.0:
+        raise InvalidInput(
+            f"simulate: the last job arrives and finishes after {last / 3600.0:.3g} "
+            f"simulated hours, beyond the cap of {cfg.max_sim_h:g} hours; check the "
+            "arrival rate (--load), the round length (--round-s) or the trace's times"
+        )
 
 
-def _strictly_sorted(
-    lead: np.ndarray, key: np.ndarray, arrival: np.ndarray, job_id: np.ndarray
+def _progress_bar(cfg: SimConfig, window: tuple[int, int], stop: str, n_total: int | None) -> Any:
+    """A progress bar counting finished jobs (of the window, or all)."""
+    from tqdm import tqdm
+
+    w = window
+    total_bar = (w[1] - w[0]) if stop == "window" else n_total
+    return tqdm(
+        total=total_bar,
+        desc=f"{cfg.policy}+{cfg.alloc}",
+        unit="job",
+        leave=False,
+        disable=None,
+    )
+
+
+def _proportional_prefix(
+    ordered: np.ndarray, gpus: np.ndarray, total_gpus: int, las_tune: bool
 ) -> np.ndarray:
-    """Per row of `key`: whether the columns are in strictly increasing (lead, key, arrival,
-    id) order, i.e. whether `np.lexsort` would return them as they stand (NaN: no)."""
-    a, b = slice(None, -1), slice(1, None)
-    ka, kb = key[:, a], key[:, b]
-    tie_key = (arrival[a] < arrival[b]) | ((arrival[a] == arrival[b]) & (job_id[a] < job_id[b]))
-    by_key = (ka < kb) | ((ka == kb) & tie_key)
-    less = (lead[a] < lead[b]) | ((lead[a] == lead[b]) & by_key)
-    return np.asarray(less.all(axis=1))
+    """Theirs for LAS, DRF, TETRIS: only the jobs GPU-proportional admits are offered
+    (in order; LAS+TUNE, `las_tune`, by descending GPU demand); `gpus`: every job's GPUs."""
+    g = gpus[ordered]
+    if g.size and int(g.max()) == 1:
+        keep = ordered[:total_gpus]
+    else:
+        free, pick = total_gpus, []
+        for i, gi in enumerate(g.tolist()):
+            if gi <= free:
+                pick.append(i)
+                free -= gi
+                if free == 0:
+                    break
+        keep = ordered[np.asarray(pick, dtype=np.int64)]
+    if las_tune:
+        keep = keep[np.argsort(-gpus[keep], kind="stable")]
+    return keep
 
 
 def _check_round(
     rd: _Round,
     ordered: np.ndarray,
-    jobs: _Jobs,
+    jobs: Jobs,
     cluster: Cluster,
     profiles: ProfileSet,
     names: list[str],
