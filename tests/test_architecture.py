@@ -5,7 +5,8 @@ the subjects alike:
 
 - the imports go one way: no import cycle among the modules of `schedlab`, counting the
   imports inside functions and under TYPE_CHECKING (grimp sees all of them), so a module never
-  imports its own consumer (docs/architecture.md, "Floors");
+  imports its own consumer; and every module sits on a floor of the drawing in
+  docs/architecture.md ("Layers: floors, and arrows one way"), importing nothing above it;
 
 - every subject package under solvers/, theory/ or experiments/ is in its folder's subject
   layer in setup.cfg (a new shared package must be declared shared here), or the layering it
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import fnmatch
 import re
 import shutil
 from pathlib import Path
@@ -377,3 +379,101 @@ def test_an_import_cycle_is_found(tmp_path, monkeypatch):
     (pkg / "low.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
                                 "    import cyclepkg.low\nX = 1\n")  # fmt: skip
     assert import_cycles("cyclepkg") == [["cyclepkg.a", "cyclepkg.b"], ["cyclepkg.low"]]
+
+
+# ---- the floors of docs/architecture.md ----------------------------------------------------
+LAYERS_HEADING = "## Layers: floors, and arrows one way"
+FOLDERS = ("experiments", "theory", "solvers")
+
+
+def floor_drawing(doc: Path = ROOT / "docs" / "architecture.md") -> dict[str, list[list[str]]]:
+    """Folder -> its floors, top first, each the names on its line (`a, b` or `a | b`), read
+    from the first code block of the Layers section (the description after two spaces)."""
+    text = doc.read_text(encoding="utf-8")
+    assert LAYERS_HEADING in text, f"{doc}: the section {LAYERS_HEADING!r} is missing"
+    block = text.split(LAYERS_HEADING, 1)[1].split("```", 2)[1]
+    floors: dict[str, list[list[str]]] = {}
+    folder = ""
+    for line in block.splitlines():
+        left = re.split(r"\s{2,}", line.strip(), maxsplit=1)[0]
+        if left in ("", "|", "v"):
+            continue
+        if left.startswith("schedlab."):
+            folder = left.removeprefix("schedlab.")
+            floors[folder] = []
+            continue
+        floors[folder].append([n.strip().replace("/", ".") for n in re.split(r"[,|]", left)])
+    return floors
+
+
+def _rank(module: str, name: str) -> int:
+    """How specifically `name` names `module` (dotted, below its folder): 0 not at all."""
+    if module == name:
+        return 3
+    if "*" in name and fnmatch.fnmatchcase(module, name):
+        return 2
+    return 1 if module.startswith(name + ".") else 0
+
+
+def floor_of(module: str, floors: list[list[str]]) -> int | None:
+    """The index of the floor whose name is most specific for `module` (None: on no floor)."""
+    best = max(((_rank(module, n), i) for i, names in enumerate(floors) for n in names))
+    return best[1] if best[0] else None
+
+
+def upward_imports(graph: grimp.ImportGraph, drawing: dict[str, list[list[str]]]) -> list[str]:
+    """`a -> b` for every import of a module on a higher floor than `a`'s (within one folder),
+    `a: on no floor` for every module the drawing leaves out and `n names no module` for a
+    name of the drawing that is no module of the tree."""
+    out = []
+    for folder, floors in drawing.items():
+        prefix = f"schedlab.{folder}."
+        mods = sorted(m.removeprefix(prefix) for m in graph.modules if m.startswith(prefix))
+        where = {m: floor_of(m, floors) for m in mods}
+        out += [f"{folder}.{m}: on no floor" for m, f in where.items() if f is None]
+        names = [n for floor in floors for n in floor]
+        unknown = [n for n in names if not any(_rank(m, n) for m in mods)]
+        out += [f"{folder}: {n} names no module" for n in unknown]
+        for m in mods:
+            mine = where[m]
+            for imp in sorted(graph.find_modules_directly_imported_by(prefix + m)):
+                other = where.get(imp.removeprefix(prefix)) if imp.startswith(prefix) else None
+                if mine is not None and other is not None and other < mine:
+                    out.append(f"{folder}.{m} -> {imp.removeprefix(prefix)}")
+    return out
+
+
+def test_the_drawing_has_the_three_folders():
+    drawing = floor_drawing()
+    assert list(drawing) == list(FOLDERS)
+    assert all(len(floors) >= 3 for floors in drawing.values()), drawing
+
+
+def test_no_import_points_up_the_drawing():
+    graph = grimp.build_graph("schedlab", cache_dir=None)
+    bad = upward_imports(graph, floor_drawing())
+    assert not bad, "imports against docs/architecture.md's floors:\n" + "\n".join(bad)
+
+
+def test_an_upward_import_is_found():
+    drawing = {"experiments": [["cli", "*.cli*"], ["sojourn", "gap"], ["sweep"]]}
+    graph = grimp.ImportGraph()
+    for m in ("cli", "sojourn", "sojourn.cli", "sojourn.sim", "gap", "sweep", "stray"):
+        graph.add_module(f"schedlab.experiments.{m}")
+
+    def imports(a: str, b: str) -> None:
+        graph.add_import(importer=f"schedlab.experiments.{a}", imported=f"schedlab.experiments.{b}")
+
+    imports("sojourn.cli", "cli")
+    imports("cli", "sweep")
+    assert upward_imports(graph, drawing) == ["experiments.stray: on no floor"]
+    drawing["experiments"][2].append("methods")
+    assert upward_imports(graph, drawing)[1:] == ["experiments: methods names no module"]
+    drawing["experiments"][2].pop()
+    imports("sweep", "gap")
+    imports("sojourn.sim", "sojourn.cli")
+    assert upward_imports(graph, drawing) == [
+        "experiments.stray: on no floor",
+        "experiments.sojourn.sim -> sojourn.cli",
+        "experiments.sweep -> gap",
+    ]
