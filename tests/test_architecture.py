@@ -477,3 +477,81 @@ def test_an_upward_import_is_found():
         "experiments.sojourn.sim -> sojourn.cli",
         "experiments.sweep -> gap",
     ]
+
+
+# ---- the subject-only extras of docs/architecture.md ---------------------------------------
+EXTRAS_INTRO = "Subject-only extras sit beside the role files; today:"
+ALWAYS = ("__init__.py", "api.py")  # the package and its facade in the public API
+
+
+def listed_extras(doc: Path = ROOT / "docs" / "architecture.md") -> dict[tuple[str, str], set]:
+    """(subject, folder) -> the names the page lists as that subject's extras (parenthesised
+    remarks dropped): `- **<subject>**: solvers `a`, `b`; experiments `c`; theory `d`.`"""
+    text = doc.read_text(encoding="utf-8")
+    assert EXTRAS_INTRO in text, f"{doc}: the list after {EXTRAS_INTRO!r} is missing"
+    section = text.split(EXTRAS_INTRO, 1)[1].lstrip().split("\n\n", 1)[0]
+    out: dict[tuple[str, str], set] = {}
+    for subject, body in re.findall(r"- \*\*(\w+)\*\*: (.*?)(?=\n- \*\*|\Z)", section, re.S):
+        for part in re.sub(r"\([^)]*\)", "", body).split(";"):
+            folder, names = part.split(None, 1)
+            out[(subject, folder)] = set(re.findall(r"`([^`]+)`", names))
+    return out
+
+
+def role_patterns(folder: str) -> list[str]:
+    """Path patterns under `<folder>/<subject>/` that the role table covers (both columns)."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split(ROLE_HEADING, 1)[1].split("\n## ", 1)[0]
+    out = []
+    for line in section.splitlines():
+        cells = line.strip().strip("|").split("|")
+        mains = re.findall(rf"`{folder}/<subject>/([^`]+)`", cells[1] if len(cells) > 1 else "")
+        if not mains:
+            continue
+        beside = re.findall(r"`([a-z_]+<\w+>\.py)`", cells[2] if len(cells) > 2 else "")
+        home = mains[0].rpartition("/")[0]
+        out += mains + [f"{home}/{b}".lstrip("/") for b in beside]
+    return [re.sub(r"<\w+>", "*", p) for p in out]
+
+
+def _covered(rel: str, roles: list[str], names: set[str]) -> bool:
+    """Whether the module at `rel` (under its subject's folder) has a role or is listed (by
+    its name, or a listed folder `name/` holds it)."""
+    if any(fnmatch.fnmatchcase(rel, p) for p in roles) or rel[:-3] in names:
+        return True
+    return any(n.endswith("/") and rel.startswith(n) for n in names)
+
+
+def extras_mismatch(root: Path = ROOT, doc: Path = ROOT / "docs" / "architecture.md") -> list[str]:
+    """`folder/subject/name: listed, no such module` and `...: in no role and not listed`."""
+    listed = listed_extras(doc)
+    out = []
+    for subject in SUBJECTS:
+        for folder in CONTRACTS:
+            base = root / folder / subject
+            names = listed.get((subject, folder), set())
+            for n in sorted(names):
+                if not (base / f"{n}.py").exists() and not (base / n).is_dir():
+                    out.append(f"{folder}/{subject}/{n}: listed, no such module")
+            roles = role_patterns(folder)
+            for path in sorted(base.rglob("*.py")):
+                rel = path.relative_to(base).as_posix()
+                if rel.startswith("data/") or path.name in ALWAYS:
+                    continue
+                if not _covered(rel, roles, names):
+                    out.append(f"{folder}/{subject}/{rel}: in no role and not listed")
+    return out
+
+
+def test_the_extras_list_is_the_tree():
+    assert extras_mismatch() == []
+
+
+def test_a_stale_extras_list_is_reported(tmp_path):
+    doc = tmp_path / "architecture.md"
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    doc.write_text(text.replace("`keys` (", "`methods` ("), encoding="utf-8")
+    assert extras_mismatch(ROOT, doc) == [
+        "solvers/sojourn/methods: listed, no such module",
+        "solvers/sojourn/keys.py: in no role and not listed",
+    ]
