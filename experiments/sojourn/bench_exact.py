@@ -5,8 +5,8 @@ seeded instance generate(n, 10_000 + 100 n + i) within the limit (60 s; 5 s with
 method stops there. "plain" is the textbook model (every triangle inequality, no blocks);
 "lazy" adds violated triangles round by round; "blocks" also splits the jobs into preference
 blocks (proof in theory/sojourn/lop.py) before the lazy model; "lpcut" separates triangle cuts on
-the scaled LP first (solvers/sojourn/exact_lpcut.py), by default after trying to prove each block
-by a packing of preference cycles (solvers/sojourn/cyclepack.py; "LP cuts only" skips it). Both
+the scaled LP first (solvers/lop/lpcut/), by default after trying to prove each block
+by a packing of preference cycles (solvers/lop/cyclepack.py; "LP cuts only" skips it). Both
 instance families run: "default" (B's preferences almost always transitive: proofs by the
 pairwise-minimum argument, no solver call)
 and "cyclic" (one preference component of >= 80% of the jobs: every proof is a solver's). Each
@@ -38,13 +38,14 @@ from typing import Any
 from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import register_benchmark
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.lop.lpcut.options import LpcutOptions
+from schedlab.solvers.lop.matrix import dense_io_matrix, read_lop_dir, solve_lop_benchmark
 from schedlab.solvers.result import Status
-from schedlab.solvers.sojourn.exact_lpcut import LpcutOptions
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop_matrix import dense_io_matrix, read_lop_dir, solve_lop_benchmark
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.solve import solve
+from schedlab.solvers.validate import Deadline
 
 PLAIN = {"triangles": "all", "decompose": False}
 LAZY = {"triangles": "lazy", "decompose": False}
@@ -142,8 +143,8 @@ def component_sizes(ns: list[int], seeds: int = 10) -> list[list[Any]]:
     generate(n, s), s < seeds, as a share of n, and the share of single-job blocks)."""
     import numpy as np
 
+    from schedlab.solvers.lop.core import preference_blocks
     from schedlab.solvers.sojourn.batch import linear_ordering_weights
-    from schedlab.solvers.sojourn.lop import preference_blocks
 
     rows = []
     for family in ("default", "cyclic"):
@@ -223,7 +224,7 @@ def route_solver(family: str, n: int, seed: int) -> Callable[[str, float], Route
         def go(route: str, limit_s: float) -> RouteRun:
             t0, c0 = time.perf_counter(), time.process_time()
             opts = LpcutOptions(route=route)  # type: ignore[arg-type]
-            r = solve_lop_benchmark(M, time_limit=limit_s, seed=0, options=opts)
+            r = solve_lop_benchmark(M, deadline=Deadline.after(limit_s), seed=0, options=opts)
             took, cpu = time.perf_counter() - t0, time.process_time() - c0
             return RouteRun(r.status.value, took, list(r.stats.get("routes", [])), cpu)
 
@@ -245,7 +246,7 @@ def deficit_share(W: Any) -> float | None:
     over its pairwise minimum, minus 1; None without a block of 3 or more jobs."""
     import numpy as np
 
-    from schedlab.solvers.sojourn.lop import (
+    from schedlab.solvers.lop.core import (
         insertion_descent,
         lop_cost,
         order_from_before,
@@ -266,8 +267,8 @@ def deficit_share(W: Any) -> float | None:
 
 def print_deficit_shares(ns: list[int]) -> None:
     """The deficit share of the first route-study instance per n, cyclic and dense."""
+    from schedlab.solvers.lop.matrix import core_costs
     from schedlab.solvers.sojourn.batch import linear_ordering_weights
-    from schedlab.solvers.sojourn.lop_matrix import core_costs
 
     rows = []
     for n in ns:
@@ -377,11 +378,12 @@ def graph_files(lop_dir: str) -> list[Any]:
 
 def pace_row(path: Any, limit_s: float) -> dict[str, Any]:
     """lpcut (route auto) on one PACE graph: the PACE table's row."""
-    from schedlab.solvers.sojourn.lop_graph import read_ocr_file, solve_graph
+    from schedlab.solvers.lop.graph import read_ocr_file
+    from schedlab.solvers.lop.graph_route import solve_graph
 
     g = read_ocr_file(path)
     t0, c0 = time.perf_counter(), time.process_time()
-    r = solve_graph(g, time_limit=limit_s, seed=0)
+    r = solve_graph(g, deadline=Deadline.after(limit_s), seed=0)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     st = r.stats
 
@@ -440,7 +442,7 @@ def run_lop_dir(
     for mat in mats:
         for route in routes:
             opts = LpcutOptions(route=route)  # type: ignore[arg-type]
-            r = solve_lop_benchmark(mat.M, time_limit=limit_s, seed=0, options=opts)
+            r = solve_lop_benchmark(mat.M, deadline=Deadline.after(limit_s), seed=0, options=opts)
             if as_json:
                 line = {"name": mat.name, "n": mat.n, "value": r.value, "bound": r.bound,
                         "status": r.status.value, "runtime_s": round(r.runtime_s, 4),
@@ -507,15 +509,16 @@ def print_start_search(
     import numpy as np
 
     from schedlab.solvers.kernels.order_search import multistart
-    from schedlab.solvers.sojourn.batch import linear_ordering_weights
-    from schedlab.solvers.sojourn.exact_lpcut import SEARCH_SEGMENT, block_close_abs
-    from schedlab.solvers.sojourn.lop import (
+    from schedlab.solvers.lop.core import (
         insertion_descent,
         lop_cost,
         order_from_before,
         preference_blocks,
         preference_tournament,
     )
+    from schedlab.solvers.lop.lpcut.model import block_close_abs
+    from schedlab.solvers.lop.lpcut.options import DEFAULT_TUNING
+    from schedlab.solvers.sojourn.batch import linear_ordering_weights
 
     multistart(np.zeros((3, 3)), [0, 1, 2], starts=1, kicks_per_start=1, max_length=1, seed=0)
     headers = ["n", "seed", "block"] + [f"{s}x{k} {w}" for s, k in configs for w in ("slacks", "s")]
@@ -529,7 +532,7 @@ def print_start_search(
         for starts, kicks in configs:
             t0 = time.perf_counter()
             found = multistart(Wb, start, starts=starts, kicks_per_start=kicks,
-                               max_length=SEARCH_SEGMENT, seed=0)  # fmt: skip
+                               max_length=DEFAULT_TUNING.search_segment, seed=0)  # fmt: skip
             took = time.perf_counter() - t0
             gain = (lop_cost(Wb, start) - lop_cost(Wb, found)) / block_close_abs(Wb)
             row += [round(gain, 2), round(took, 2)]
@@ -548,8 +551,8 @@ def print_cyclic_ladder(
     cyclic family (seeds as `seeds_for`), none skipped after a failure: status, wall and CPU
     seconds, packing rounds and the gap left in closing slacks (the largest block's,
     `lop.block_slacks`)."""
+    from schedlab.solvers.lop.core import block_slacks, preference_blocks
     from schedlab.solvers.sojourn.batch import linear_ordering_weights
-    from schedlab.solvers.sojourn.lop import block_slacks, preference_blocks
 
     rows = []
     for n in ns:

@@ -1,8 +1,8 @@
 """`schedlab lop solve FILE`: the exact linear-ordering core (lpcut) on a benchmark file.
 
 Two formats, told apart by the first line that is not a comment: a PACE 2024 one-sided
-crossing graph (`p ocr n0 n1 m`, then the edges; `solvers.sojourn.lop_graph`), or a LOLIB-style
-matrix (the first token n, then the n x n entries; `solvers.sojourn.lop_matrix`). The value is
+crossing graph (`p ocr n0 n1 m`, then the edges; `solvers.lop.graph`), or a LOLIB-style
+matrix (the first token n, then the n x n entries; `solvers.lop.matrix`). The value is
 in the file's own convention: the fewest crossings (a minimum, `bound` below it) or the largest
 sum above the diagonal (a maximum, `bound` above it); `order` lists the file's own ids (the
 free vertices' ids n0+1..n0+n1, or the matrix rows 1..n). The status is `certify`'s, as in
@@ -24,8 +24,8 @@ from schedlab.experiments.registry import register_command
 
 
 def _routes() -> tuple[str, ...]:
-    """lpcut's routes (`lpcut_options.ROUTES`), read when the command needs them."""
-    from schedlab.solvers.sojourn.lpcut_options import ROUTES
+    """lpcut's routes (`lpcut.options.ROUTES`), read when the command needs them."""
+    from schedlab.solvers.lop.lpcut.options import ROUTES
 
     return ROUTES
 
@@ -46,8 +46,9 @@ def solve_file(
     path: Path, *, time_limit: float | None, seed: int | None, route: str, fix_forced: bool
 ) -> dict[str, Any]:
     """Read `path` (either format) and solve it; the JSON object `lop solve` prints."""
-    from schedlab.solvers.sojourn.lop_graph import is_ocr_text, parse_ocr_text, solve_graph
-    from schedlab.solvers.sojourn.lpcut_options import LpcutOptions
+    from schedlab.solvers.lop.graph import is_ocr_text, parse_ocr_text
+    from schedlab.solvers.lop.graph_route import solve_graph
+    from schedlab.solvers.lop.lpcut.options import LpcutOptions
     from schedlab.solvers.validate import Deadline, read_text_file
 
     deadline = Deadline.after(time_limit)  # one limit for reading, preparing and solving
@@ -60,7 +61,7 @@ def solve_file(
         head = {"format": "pace-ocr", "sense": "min", "n": g.n1, "n0": g.n0, "m": g.m}
         order = g.ids_of(r.solution)
     else:  # the matrix reader and solver load lpcut (numba, HiGHS) whatever the matrix
-        from schedlab.solvers.sojourn.lop_matrix import parse_lop_text, solve_lop_benchmark
+        from schedlab.solvers.lop.matrix import parse_lop_text, solve_lop_benchmark
 
         M = parse_lop_text(text, str(path), deadline)
         del text

@@ -61,8 +61,8 @@ from schedlab.solvers.kernels.shortest_paths import (
 )
 from schedlab.solvers.kernels.triangle_fill import fill_triangles
 from schedlab.solvers.kit.mip import interrupt_after
-from schedlab.solvers.sojourn.lop import lop_cost, preference_tournament
-from schedlab.solvers.sojourn.lpcut_options import MasterLp
+from schedlab.solvers.lop.core import lop_cost, preference_tournament
+from schedlab.solvers.lop.lpcut.options import MasterLp
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 HOP = 1e-4  # pricing length added per arc (scaled units): among equal duals, shorter cycles

@@ -12,10 +12,13 @@ import numpy as np
 import pytest
 
 from schedlab.solvers import validate
-from schedlab.solvers.result import PROOF_TOL, Status
-from schedlab.solvers.sojourn import exact_lpcut
-from schedlab.solvers.sojourn.batch import linear_ordering_weights
-from schedlab.solvers.sojourn.cyclepack import (
+from schedlab.solvers.lop.core import (
+    insertion_descent,
+    lop_cost,
+    pairwise_min_bound,
+    preference_tournament,
+)
+from schedlab.solvers.lop.cyclepack import (
     EARLY_TOL,
     FINE_TOL,
     GAP_SHARE,
@@ -31,14 +34,11 @@ from schedlab.solvers.sojourn.cyclepack import (
     _stalled,
     cycle_columns,
 )
-from schedlab.solvers.sojourn.exact_lpcut import block_close_abs
+from schedlab.solvers.lop.lpcut import model as exact_lpcut
+from schedlab.solvers.lop.lpcut.model import block_close_abs
+from schedlab.solvers.result import PROOF_TOL, Status
+from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop import (
-    insertion_descent,
-    lop_cost,
-    pairwise_min_bound,
-    preference_tournament,
-)
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.solve import solve
