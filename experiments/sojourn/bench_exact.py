@@ -38,14 +38,12 @@ from typing import Any
 from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import register_benchmark
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.lop.lpcut.options import LpcutOptions
-from schedlab.solvers.lop.matrix import dense_io_matrix, read_lop_dir, solve_lop_benchmark
+from schedlab.solvers.lop.matrix import LopMatrix, dense_io_matrix, read_lop_dir
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.solve import solve
-from schedlab.solvers.validate import Deadline
 
 PLAIN = {"triangles": "all", "decompose": False}
 LAZY = {"triangles": "lazy", "decompose": False}
@@ -174,6 +172,12 @@ ROUTE_LADDERS = {
 DENSE_SEED_LADDER = {"dense": [44, 60, 79, 100]}  # the dense family, DENSE_SEEDS seeds per n:
 DENSE_SEEDS = 3  # the route choice is not tuned to one instance (docs/lop.md)
 QUICK_ROUTE_LADDERS = {"default": [10, 50], "cyclic": [10, 20, 30], "dense": [10, 20, 30]}
+#: The ladders of `schedlab lop study routes --ladder NAME`.
+STUDY_LADDERS = {
+    "full": ROUTE_LADDERS,
+    "quick": QUICK_ROUTE_LADDERS,
+    "dense-seeds": DENSE_SEED_LADDER,
+}
 FAST_FLOOR_S = 0.05  # ratios use max(t, this): below it a time is start-up noise
 REPEAT_BELOW_S = 1.0  # a solve faster than this is repeated (`best_runs`), its fastest run
 # kept (wall and CPU separately): on a shared machine one short run is noise (dense n = 79,
@@ -219,12 +223,11 @@ def route_solver(family: str, n: int, seed: int) -> Callable[[str, float], Route
     """A function solving instance (family, n, seed) by lpcut with a given route and limit:
     sojourn B for default and cyclic, the linear-ordering core for dense."""
     if family == "dense":
-        M = dense_io_matrix(n, seed)
+        mat = LopMatrix(f"dense-{n}-{seed}", dense_io_matrix(n, seed))
 
         def go(route: str, limit_s: float) -> RouteRun:
             t0, c0 = time.perf_counter(), time.process_time()
-            opts = LpcutOptions(route=route)  # type: ignore[arg-type]
-            r = solve_lop_benchmark(M, deadline=Deadline.after(limit_s), seed=0, options=opts)
+            r = solve(mat, "lpcut", time_limit=limit_s, seed=0, options={"route": route})
             took, cpu = time.perf_counter() - t0, time.process_time() - c0
             return RouteRun(r.status.value, took, list(r.stats.get("routes", [])), cpu)
 
@@ -379,11 +382,10 @@ def graph_files(lop_dir: str) -> list[Any]:
 def pace_row(path: Any, limit_s: float) -> dict[str, Any]:
     """lpcut (route auto) on one PACE graph: the PACE table's row."""
     from schedlab.solvers.lop.graph import read_ocr_file
-    from schedlab.solvers.lop.graph_route import solve_graph
 
     g = read_ocr_file(path)
     t0, c0 = time.perf_counter(), time.process_time()
-    r = solve_graph(g, deadline=Deadline.after(limit_s), seed=0)
+    r = solve(g, "lpcut", time_limit=limit_s, seed=0)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     st = r.stats
 
@@ -441,8 +443,7 @@ def run_lop_dir(
     rows = []
     for mat in mats:
         for route in routes:
-            opts = LpcutOptions(route=route)  # type: ignore[arg-type]
-            r = solve_lop_benchmark(mat.M, deadline=Deadline.after(limit_s), seed=0, options=opts)
+            r = solve(mat, "lpcut", time_limit=limit_s, seed=0, options={"route": route})
             if as_json:
                 line = {"name": mat.name, "n": mat.n, "value": r.value, "bound": r.bound,
                         "status": r.status.value, "runtime_s": round(r.runtime_s, 4),
