@@ -24,10 +24,8 @@ with mu below PURGE_REL of the largest are dropped each round. The shaved packin
 capacity on many arcs (PDLP's loose solutions spread over the columns); each round
 `triangle_fill` fills it greedily with 3-cycles that reverse one arc of the incumbent, which
 raise that round's bound and join the next master as columns: primal columns beside the dual
-pricing's (cyclic n = 500, seed 60000, two threads: 10 rounds and 23.7 s instead of 23 and
-60.6 s, no master at FINE_TOL; n = 400, seed 50000: 11 rounds and 22.3 s instead of 24 and
-46.8 s; widest paths in place of the triangles cut n = 500 to 17 rounds but still needed
-three masters at FINE_TOL, 12-16 s each: 81.5 s). The columns are kept in one flat array
+pricing's (fewer rounds and no master at FINE_TOL on the cyclic ladder; docs/lop.md,
+"Measurements behind the packing's settings"). The columns are kept in one flat array
 (`Columns`), so the master's matrix, the bound and the purge need no Python loop. Each
 round the duals, read as a fractional order, are rounded (insertion descent) into a candidate
 incumbent; pricing follows the best order. A ladder of fallbacks keeps it exact
@@ -67,27 +65,19 @@ from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
 HOP = 1e-4  # pricing length added per arc (scaled units): among equal duals, shorter cycles
 PER_ARC = {"pdlp": 8, "ipm": 3}  # columns priced per reversed arc per round (best first hops),
-# by the master's LP solver. PDLP (cyclic n = 300, seeds 40000/40001, from the optimal order):
-# 3 took 15.5/39.2 s, 5 14.6/25.0 s, 8 13.6/20.4 s, 12 -/21.4 s, 16 -/26.9 s. Interior point: 3
-# took -/98.1 s, 8 -/102.9 s (masters twice as large), and from lpcut's starting order 8 did not
-# prove 40001 in 500 s where 3 takes 119 s.
+# by the master's LP solver (docs/lop.md has the runs behind these and the settings below)
 FIRST_MAX = 1e-2  # the longest arc of the first pricing (see `_first_lengths`)
 RED_TOL = 1e-9  # a column enters when its reduced cost exceeds this (pricing threshold)
 LOOSE_TOL = 1e-3  # PDLP's relative optimality tolerance in the first rounds: its packings are
-# far closer than the criterion (cyclic n = 350, seed 45000: closed at 1e-3 throughout, 12.8 s of
-# CPU instead of 23.8 s at 1e-4, the same 12 rounds); restricted rounds that stall at it go on at
+# far closer than the criterion; restricted rounds that stall at it go on at
 FINE_TOL = 1e-4  # the master's tolerance after a stall at LOOSE_TOL (and the interior point's
-# while pricing with HOP): the packing's value needs ~1e-4 relative (PDLP at 3e-5: 35.4 s
-# instead of 20.4 s at n = 300)
+# while pricing with HOP): the packing's value needs about 1e-4 relative
 EARLY_TOL = 1e-2  # the coarsest master tolerance (`_early_tol`), while the gap is large
 GAP_SHARE = 0.1  # ... a master's tolerance: this share of the gap over the deficit
 TIGHT_TOL = 1e-5  # the master's tolerance when pricing every cycle of T stalls at FINE_TOL too
-# (cyclic n = 400, seed 50000, from its optimal order: at 1e-4 the bound stayed 1.4-1.5
-# closing slacks short for 20 rounds of every-cycle pricing)
+# (at FINE_TOL the bound can stay short of the closing slack round after round)
 TAIL_GAIN = 0.05  # once every cycle of T is priced, a stall is a gain below this share of the
-# closing slack over STALL_ROUNDS (the last slacks close slowly but do close: cyclic n = 400, seed
-# 50000: 571 s when gains below a whole slack sent it on to TIGHT_TOL and the exact master, 184 s
-# with this share, 115 s when every-cycle pricing at FINE_TOL had no end)
+# closing slack over STALL_ROUNDS (the last slacks close slowly but do close)
 PURGE_REL = 1e-4  # columns below this share of the largest weight leave the master
 MAX_ROUNDS = 100
 STALL_ROUNDS = 2  # restricted pricing that gained less than the closing slack in this many
@@ -95,8 +85,7 @@ STALL_ROUNDS = 2  # restricted pricing that gained less than the closing slack i
 # over every cycle of T (the incumbent may be suboptimal, or the LP optimum may need cycles that
 # the incumbent reverses twice)
 STALL_NEED = 0.5  # ... and less than this share of what the bound lacked to close: a gain of
-# 0.7 slacks over two rounds with 0.73 to go is no stall (cyclic n = 400, seed 50000, two
-# threads: proven in 42.3 s instead of 81.2 s, where pricing every cycle of T came early)
+# 0.7 slacks over two rounds with 0.73 to go is no stall
 GENERAL_LIMIT = 20_000  # columns per round of the general pricing
 EXACT_TOL = 1e-9  # the master LP solver's optimality tolerance once the loose rounds price
 # nothing (pricing then without HOP): a block is left to the triangle LP only when exact pricing
@@ -104,8 +93,8 @@ EXACT_TOL = 1e-9  # the master LP solver's optimality tolerance once the loose r
 # bound is made sound by shaving, whatever the solver's accuracy
 PDLP_SHARDS = 8  # PDLP cuts its matrix products into this many shards whatever its threads, so
 # that its iterates, and with them the packing's rounds and result, do not depend on `threads`
-# (by default the shards follow the threads, and the sums' order with them). Two threads on
-# this 2-core machine, the cyclic ladder n = 300-500: the same rounds, 1.14-1.61x faster
+# (by default the shards follow the threads, and the sums' order with them); more threads give
+# the same rounds, faster (docs/lop.md)
 SOUND_MARGIN = 1e-12  # relative slack for float rounding in the packing's value
 
 
@@ -178,7 +167,7 @@ def _incidence(cols: Sequence[np.ndarray] | Columns) -> tuple[np.ndarray, Any]:
     size = int(c.ids.max()) + 1 if len(c.ids) else 0
     seen = np.zeros(size, dtype=bool)
     seen[c.ids] = True
-    used = np.flatnonzero(seen)  # as np.unique, without its sort (0.14 s a master at n = 500)
+    used = np.flatnonzero(seen)  # as np.unique, without its sort
     row_of = np.zeros(size, dtype=np.int64)
     row_of[used] = np.arange(len(used))
     rows = row_of[c.ids]
@@ -424,9 +413,9 @@ class CyclePacker:
 
     def _first_lengths(self) -> np.ndarray:
         """Arc lengths of the first pricing, before any master: HOP / cap (at most FIRST_MAX),
-        so that the first columns take the widest paths and spread over the arcs (cyclic n =
-        350, seed 45000: 23.8 s of CPU instead of 29.6 s with every first length 0, where ties
-        went to the first hops nearest the reversed arc's tail)."""
+        so that the first columns take the widest paths and spread over the arcs (with every
+        first length 0, ties went to the first hops nearest the reversed arc's tail;
+        docs/lop.md)."""
         return np.minimum(HOP / np.maximum(self.cap, 1e-300), FIRST_MAX)
 
     def _early_tol(self, loose: float, cost: float, bound: float) -> float:
