@@ -68,10 +68,10 @@ class LpRounds(PrimalSide):
             if deadline.passed():
                 break
             x = self._run_round(deadline, c)
-            if x is None:
-                continue
-            if not len(x):
-                break
+            if isinstance(x, str):
+                if x == "stop":
+                    break
+                continue  # "again": the same round by another solver
             if self._round_step(deadline, x, own, c):
                 break
         self.set_options(solver="choose", run_crossover="on")
@@ -83,9 +83,11 @@ class LpRounds(PrimalSide):
                 "lp_ipm_switched": int(self.ipm_switched),
                 "lp_crossover_rounds": c.crossovers}  # fmt: skip
 
-    def _run_round(self, deadline: Deadline, c: RoundCounts) -> np.ndarray | None:
-        """Run one LP round: its point, None to run the round again (another solver), or an
-        empty array to stop (stopped by time, or no point)."""
+    def _run_round(
+        self, deadline: Deadline, c: RoundCounts
+    ) -> np.ndarray | Literal["again", "stop"]:
+        """Run one LP round: its point, "again" to run the round again (by another solver), or
+        "stop" (stopped by time, or no point)."""
         cap = self._simplex_cap()
         self.time_limit(deadline, cap)
         crossover = self._crossover_round()
@@ -96,22 +98,22 @@ class LpRounds(PrimalSide):
         self.lp_s += t_run
         if crossover and not self._end_crossover_round(deadline):
             c.fallback += 1
-            return None  # the same round again, by the dual simplex
+            return "again"  # by the dual simplex
         if cap is not None and self.stopped_by_cap(deadline):
-            self._switch_to_ipm()  # the same round again, by the interior point
-            return None
+            self._switch_to_ipm()
+            return "again"  # by the interior point
         self._note_simplex_ref(t_run)
         # the slowest round, even one stopped by time, sizes the MIP's root (docs/lop.md)
         self.last_lp_s = max(self.last_lp_s, t_run)
         verdict = self._round_verdict(deadline)
         if verdict == "retry":
             c.fallback += 1
-            return None
+            return "again"
         if verdict == "stop":
-            return np.zeros(0)  # stopped by time: keep the last optimal LP's bound
+            return "stop"  # stopped by time: keep the last optimal LP's bound
         c.imprecise += verdict == "imprecise"
         x = np.asarray(self.h.getSolution().col_value, dtype=float)
-        return x if len(x) == len(self.d) else np.zeros(0)
+        return x if len(x) == len(self.d) else "stop"
 
     def _round_step(
         self, deadline: Deadline, x: np.ndarray, own: list[float], c: RoundCounts
