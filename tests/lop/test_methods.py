@@ -102,3 +102,26 @@ def test_the_study_commands_are_documented_commands():
     assert bad.exit_code == 2 and "comma-separated integers" in bad.output
     bad = CliRunner().invoke(cli, ["lop", "study", "component-sizes", "--ns", "0"])
     assert bad.exit_code == 2 and "1..1000" in bad.output
+
+
+def test_the_packing_tuning_reaches_the_packer_through_lpcuts_tuning():
+    from schedlab.solvers.lop.core import insertion_descent, preference_blocks
+    from schedlab.solvers.lop.lpcut.model import HighsCutModel, block_close_abs
+    from schedlab.solvers.lop.lpcut.options import PackingTuning
+    from schedlab.solvers.sojourn.batch import linear_ordering_weights
+    from schedlab.solvers.sojourn.generate import generate
+    from schedlab.solvers.sojourn.objectives import Objective
+
+    _, W = linear_ordering_weights(generate(40, 14000, family="cyclic"), Objective("B"))
+    blk = max(preference_blocks(W), key=len)
+    Wb = W[np.ix_(blk, blk)]
+    start = insertion_descent(Wb, list(range(len(blk))))
+
+    def rounds(tuning: LpcutTuning) -> int:
+        m = HighsCutModel(Wb, gap_abs=0.0, close_abs=block_close_abs(Wb) * 1e-6, seed=0,
+                          packing=True, route="packing", tuning=tuning)  # fmt: skip
+        m.offer(start)
+        return int(m.packing_certificate(NO_DEADLINE)["packing_rounds"])
+
+    assert rounds(LpcutTuning(packing=PackingTuning(max_rounds=1))) == 1
+    assert rounds(DEFAULT_TUNING) > 1  # a slack this tight is not met in one round

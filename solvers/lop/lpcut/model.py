@@ -118,7 +118,8 @@ class HighsCutModel(LpRounds, MipHandoff):
         self.offer(search_start(self.W, self.order, self.seed, deadline, self.tuning))
         self.search_s += time.perf_counter() - t
         packer = CyclePacker(self.W, seed=self.seed, master=self.packing_master,
-                             threads=self.threads, fill=self.packing_fill)  # fmt: skip
+                             threads=self.threads, fill=self.packing_fill,
+                             tuning=self.tuning.packing)  # fmt: skip
         out = packer.certify(self.order, self.close_abs, deadline)
         self.packing_stopped = out.stopped  # no LP ran after it: its MIP would start blind
         self.offer(out.order)

@@ -60,6 +60,30 @@ class LpcutOptions:
 
 
 @dataclass(frozen=True)
+class PackingTuning:
+    """The tuning of the cycle packing (`lop.cyclepack.CyclePacker`; docs/lop.md,
+    "Measurements behind the packing's settings", has the runs behind each default)."""
+
+    hop: float = 1e-4  # pricing length added per arc (scaled units): shorter cycles first
+    per_arc_pdlp: int = 8  # columns priced per reversed arc and round, PDLP masters ...
+    per_arc_ipm: int = 3  # ... and interior point masters
+    first_max: float = 1e-2  # the longest arc of the first pricing
+    loose_tol: float = 1e-3  # PDLP's relative optimality tolerance in the first rounds
+    fine_tol: float = 1e-4  # the master's tolerance after a stall at loose_tol
+    early_tol: float = 1e-2  # the coarsest master tolerance, while the gap is large ...
+    gap_share: float = 0.1  # ... a master's tolerance: this share of the gap over the deficit
+    tight_tol: float = 1e-5  # the master's tolerance when every-cycle pricing stalls too
+    tail_gain: float = 0.05  # once every cycle is priced, a stall gains less than this share
+    purge_rel: float = 1e-4  # columns below this share of the largest weight leave the master
+    max_rounds: int = 100
+    stall_rounds: int = 2  # rounds over which a stall is judged
+    stall_need: float = 0.5  # ... and the share of what the bound lacked that is no stall
+    general_limit: int = 20_000  # columns per round of the general pricing
+    exact_tol: float = 1e-9  # the master's optimality tolerance once loose rounds price nothing
+    pdlp_shards: int = 8  # PDLP's shards whatever its threads (the rounds do not depend on them)
+
+
+@dataclass(frozen=True)
 class LpcutTuning:
     """The tuning of one block model of lpcut (docs/lop.md, "lpcut's tuning", has the runs).
 
@@ -95,6 +119,7 @@ class LpcutTuning:
     stall_general: bool = False  # one round of the general separation at a stall
     stall_search_share: float | None = None  # a search for this share of the LP seconds after
     # rounds that stalled short of the incumbent
+    packing: PackingTuning = PackingTuning()  # the cycle packing's (route packing)
 
 
 #: lpcut's tuning where none is passed (the sojourn objectives and the LOLIB matrices).
