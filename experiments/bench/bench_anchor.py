@@ -43,7 +43,7 @@ from schedlab.experiments.registry import register_benchmark
 from schedlab.solvers.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from schedlab.solvers.sojourn.lop_graph import OcrGraph
+    from schedlab.solvers.lop.graph import OcrGraph
 
 TIME_LIMIT_S = 120.0
 QUICK_LIMIT_S = 30.0
@@ -153,7 +153,7 @@ def _lpcut_order(text: str, n0: int, n1: int) -> tuple[list[int] | str, str, flo
 
 def graph_files(quick: bool, lop_dir: str | None, tmp: Path) -> list[Path]:
     """Every `.gr` in lop_dir (natural order), else seeded random graphs written to tmp."""
-    from schedlab.solvers.sojourn.lop_graph import random_ocr_graph, write_ocr_text
+    from schedlab.solvers.lop.graph import random_ocr_graph, write_ocr_text
 
     if lop_dir is not None:
         files = sorted(Path(lop_dir).glob("*.gr"), key=lambda p: (len(p.stem), p.stem))
@@ -219,7 +219,7 @@ def sweep(files: list[Path], anchor: str | None, limit: float, repeats: int,
     read once, for the recounts and the table)."""
     from tqdm import tqdm
 
-    from schedlab.solvers.sojourn.lop_graph import read_ocr_file
+    from schedlab.solvers.lop.graph import read_ocr_file
 
     solvers = SOLVERS if anchor is not None else SOLVERS[1:]
     for path in tqdm(files, desc="graphs", unit="graph", file=sys.stderr, disable=None):

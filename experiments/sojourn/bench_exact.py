@@ -5,8 +5,8 @@ seeded instance generate(n, 10_000 + 100 n + i) within the limit (60 s; 5 s with
 method stops there. "plain" is the textbook model (every triangle inequality, no blocks);
 "lazy" adds violated triangles round by round; "blocks" also splits the jobs into preference
 blocks (proof in theory/sojourn/lop.py) before the lazy model; "lpcut" separates triangle cuts on
-the scaled LP first (solvers/sojourn/exact_lpcut.py), by default after trying to prove each block
-by a packing of preference cycles (solvers/sojourn/cyclepack.py; "LP cuts only" skips it). Both
+the scaled LP first (solvers/lop/lpcut/), by default after trying to prove each block
+by a packing of preference cycles (solvers/lop/cyclepack.py; "LP cuts only" skips it). Both
 instance families run: "default" (B's preferences almost always transitive: proofs by the
 pairwise-minimum argument, no solver call)
 and "cyclic" (one preference component of >= 80% of the jobs: every proof is a solver's). Each
@@ -38,10 +38,9 @@ from typing import Any
 from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import register_benchmark
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.lop.matrix import LopMatrix, dense_io_matrix, read_lop_dir
 from schedlab.solvers.result import Status
-from schedlab.solvers.sojourn.exact_lpcut import LpcutOptions
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop_matrix import dense_io_matrix, read_lop_dir, solve_lop_benchmark
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.solve import solve
@@ -142,8 +141,8 @@ def component_sizes(ns: list[int], seeds: int = 10) -> list[list[Any]]:
     generate(n, s), s < seeds, as a share of n, and the share of single-job blocks)."""
     import numpy as np
 
+    from schedlab.solvers.lop.core import preference_blocks
     from schedlab.solvers.sojourn.batch import linear_ordering_weights
-    from schedlab.solvers.sojourn.lop import preference_blocks
 
     rows = []
     for family in ("default", "cyclic"):
@@ -173,6 +172,12 @@ ROUTE_LADDERS = {
 DENSE_SEED_LADDER = {"dense": [44, 60, 79, 100]}  # the dense family, DENSE_SEEDS seeds per n:
 DENSE_SEEDS = 3  # the route choice is not tuned to one instance (docs/lop.md)
 QUICK_ROUTE_LADDERS = {"default": [10, 50], "cyclic": [10, 20, 30], "dense": [10, 20, 30]}
+#: The ladders of `schedlab lop study routes --ladder NAME`.
+STUDY_LADDERS = {
+    "full": ROUTE_LADDERS,
+    "quick": QUICK_ROUTE_LADDERS,
+    "dense-seeds": DENSE_SEED_LADDER,
+}
 FAST_FLOOR_S = 0.05  # ratios use max(t, this): below it a time is start-up noise
 REPEAT_BELOW_S = 1.0  # a solve faster than this is repeated (`best_runs`), its fastest run
 # kept (wall and CPU separately): on a shared machine one short run is noise (dense n = 79,
@@ -218,12 +223,11 @@ def route_solver(family: str, n: int, seed: int) -> Callable[[str, float], Route
     """A function solving instance (family, n, seed) by lpcut with a given route and limit:
     sojourn B for default and cyclic, the linear-ordering core for dense."""
     if family == "dense":
-        M = dense_io_matrix(n, seed)
+        mat = LopMatrix(f"dense-{n}-{seed}", dense_io_matrix(n, seed))
 
         def go(route: str, limit_s: float) -> RouteRun:
             t0, c0 = time.perf_counter(), time.process_time()
-            opts = LpcutOptions(route=route)  # type: ignore[arg-type]
-            r = solve_lop_benchmark(M, time_limit=limit_s, seed=0, options=opts)
+            r = solve(mat, "lpcut", time_limit=limit_s, seed=0, options={"route": route})
             took, cpu = time.perf_counter() - t0, time.process_time() - c0
             return RouteRun(r.status.value, took, list(r.stats.get("routes", [])), cpu)
 
@@ -245,7 +249,7 @@ def deficit_share(W: Any) -> float | None:
     over its pairwise minimum, minus 1; None without a block of 3 or more jobs."""
     import numpy as np
 
-    from schedlab.solvers.sojourn.lop import (
+    from schedlab.solvers.lop.core import (
         insertion_descent,
         lop_cost,
         order_from_before,
@@ -266,8 +270,8 @@ def deficit_share(W: Any) -> float | None:
 
 def print_deficit_shares(ns: list[int]) -> None:
     """The deficit share of the first route-study instance per n, cyclic and dense."""
+    from schedlab.solvers.lop.matrix import core_costs
     from schedlab.solvers.sojourn.batch import linear_ordering_weights
-    from schedlab.solvers.sojourn.lop_matrix import core_costs
 
     rows = []
     for n in ns:
@@ -377,11 +381,11 @@ def graph_files(lop_dir: str) -> list[Any]:
 
 def pace_row(path: Any, limit_s: float) -> dict[str, Any]:
     """lpcut (route auto) on one PACE graph: the PACE table's row."""
-    from schedlab.solvers.sojourn.lop_graph import read_ocr_file, solve_graph
+    from schedlab.solvers.lop.graph import read_ocr_file
 
     g = read_ocr_file(path)
     t0, c0 = time.perf_counter(), time.process_time()
-    r = solve_graph(g, time_limit=limit_s, seed=0)
+    r = solve(g, "lpcut", time_limit=limit_s, seed=0)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     st = r.stats
 
@@ -439,8 +443,7 @@ def run_lop_dir(
     rows = []
     for mat in mats:
         for route in routes:
-            opts = LpcutOptions(route=route)  # type: ignore[arg-type]
-            r = solve_lop_benchmark(mat.M, time_limit=limit_s, seed=0, options=opts)
+            r = solve(mat, "lpcut", time_limit=limit_s, seed=0, options={"route": route})
             if as_json:
                 line = {"name": mat.name, "n": mat.n, "value": r.value, "bound": r.bound,
                         "status": r.status.value, "runtime_s": round(r.runtime_s, 4),
@@ -507,15 +510,16 @@ def print_start_search(
     import numpy as np
 
     from schedlab.solvers.kernels.order_search import multistart
-    from schedlab.solvers.sojourn.batch import linear_ordering_weights
-    from schedlab.solvers.sojourn.exact_lpcut import SEARCH_SEGMENT, block_close_abs
-    from schedlab.solvers.sojourn.lop import (
+    from schedlab.solvers.lop.core import (
         insertion_descent,
         lop_cost,
         order_from_before,
         preference_blocks,
         preference_tournament,
     )
+    from schedlab.solvers.lop.lpcut.model import block_close_abs
+    from schedlab.solvers.lop.lpcut.options import DEFAULT_TUNING
+    from schedlab.solvers.sojourn.batch import linear_ordering_weights
 
     multistart(np.zeros((3, 3)), [0, 1, 2], starts=1, kicks_per_start=1, max_length=1, seed=0)
     headers = ["n", "seed", "block"] + [f"{s}x{k} {w}" for s, k in configs for w in ("slacks", "s")]
@@ -529,7 +533,7 @@ def print_start_search(
         for starts, kicks in configs:
             t0 = time.perf_counter()
             found = multistart(Wb, start, starts=starts, kicks_per_start=kicks,
-                               max_length=SEARCH_SEGMENT, seed=0)  # fmt: skip
+                               max_length=DEFAULT_TUNING.search_segment, seed=0)  # fmt: skip
             took = time.perf_counter() - t0
             gain = (lop_cost(Wb, start) - lop_cost(Wb, found)) / block_close_abs(Wb)
             row += [round(gain, 2), round(took, 2)]
@@ -548,8 +552,8 @@ def print_cyclic_ladder(
     cyclic family (seeds as `seeds_for`), none skipped after a failure: status, wall and CPU
     seconds, packing rounds and the gap left in closing slacks (the largest block's,
     `lop.block_slacks`)."""
+    from schedlab.solvers.lop.core import block_slacks, preference_blocks
     from schedlab.solvers.sojourn.batch import linear_ordering_weights
-    from schedlab.solvers.sojourn.lop import block_slacks, preference_blocks
 
     rows = []
     for n in ns:

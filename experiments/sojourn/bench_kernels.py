@@ -39,10 +39,10 @@ from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import register_benchmark
 from schedlab.experiments.store import RowStore, results_dir
 from schedlab.solvers.kernels import cuda_available
+from schedlab.solvers.lop.core import preference_blocks
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.batch import evaluate_orders, linear_ordering_weights
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop import preference_blocks
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.sojourn.tables import lop_tables

@@ -27,10 +27,10 @@ import numpy as np
 
 from schedlab.experiments.output import format_table
 from schedlab.experiments.registry import register_benchmark
+from schedlab.solvers.lop.core import block_gap_abs, preference_blocks
+from schedlab.solvers.lop.lpcut.model import HighsCutModel, block_close_abs
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
-from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel, block_close_abs
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop import block_gap_abs, preference_blocks
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.validate import Deadline
 

@@ -4,7 +4,7 @@ Arrays in, arrays out, no subject. The free vertices' neighbour positions are in
 (`ptr`, `nbr`: vertex v's sorted neighbours are nbr[ptr[v]:ptr[v + 1]]). Placing u before v
 makes c(u, v) = #{(a, b): a in N(u), b in N(v), a > b} crossings between their edges. Only
 pairs whose neighbour spans overlap have both counts positive; every other pair has one count
-zero and is decided (`solvers.sojourn.lop_graph`), so the kernels below enumerate and count the
+zero and is decided (`solvers.lop.crossings`), so the kernels below enumerate and count the
 overlapping pairs only: the work is the number of such pairs times the smaller degree's log.
 Backends: 'cpu' (the loops compiled by numba), 'numpy' (the same loops in plain Python: the
 reference for tests), 'vector' (whole-array numpy: sorted keys and searchsorted in place of the

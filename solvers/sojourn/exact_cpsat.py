@@ -1,6 +1,6 @@
 """CP-SAT model of the linear-ordering objectives A and B (OR-Tools).
 
-Per block (see `solvers.sojourn.lop`): Boolean x_ab = "a precedes b" for a < b, transitivity
+Per block (see `solvers.lop.core`): Boolean x_ab = "a precedes b" for a < b, transitivity
 as two clauses per triple (x_ab & x_bc -> x_ac, !x_ab & !x_bc -> !x_ac), all up front or
 lazily. CP-SAT needs integer objective coefficients: each pair is written with a non-negative
 cost, d_ab x_ab = |d_ab| lit_ab + min(0, d_ab) with lit_ab = x_ab (d_ab >= 0) or not x_ab
@@ -25,16 +25,10 @@ import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kit.cpsat import cpsat_solver
+from schedlab.solvers.lop.core import RoundResult, Triple, pairwise_min_bound, skipped_round
 from schedlab.solvers.options import shared
 from schedlab.solvers.result import SolveResult
-from schedlab.solvers.sojourn.lop import (
-    RoundResult,
-    Triple,
-    pairwise_min_bound,
-    refuse_non_lop,
-    skipped_round,
-    solve_lop,
-)
+from schedlab.solvers.sojourn.lop import refuse_non_lop, solve_lop
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method

@@ -1,6 +1,6 @@
 """PuLP MILP for the linear-ordering objectives A and B (back ends CBC and HiGHS).
 
-Per block (see `schedlab.solvers.sojourn.lop`): x_ab = 1 iff a precedes b (a < b; x_ba is
+Per block (see `schedlab.solvers.lop.core`): x_ab = 1 iff a precedes b (a < b; x_ba is
 1 - x_ab), written with binaries y_ab = 1 iff the pair is placed against its preference (y = x
 where W[a,b] >= W[b,a], else y = 1 - x): objective P + sum_{a<b} |W[a,b] - W[b,a]| y_ab with
 P = sum_{a<b} min(W[a,b], W[b,a]), and for a < b < c the triangle inequalities
@@ -26,17 +26,16 @@ import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kit.mip import MipOutcome, solve_pulp
-from schedlab.solvers.options import MilpSolver, shared
-from schedlab.solvers.result import SolveResult
-from schedlab.solvers.sojourn.lop import (
+from schedlab.solvers.lop.core import (
     RoundResult,
     Triple,
     block_gap_abs,
     pairwise_min_bound,
-    refuse_non_lop,
     skipped_round,
-    solve_lop,
 )
+from schedlab.solvers.options import MilpSolver, shared
+from schedlab.solvers.result import SolveResult
+from schedlab.solvers.sojourn.lop import refuse_non_lop, solve_lop
 from schedlab.solvers.sojourn.objectives import LINEAR_ORDERING
 from schedlab.solvers.sojourn.problem import SUBJECT, SojournProblem
 from schedlab.solvers.solve import register_method
@@ -185,7 +184,7 @@ def solve_milp(
     """Linear-ordering MILP for A or B; `options.solver` is "highs" or "cbc".
 
     `triangles`: "lazy" (add violated triangle inequalities round by round) or "all";
-    `decompose`: solve the preference blocks separately (see solvers/sojourn/lop.py).
+    `decompose`: solve the preference blocks separately (see solvers/lop/core.py).
     """
     inst, objective = problem.instance, problem.objective
     solver, triangles, decompose = options.solver, options.triangles, options.decompose

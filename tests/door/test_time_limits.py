@@ -125,8 +125,8 @@ def test_sojourn_milp_highs_reserves_time_and_stops_on_the_wall_clock(monkeypatc
     took another second)."""
     import itertools
 
+    from schedlab.solvers.lop.core import block_gap_abs
     from schedlab.solvers.sojourn.exact_milp import POST_FACTOR, PulpBlockModel
-    from schedlab.solvers.sojourn.lop import block_gap_abs
 
     W = _cyclic_block(12)
     m = PulpBlockModel(W, "highs", block_gap_abs(W), seed=0)

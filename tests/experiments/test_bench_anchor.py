@@ -18,14 +18,11 @@ import pytest
 
 from schedlab.experiments.bench import bench_anchor as bench
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.sojourn.lop import lop_cost
-from schedlab.solvers.sojourn.lop_graph import (
-    SparseCrossings,
-    block_matrix,
-    random_ocr_graph,
-    solve_graph,
-    write_ocr_text,
-)
+from schedlab.solvers.lop.core import lop_cost
+from schedlab.solvers.lop.crossings import SparseCrossings, block_matrix
+from schedlab.solvers.lop.graph import random_ocr_graph, write_ocr_text
+from schedlab.solvers.lop.graph_route import solve_graph
+from schedlab.solvers.validate import Deadline
 from tests.experiments.lop_oracle import subset_dp
 
 
@@ -62,7 +59,7 @@ def test_an_optimal_anchor_agrees_and_a_wrong_one_is_flagged(tmp_path, capsys):
     g, d = _graph(tmp_path)
     sc = SparseCrossings.of(g)
     want = subset_dp(block_matrix(sc, sc.active)[0])
-    best = g.ids_of(solve_graph(g, time_limit=30.0).solution)
+    best = g.ids_of(solve_graph(g, deadline=Deadline.after(30.0)).solution)
     log = tmp_path / "runs.jsonl"
     _run(d, _anchor(tmp_path, best), log)
     recs = [json.loads(x) for x in log.read_text().splitlines()]

@@ -56,9 +56,9 @@ def test_lazy_choices_are_their_defining_constants():
     from schedlab.experiments.slaq.simulator import SCALINGS
     from schedlab.experiments.slaq.workload_authors import PREDICTOR_WORKLOADS
     from schedlab.solvers.esg.problem import APP_KINDS
+    from schedlab.solvers.lop.lpcut.options import ROUTES
     from schedlab.solvers.slaq.predict import MODELS
     from schedlab.solvers.slaq.problem import OBJECTIVES as SLAQ_OBJECTIVES
-    from schedlab.solvers.sojourn.exact_lpcut import ROUTES
     from schedlab.solvers.sojourn.generate import FAMILIES
     from schedlab.solvers.sojourn.objectives import OBJECTIVES
     from schedlab.solvers.sojourn.outcomes import EVALUATIONS

@@ -12,7 +12,7 @@ import pytest
 
 from schedlab.solvers.kernels import crossings
 from schedlab.solvers.kernels.crossings import crossing_number, overlapping_pairs
-from schedlab.solvers.sojourn.lop_graph import random_ocr_graph, write_ocr_text
+from schedlab.solvers.lop.graph import random_ocr_graph, write_ocr_text
 
 BACKENDS = ("numpy", "cpu", "vector", "auto")
 
@@ -99,7 +99,7 @@ def test_a_graph_without_an_lp_block_never_loads_numba_or_highs(tmp_path):
         "d = solve_file(Path(sys.argv[1]), time_limit=30, seed=0, route='auto', fix_forced=True)\n"
         "print(json.dumps([d['status'], d['stats']['solver_blocks'],"
         " 'numba' in sys.modules, 'highspy' in sys.modules,"
-        " 'schedlab.solvers.sojourn.exact_lpcut' in sys.modules]))\n"
+        " 'schedlab.solvers.lop.lpcut.model' in sys.modules]))\n"
     )
     runs = {
         name: subprocess.run(

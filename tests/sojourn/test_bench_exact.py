@@ -39,15 +39,15 @@ def test_short_solves_are_repeated_interleaved_and_the_fastest_kept():
 
 def test_deficit_share_separates_the_families_at_the_routes_threshold():
     from schedlab.experiments.sojourn.bench_exact import deficit_share
+    from schedlab.solvers.lop.lpcut.options import DEFAULT_TUNING
+    from schedlab.solvers.lop.matrix import core_costs, dense_io_matrix
     from schedlab.solvers.sojourn.batch import linear_ordering_weights
-    from schedlab.solvers.sojourn.exact_lpcut import PACKING_MAX_DEFICIT
     from schedlab.solvers.sojourn.generate import generate
-    from schedlab.solvers.sojourn.lop_matrix import core_costs, dense_io_matrix
     from schedlab.solvers.sojourn.objectives import Objective
 
     _, W = linear_ordering_weights(generate(30, 13000, family="cyclic"), Objective("B"))
     cyclic = deficit_share(W)
     dense = deficit_share(core_costs(dense_io_matrix(30, 13000))[0])
-    assert cyclic is not None and 0 < cyclic < PACKING_MAX_DEFICIT < 0.1 < dense
+    assert cyclic is not None and 0 < cyclic < DEFAULT_TUNING.packing_max_deficit < 0.1 < dense
     _, W = linear_ordering_weights(generate(30, 13000), Objective("B"))
     assert deficit_share(W) is None  # default family: no block of 3 jobs

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.experiments.sojourn import bench_lp_certificate as blc
+from schedlab.solvers.lop.core import block_gap_abs
+from schedlab.solvers.lop.lpcut.model import HighsCutModel, block_close_abs
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
-from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel, block_close_abs
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop import block_gap_abs
 from schedlab.solvers.sojourn.objectives import Objective
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from schedlab.solvers.errors import InvalidInput
+from schedlab.solvers.lop.core import preference_blocks
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop import preference_blocks
 from schedlab.solvers.sojourn.objectives import Objective
 
 

@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from schedlab.experiments.cli import cli
+from schedlab.solvers.lop.core import insertion_descent, lop_cost
 from schedlab.solvers.result import Status
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop import insertion_descent, lop_cost
 from schedlab.solvers.sojourn.objectives import Objective, b_weights
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.solve import solve
@@ -115,10 +115,12 @@ def test_cli_reports_solver_calls_block_and_rounds(tmp_path):
 
 def test_incumbent_cycles_are_tight_at_the_order_and_violated():
     # every returned cycle a -> b -> c -> a has a before b before c in the order (its row is
-    # tight there) and is a 3-cycle of the tournament Y; at most PER_PAIR per reversed pair
+    # tight there) and is a 3-cycle of the tournament Y; at most `per_pair` per reversed pair
     import numpy as np
 
-    from schedlab.solvers.sojourn.exact_lpcut import PER_PAIR, HighsCutModel, incumbent_cycles
+    from schedlab.solvers.lop.lpcut.model import HighsCutModel
+    from schedlab.solvers.lop.lpcut.options import DEFAULT_TUNING
+    from schedlab.solvers.lop.lpcut.separation import incumbent_cycles
 
     rng = np.random.default_rng(5)
     n = 12
@@ -134,7 +136,7 @@ def test_incumbent_cycles_are_tight_at_the_order_and_violated():
         assert pos[a] < pos[b] < pos[c]
         assert Y[a, b] + Y[b, c] + Y[c, a] == 3.0
     _, counts = np.unique(C[:, [0, 2]], axis=0, return_counts=True)
-    assert counts.max() <= PER_PAIR
+    assert counts.max() <= DEFAULT_TUNING.per_pair
     # the rows the model writes for these cycles are violated by Y's x and satisfied by order
     m = HighsCutModel(W, gap_abs=0.0, seed=0)
     m.add_cycle_rows(C)

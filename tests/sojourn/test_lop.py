@@ -9,12 +9,7 @@ import numpy as np
 import pytest
 
 from schedlab.solvers.kit.mip import cbc_log_bound
-from schedlab.solvers.result import PROOF_TOL, Status
-from schedlab.solvers.sojourn.batch import linear_ordering_weights
-from schedlab.solvers.sojourn.exact_cpsat import CpSatBlockModel, scale_costs
-from schedlab.solvers.sojourn.exact_milp import PulpBlockModel
-from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop import (
+from schedlab.solvers.lop.core import (
     SLACK_SHARE,
     RoundResult,
     before_matrix,
@@ -23,10 +18,15 @@ from schedlab.solvers.sojourn.lop import (
     order_from_before,
     pairwise_min_bound,
     preference_blocks,
-    solve_lop,
     three_cycles,
     triangles_all,
 )
+from schedlab.solvers.result import PROOF_TOL, Status
+from schedlab.solvers.sojourn.batch import linear_ordering_weights
+from schedlab.solvers.sojourn.exact_cpsat import CpSatBlockModel, scale_costs
+from schedlab.solvers.sojourn.exact_milp import PulpBlockModel
+from schedlab.solvers.sojourn.generate import generate
+from schedlab.solvers.sojourn.lop import solve_lop
 from schedlab.solvers.sojourn.objectives import Objective, evaluate
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.solve import solve

@@ -3,7 +3,7 @@
 Lemma, proof and the duality with the triangle LP in theory/sojourn/packing.py; the check runs
 on cyclic-family instances small enough for brute force (and a few default-family ones):
 the largest packing never exceeds the optimum, equals the triangle LP, and the column
-generation of `lpcut` (solvers/sojourn/cyclepack.py) closes each instance from its worst order.
+generation of `lpcut` (solvers/lop/cyclepack.py) closes each instance from its worst order.
 `cap_scale=2` (packing twice the capacities, a wrong lemma) shows the check failing.
 """
 

@@ -37,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
+from schedlab.solvers.lop.core import preference_tournament, three_cycles
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.generate import pair_mean_u
-from schedlab.solvers.sojourn.lop import preference_tournament, three_cycles
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import Instance
 

@@ -17,7 +17,7 @@ order. So every optimal order lists the blocks in order; for such orders the cro
 sum_{p<q} sum_{a in B_p, b in B_q} W[a, b] is fixed, and the rest is the sum of the blocks'
 own costs, which separate: each block must be ordered optimally on its own. QED.
 
-Finding blocks. `solvers.sojourn.lop.preference_blocks` uses the digraph with an edge a -> b
+Finding blocks. `solvers.lop.core.preference_blocks` uses the digraph with an edge a -> b
 when W[a, b] - W[b, a] <= tol (tol = 1e-9 max|W| covers the rounding error of the
 Gauss-Legendre weights, about 1e-13 relative), sorts by out-degree and cuts wherever no edge
 points back across the cut. Across a cut no edge b -> a exists, i.e. W[b, a] - W[a, b] > tol,
@@ -45,14 +45,14 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.solvers.sojourn.batch import linear_ordering_weights
-from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop import (
+from schedlab.solvers.lop.core import (
     lop_cost,
     preference_blocks,
     preference_tournament,
     three_cycles,
 )
+from schedlab.solvers.sojourn.batch import linear_ordering_weights
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.objectives import Objective, b_node_terms
 from schedlab.solvers.sojourn.problem import Instance, SojournProblem
 from schedlab.solvers.solve import solve

@@ -1,7 +1,7 @@
 """Why a crossing problem's forced pairs may be fixed and its twins merged before solving, with
 numerical checks.
 
-Setting (`solvers.sojourn.lop_graph`): free vertices u with fixed neighbours N(u) (positions on a
+Setting (`solvers.lop.graph`): free vertices u with fixed neighbours N(u) (positions on a
 line), c(u, v) = #{(a, b) in N(u) x N(v): a > b}, the cost of u before v; an order costs the sum
 of c over its pairs.
 
@@ -57,14 +57,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from schedlab.solvers.sojourn.lop import lop_cost
-from schedlab.solvers.sojourn.lop_graph import (
-    SparseCrossings,
-    block_matrix,
-    merge_twins,
-    random_ocr_graph,
-    twin_classes,
-)
+from schedlab.solvers.lop.core import lop_cost
+from schedlab.solvers.lop.crossings import SparseCrossings, block_matrix
+from schedlab.solvers.lop.graph import random_ocr_graph
+from schedlab.solvers.lop.graph_route import merge_twins, twin_classes
 
 RULES = ("graph", "matrix")
 

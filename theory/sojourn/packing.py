@@ -23,7 +23,7 @@ T do not raise the bound (their duals compose into cycles of T at no gain); this
 the one `check_packing` confirms numerically, comparing the packing LP over every enumerated
 cycle of T (networkx) with the triangle LP in HiGHS on small instances.
 
-Complementary slackness (what the column generation in `solvers.sojourn.cyclepack` prices):
+Complementary slackness (what the column generation in `solvers.lop.cyclepack` prices):
 if an optimal order has cost equal to the LP bound, every cycle with mu_C > 0 contains exactly
 one arc that the order reverses, and every reversed arc is saturated; so it suffices to close
 each reversed arc b -> a (a first) by a path a ~> b of arcs the order keeps. When the LP bound
@@ -40,10 +40,10 @@ from typing import Any
 
 import numpy as np
 
+from schedlab.solvers.lop.core import preference_tournament
+from schedlab.solvers.lop.cyclepack import CyclePacker
+from schedlab.solvers.lop.lpcut.model import HighsCutModel
 from schedlab.solvers.sojourn.batch import linear_ordering_weights
-from schedlab.solvers.sojourn.cyclepack import CyclePacker
-from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
-from schedlab.solvers.sojourn.lop import preference_tournament
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import Instance
 from schedlab.theory.sojourn.lop import all_orders_costs

@@ -12,18 +12,14 @@ import numpy as np
 import pytest
 
 from schedlab.solvers import validate
-from schedlab.solvers.result import PROOF_TOL, Status
-from schedlab.solvers.sojourn import exact_lpcut
-from schedlab.solvers.sojourn.batch import linear_ordering_weights
-from schedlab.solvers.sojourn.cyclepack import (
-    EARLY_TOL,
-    FINE_TOL,
-    GAP_SHARE,
-    LOOSE_TOL,
-    STALL_NEED,
-    STALL_ROUNDS,
-    TAIL_GAIN,
-    TIGHT_TOL,
+from schedlab.solvers.lop.core import (
+    insertion_descent,
+    lop_cost,
+    pairwise_min_bound,
+    preference_tournament,
+)
+from schedlab.solvers.lop.cyclepack import (
+    DEFAULT_PACKING,
     Columns,
     CyclePacker,
     _incidence,
@@ -31,14 +27,11 @@ from schedlab.solvers.sojourn.cyclepack import (
     _stalled,
     cycle_columns,
 )
-from schedlab.solvers.sojourn.exact_lpcut import block_close_abs
+from schedlab.solvers.lop.lpcut import model as exact_lpcut
+from schedlab.solvers.lop.lpcut.model import block_close_abs
+from schedlab.solvers.result import PROOF_TOL, Status
+from schedlab.solvers.sojourn.batch import linear_ordering_weights
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop import (
-    insertion_descent,
-    lop_cost,
-    pairwise_min_bound,
-    preference_tournament,
-)
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.solve import solve
@@ -290,14 +283,14 @@ def test_a_stall_of_every_cycle_pricing_tightens_the_master_then_goes_exact():
 @pytest.mark.parametrize(
     ("loose", "general", "step"),
     [
-        (LOOSE_TOL, False, "fine"),
-        (FINE_TOL, False, "general"),
-        (FINE_TOL, True, "tight"),
-        (TIGHT_TOL, True, "exact"),
+        (DEFAULT_PACKING.loose_tol, False, "fine"),
+        (DEFAULT_PACKING.fine_tol, False, "general"),
+        (DEFAULT_PACKING.fine_tol, True, "tight"),
+        (DEFAULT_PACKING.tight_tol, True, "exact"),
     ],  # fmt: skip
 )
 def test_the_stall_ladder(loose, general, step):
-    assert _next_step(loose, general) == step
+    assert _next_step(loose, general, DEFAULT_PACKING) == step
 
 
 @pytest.mark.parametrize(
@@ -318,16 +311,18 @@ def test_a_stall_is_judged_against_the_slack_and_what_is_left_to_close(gaps, gen
     # gaps in closing slacks below a cost of 100, slack 1e-3 (one slack left is closed)
     cost, slack = 100.0, 1e-3
     history = [cost - g * slack for g in gaps]
-    assert STALL_ROUNDS == 2 and STALL_NEED == 0.5 and TAIL_GAIN == 0.05
-    assert _stalled(history, slack, cost - slack, general) is stalled
+    t = DEFAULT_PACKING
+    assert t.stall_rounds == 2 and t.stall_need == 0.5 and t.tail_gain == 0.05
+    assert _stalled(history, slack, cost - slack, general, t) is stalled
 
 
 def test_early_masters_are_as_coarse_as_a_tenth_of_the_gap_allows():
     _, W = _weights(12, 0)
     cp = CyclePacker(W)
+    t = cp.tuning
     deficit = 1.0
     cost = cp.pair_min + deficit
-    assert cp._early_tol(LOOSE_TOL, cost, cp.pair_min) == EARLY_TOL  # gap = the whole deficit
-    assert cp._early_tol(LOOSE_TOL, cost, cost - 0.05) == pytest.approx(GAP_SHARE * 0.05)
-    assert cp._early_tol(LOOSE_TOL, cost, cost - 1e-4) == LOOSE_TOL  # never finer than loose
-    assert cp._early_tol(FINE_TOL, cost, cp.pair_min) == FINE_TOL  # tightened: left alone
+    assert cp._early_tol(t.loose_tol, cost, cp.pair_min) == t.early_tol  # gap = the whole deficit
+    assert cp._early_tol(t.loose_tol, cost, cost - 0.05) == pytest.approx(t.gap_share * 0.05)
+    assert cp._early_tol(t.loose_tol, cost, cost - 1e-4) == t.loose_tol  # never finer than loose
+    assert cp._early_tol(t.fine_tol, cost, cp.pair_min) == t.fine_tol  # tightened: left alone

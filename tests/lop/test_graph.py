@@ -8,6 +8,7 @@ import itertools
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -17,20 +18,14 @@ from click.testing import CliRunner
 from schedlab.experiments.cli import cli
 from schedlab.solvers.errors import InvalidInput
 from schedlab.solvers.kernels.crossings import crossing_number, overlapping_pairs
+from schedlab.solvers.lop.core import lop_cost, preference_blocks
+from schedlab.solvers.lop.crossings import SparseCrossings, block_matrix, blocks
+from schedlab.solvers.lop.graph import OcrGraph, parse_ocr_text, random_ocr_graph, write_ocr_text
+from schedlab.solvers.lop.graph_route import CrossingTuning, solve_graph
+from schedlab.solvers.lop.lpcut.options import DEFAULT_TUNING, LpcutTuning
+from schedlab.solvers.lop.matrix import write_lop_text
 from schedlab.solvers.result import Status
-from schedlab.solvers.sojourn.lop import lop_cost, preference_blocks
-from schedlab.solvers.sojourn.lop_graph import (
-    OcrGraph,
-    SparseCrossings,
-    block_matrix,
-    blocks,
-    parse_ocr_text,
-    random_ocr_graph,
-    solve_graph,
-    write_ocr_text,
-)
-from schedlab.solvers.sojourn.lop_matrix import write_lop_text
-from schedlab.solvers.validate import NO_DEADLINE
+from schedlab.solvers.validate import NO_DEADLINE, Deadline
 from schedlab.theory.sojourn.lop_graph import check_forced_pairs
 
 
@@ -127,7 +122,7 @@ def test_solve_graph_against_a_subset_dp(seed, fix):
     g = random_ocr_graph(14, 11, 100 + seed, mean_degree=2.6, span=6)
     sc = SparseCrossings.of(g)
     W, _ = block_matrix(sc, sc.active)
-    r = solve_graph(g, time_limit=60, seed=0, fix_forced=fix)
+    r = solve_graph(g, deadline=Deadline.after(60), seed=0, fix_forced=fix)
     assert r.status is Status.OPTIMAL
     assert r.value == subset_dp(W) == r.bound
     assert sorted(r.solution) == list(range(g.n1))
@@ -136,7 +131,7 @@ def test_solve_graph_against_a_subset_dp(seed, fix):
 
 def test_a_hard_block_is_solved_by_the_lp_and_counts_its_time():
     g = random_ocr_graph(60, 60, 7, mean_degree=3.0, span=25, isolated_share=0.0)
-    r = solve_graph(g, time_limit=60, seed=0)
+    r = solve_graph(g, deadline=Deadline.after(60), seed=0)
     assert r.status is Status.OPTIMAL
     assert r.stats["solver_blocks"] >= 1 and r.stats["largest_solver_block"] >= 30
     assert r.stats["lp_s"] > 0 and r.stats["search_s"] > 0
@@ -144,7 +139,7 @@ def test_a_hard_block_is_solved_by_the_lp_and_counts_its_time():
 
 def test_a_stopped_solve_keeps_a_sound_bound():
     g = random_ocr_graph(120, 120, 8, mean_degree=3.0, span=40, isolated_share=0.0)
-    r = solve_graph(g, time_limit=0.05, seed=0)
+    r = solve_graph(g, deadline=Deadline.after(0.05), seed=0)
     assert r.status in (Status.FEASIBLE, Status.OPTIMAL)
     assert r.bound is not None and r.bound <= r.value
     assert g.crossings(r.solution) == r.value
@@ -210,7 +205,7 @@ def test_fixed_columns_bound_the_orders_that_respect_them(seed):
     # the LP rounds with forced pairs fixed (`HighsCutModel.fix_forced`): the bound is at most
     # the least cost over the orders respecting the fixed pairs (brute force), and on a crossing
     # matrix, where every optimal order respects them, it closes on the true optimum
-    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
+    from schedlab.solvers.lop.lpcut.model import HighsCutModel
 
     g = random_ocr_graph(10, 7, 300 + seed, mean_degree=3.0, span=5, isolated_share=0.0)
     sc = SparseCrossings.of(g)
@@ -226,7 +221,7 @@ def test_fixed_columns_bound_the_orders_that_respect_them(seed):
         if np.all(pos[fi] < pos[fj]):
             ok.append(lop_cost(W, p))
     model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=keep)
-    model._offer(list(range(n)))
+    model.offer(list(range(n)))
     model.lp_rounds()
     assert model.best_lb is None or model.best_lb <= min(ok) + 1e-9
     assert model.best_lb is None or model.best_lb >= min(ok) - n * n  # not vacuous
@@ -236,7 +231,7 @@ def test_fixed_columns_bound_the_orders_that_respect_them(seed):
 def test_the_integer_close_slack_rounds_a_bound_to_the_cost():
     # a crossing block closes once its sound bound is INTEGER_CLOSE_SLACK below its cost: the
     # rounded-up bound is then the cost itself; a full crossing below would not be
-    from schedlab.solvers.sojourn.lop import INTEGER_CLOSE_SLACK, integer_bound
+    from schedlab.solvers.lop.core import INTEGER_CLOSE_SLACK, integer_bound
 
     for c in (0.0, 1.0, 56183.0, 120099.0):
         assert integer_bound(c - INTEGER_CLOSE_SLACK) == c
@@ -248,8 +243,8 @@ def test_the_start_search_is_never_better_than_the_optimum(seed):
     # the crossing blocks' iterated insertion search before the LP rounds
     # (`HighsCutModel.search_start_kicks`): a permutation, no worse than its start, and never
     # below the subset DP's optimum
-    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
-    from schedlab.solvers.sojourn.lop import insertion_descent
+    from schedlab.solvers.lop.core import insertion_descent
+    from schedlab.solvers.lop.lpcut.model import HighsCutModel
 
     g = random_ocr_graph(14, 11, 400 + seed, mean_degree=2.6, span=6, isolated_share=0.0)
     sc = SparseCrossings.of(g)
@@ -257,8 +252,8 @@ def test_the_start_search_is_never_better_than_the_optimum(seed):
     n = W.shape[0]
     model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
     start = insertion_descent(W, list(range(n))[::-1])
-    model._offer(start)
-    model.start_kicks = 200
+    model.offer(start)
+    model.tuning = replace(model.tuning, start_kicks=200)
     model.search_start_kicks(NO_DEADLINE)
     assert model.order is not None and sorted(model.order) == list(range(n))
     assert subset_dp(W) <= model.order_cost <= lop_cost(W, start)
@@ -268,18 +263,18 @@ def test_the_start_search_is_never_better_than_the_optimum(seed):
 def test_the_start_search_reaches_the_proven_optimum_of_a_hard_block(seed):
     # 60 free vertices: the insertion-descent start is 1-2 crossings above the optimum that
     # lpcut proves; 300 kicks reach it (the evidence on a block where descent alone stops short)
-    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
-    from schedlab.solvers.sojourn.lop import insertion_descent
+    from schedlab.solvers.lop.core import insertion_descent
+    from schedlab.solvers.lop.lpcut.model import HighsCutModel
 
     g = random_ocr_graph(60, 60, seed, mean_degree=3.0, span=25, isolated_share=0.0)
     sc = SparseCrossings.of(g)
     W, forced = block_matrix(sc, sc.active)
     start = insertion_descent(W, list(range(W.shape[0])))
     model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
-    model._offer(start)
-    model.start_kicks = 300
+    model.offer(start)
+    model.tuning = replace(model.tuning, start_kicks=300)
     model.search_start_kicks(NO_DEADLINE)
-    r = solve_graph(g, time_limit=60, seed=0)
+    r = solve_graph(g, deadline=Deadline.after(60), seed=0)
     assert r.status is Status.OPTIMAL
     assert model.order_cost < lop_cost(W, start)
     assert model.order_cost == r.value == r.bound
@@ -288,17 +283,17 @@ def test_the_start_search_reaches_the_proven_optimum_of_a_hard_block(seed):
 def _stalled_block(seed):
     """(W, lpcut's proven result, a block model whose order is the descent's start above the
     optimum and whose bound is at it, that start), as after LP rounds that stalled so."""
-    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
-    from schedlab.solvers.sojourn.lop import insertion_descent
+    from schedlab.solvers.lop.core import insertion_descent
+    from schedlab.solvers.lop.lpcut.model import HighsCutModel
 
     g = random_ocr_graph(60, 60, seed, mean_degree=3.0, span=25, isolated_share=0.0)
     sc = SparseCrossings.of(g)
     W, forced = block_matrix(sc, sc.active)
-    r = solve_graph(g, time_limit=60, seed=0)
+    r = solve_graph(g, deadline=Deadline.after(60), seed=0)
     assert r.status is Status.OPTIMAL
     start = insertion_descent(W, list(range(W.shape[0])))
     model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
-    model._offer(start)
+    model.offer(start)
     assert model.order_cost > r.value
     model.best_lb = r.bound - 0.25
     return W, r, model, start
@@ -310,15 +305,13 @@ def test_the_stall_search_closes_a_stalled_block_at_the_proven_optimum(seed):
     # optimum (that of lpcut's own proof) and the best order above it (the descent's start,
     # 1-2 crossings above): it searches until the order meets the bound, then the block is
     # closed without a MIP
-    from schedlab.solvers.sojourn.exact_lpcut import STALL_SEARCH_CHUNK
-
     W, r, model, _ = _stalled_block(seed)
     model.lp_stalled, model.lp_s = True, 60.0
     assert model.stall_search(NO_DEADLINE) == {}  # not asked for: lpcut's default
-    model.stall_search_share = 1.0
+    model.tuning = replace(model.tuning, stall_search_share=1.0)
     stats = model.stall_search(NO_DEADLINE)
     assert stats["stall_search_closed"] == 1 and model.closed_by_lp
-    assert stats["stall_search_kicks"] == STALL_SEARCH_CHUNK  # it stopped once closed
+    assert stats["stall_search_kicks"] == DEFAULT_TUNING.stall_search_chunk  # stopped once closed
     assert model.order is not None and sorted(model.order) == list(range(W.shape[0]))
     assert model.order_cost == r.value
 
@@ -331,7 +324,7 @@ def test_the_stall_probe_closes_a_block_whose_bound_is_at_the_optimum(seed):
     W, r, model, start = _stalled_block(seed)
     assert not model.stall_probe(NO_DEADLINE)  # lpcut's default: no start kicks, no probe
     assert model.stall_chunks == 0 and model.order_cost == lop_cost(W, start)
-    model.start_kicks = 1000
+    model.tuning = replace(model.tuning, start_kicks=1000)
     assert model.stall_probe(NO_DEADLINE) and model.closed_by_lp
     assert model.stall_chunks == 1 and model.order_cost == r.value
     assert model.stall_probe_s > 0
@@ -341,22 +334,24 @@ def test_a_stall_probe_that_does_not_close_leaves_the_stall_search_its_later_see
     # a bound below the optimum: the probe's chunk cannot close the block; it finds the
     # subset DP's optimum on the way (never below it), and the stall search after it goes on
     # with the next chunk's seed
-    from schedlab.solvers.sojourn.exact_lpcut import STALL_SEARCH_CHUNK, HighsCutModel
-    from schedlab.solvers.sojourn.lop import insertion_descent
+    from schedlab.solvers.lop.core import insertion_descent
+    from schedlab.solvers.lop.lpcut.model import HighsCutModel
 
     g = random_ocr_graph(14, 11, 403, mean_degree=2.6, span=6, isolated_share=0.0)
     sc = SparseCrossings.of(g)
     W, forced = block_matrix(sc, sc.active)
     opt = subset_dp(W)
     model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
-    model._offer(insertion_descent(W, list(range(W.shape[0]))[::-1]))
-    model.best_lb, model.start_kicks = opt - 3.0, 200
+    model.offer(insertion_descent(W, list(range(W.shape[0]))[::-1]))
+    model.best_lb, model.tuning = opt - 3.0, replace(model.tuning, start_kicks=200)
     assert not model.stall_probe(NO_DEADLINE) and not model.closed_by_lp
     assert model.stall_chunks == 1 and model.order_cost == opt
-    model.lp_stalled, model.lp_s, model.stall_search_share = True, 1e-3, 1.0
+    model.lp_stalled, model.lp_s = True, 1e-3
+    model.tuning = replace(model.tuning, stall_search_share=1.0)
     stats = model.stall_search(NO_DEADLINE)
-    assert model.stall_chunks == 1 + stats["stall_search_kicks"] // STALL_SEARCH_CHUNK
-    assert stats["stall_search_kicks"] >= STALL_SEARCH_CHUNK and model.order_cost == opt
+    chunk = DEFAULT_TUNING.stall_search_chunk
+    assert model.stall_chunks == 1 + stats["stall_search_kicks"] // chunk
+    assert stats["stall_search_kicks"] >= chunk and model.order_cost == opt
 
 
 def test_the_stall_search_keeps_to_its_share_when_the_bound_is_short(monkeypatch):
@@ -365,8 +360,9 @@ def test_the_stall_search_keeps_to_its_share_when_the_bound_is_short(monkeypatch
     # subset DP's optimum. The clock is lpcut's own, made to advance 0.15 s per chunk, so the
     # budget of 0.2 s gives exactly two chunks (the second starts at 0.15 < 0.2) whatever the
     # machine's speed
-    import schedlab.solvers.sojourn.exact_lpcut as lpcut
-    from schedlab.solvers.sojourn.lop import insertion_descent
+    import schedlab.solvers.lop.lpcut.primal as lpcut
+    from schedlab.solvers.lop.core import insertion_descent
+    from schedlab.solvers.lop.lpcut.model import HighsCutModel
 
     clock = [0.0]
     search = lpcut.iterated_search
@@ -381,13 +377,13 @@ def test_the_stall_search_keeps_to_its_share_when_the_bound_is_short(monkeypatch
     sc = SparseCrossings.of(g)
     W, forced = block_matrix(sc, sc.active)
     opt = subset_dp(W)
-    model = lpcut.HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
-    model._offer(insertion_descent(W, list(range(W.shape[0]))[::-1]))
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, forced=forced)
+    model.offer(insertion_descent(W, list(range(W.shape[0]))[::-1]))
     model.best_lb, model.lp_stalled, model.lp_s = opt - 3.0, True, 0.2
-    model.stall_search_share = 1.0
+    model.tuning = replace(model.tuning, stall_search_share=1.0)
     stats = model.stall_search(NO_DEADLINE)
     assert stats["stall_search_closed"] == 0 and not model.closed_by_lp
-    assert stats["stall_search_kicks"] == 2 * lpcut.STALL_SEARCH_CHUNK
+    assert stats["stall_search_kicks"] == 2 * DEFAULT_TUNING.stall_search_chunk
     assert stats["stall_search_s"] == pytest.approx(0.3)
     assert model.order_cost == opt  # found on the way, not proven
 
@@ -395,7 +391,7 @@ def test_the_stall_search_keeps_to_its_share_when_the_bound_is_short(monkeypatch
 def test_twins_merge_into_one_vertex_with_summed_costs():
     # free vertices 4, 5 and 7 on fixed {1, 3} (twins: one class, block positions 0, 1, 3), 6 on
     # {2}; c(class before 6) sums its members' counts, inside the class c(u, v) = c(v, u) = 1
-    from schedlab.solvers.sojourn.lop_graph import merge_twins, twin_classes
+    from schedlab.solvers.lop.graph_route import merge_twins, twin_classes
 
     g = parse_ocr_text("p ocr 3 4 7\n1 4\n3 4\n1 5\n3 5\n2 6\n1 7\n3 7\n")
     blk = np.arange(4)
@@ -416,8 +412,8 @@ def test_solve_graph_with_twins_merged_against_a_subset_dp(seed):
     sc = SparseCrossings.of(g)
     W, _ = block_matrix(sc, sc.active)
     best = subset_dp(W)
-    merged = solve_graph(g, time_limit=60, seed=0)
-    plain = solve_graph(g, time_limit=60, seed=0, twins=False)
+    merged = solve_graph(g, deadline=Deadline.after(60), seed=0)
+    plain = solve_graph(g, deadline=Deadline.after(60), seed=0, twins=False)
     assert merged.stats["twins_merged"] >= 3 and plain.stats["twins_merged"] == 0
     for r in (merged, plain):
         assert r.status is Status.OPTIMAL and r.value == r.bound == best
@@ -438,8 +434,8 @@ def test_a_hard_block_with_twins_merged_and_not_proves_one_optimum(seed):
     # the hard 60-vertex blocks with 20 twins added: the merged block (about 60 classes) and
     # the plain one (74-80 vertices) are proven by their own LP rounds at the same value
     g = with_twins(random_ocr_graph(60, 60, seed, mean_degree=3.0, span=25, isolated_share=0), 20)
-    merged = solve_graph(g, time_limit=60, seed=0)
-    plain = solve_graph(g, time_limit=60, seed=0, twins=False)
+    merged = solve_graph(g, deadline=Deadline.after(60), seed=0)
+    plain = solve_graph(g, deadline=Deadline.after(60), seed=0, twins=False)
     assert merged.stats["twins_merged"] >= 20 and merged.stats["largest_solver_block"] >= 70
     assert merged.stats["lp_rounds"] >= 1 and plain.stats["lp_rounds"] >= 1
     assert merged.status is plain.status is Status.OPTIMAL
@@ -487,60 +483,45 @@ def test_an_interior_point_round_that_ends_imprecise(status, duals, pref, verdic
     # bound soundly), re-solve by the dual simplex only without duals; other blocks stop
     import highspy
 
-    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
+    from schedlab.solvers.lop.lpcut.model import HighsCutModel
 
     W = np.array([[0.0, 1.0, 3.0], [2.0, 0.0, 1.0], [1.0, 2.0, 0.0]])
-    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0)
-    model.lp_solver_pref = pref
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, tuning=LpcutTuning(lp_solver=pref))
     model.h = _FakeHighs(getattr(highspy.HighsModelStatus, status), duals)
     assert model._round_verdict(NO_DEADLINE) == verdict
     assert model.lp_solver == solver
 
 
 def test_the_start_search_kicks_shrink_with_the_square_of_a_large_block():
-    from schedlab.solvers.sojourn.lop_graph import (
-        GRAPH_START_FULL_N,
-        GRAPH_START_KICKS,
-        graph_start_kicks,
-    )
-
-    assert graph_start_kicks(2) == graph_start_kicks(GRAPH_START_FULL_N) == GRAPH_START_KICKS
-    assert graph_start_kicks(2 * GRAPH_START_FULL_N) == round(GRAPH_START_KICKS / 4)
-    assert graph_start_kicks(10**6) == 1
-    # blocks of the dual simplex: the full search up to GRAPH_START_FULL_N, none above
-    assert graph_start_kicks(GRAPH_START_FULL_N, "simplex") == GRAPH_START_KICKS
-    assert graph_start_kicks(GRAPH_START_FULL_N + 1, "simplex") == 0
+    t = CrossingTuning()
+    full, kicks = t.start_full_n, t.start_kicks
+    assert t.start_kicks_for(2) == t.start_kicks_for(full) == kicks == 1000
+    assert t.start_kicks_for(2 * full) == round(kicks / 4)
+    assert t.start_kicks_for(10**6) == 1
+    # blocks of the dual simplex: the full search up to start_full_n, none above
+    assert t.start_kicks_for(full, "simplex") == kicks
+    assert t.start_kicks_for(full + 1, "simplex") == 0
 
 
 def test_the_start_search_is_patient_on_small_blocks_and_those_of_the_simplex():
-    from schedlab.solvers.sojourn.lop_graph import (
-        GRAPH_START_PATIENCE,
-        GRAPH_START_PATIENT_N,
-        graph_start_patience,
-    )
-
-    assert graph_start_patience(2) == graph_start_patience(GRAPH_START_PATIENT_N) == 100
-    assert GRAPH_START_PATIENCE == 100
-    assert graph_start_patience(GRAPH_START_PATIENT_N + 1) is None
-    assert graph_start_patience(GRAPH_START_PATIENT_N + 1, "ipm") is None
+    t = CrossingTuning()
+    n = t.start_patient_n
+    assert t.patience_for(2) == t.patience_for(n) == t.start_patience == 100
+    assert t.patience_for(n + 1) is None
+    assert t.patience_for(n + 1, "ipm") is None
     # where the dual simplex runs the rounds, patient at every size
-    assert graph_start_patience(GRAPH_START_PATIENT_N + 1, "simplex") == 100
-    assert graph_start_patience(10**4, "simplex") == 100
+    assert t.patience_for(n + 1, "simplex") == 100
+    assert t.patience_for(10**4, "simplex") == 100
 
 
 def test_the_free_share_picks_the_lp_solver_of_a_crossing_block():
-    from schedlab.solvers.sojourn.lop_graph import (
-        GRAPH_IPM_MIN_FREE_SHARE,
-        free_share,
-        graph_lp_solver,
-    )
-
+    t = CrossingTuning()
     dense = np.ones((4, 4)) - np.eye(4)  # every pair free
     sparse = np.triu(np.ones((4, 4)), 1)  # every pair forced
     sparse[2, 3] = sparse[3, 2] = 1.0  # one of six free
-    assert free_share(dense) == 1.0 and free_share(sparse) == pytest.approx(1 / 6)
-    assert 1 / 6 < GRAPH_IPM_MIN_FREE_SHARE < 1.0
-    assert graph_lp_solver(dense) == "ipm" and graph_lp_solver(sparse) == "simplex"
+    assert t.free_share(dense) == 1.0 and t.free_share(sparse) == pytest.approx(1 / 6)
+    assert 1 / 6 < t.ipm_min_free_share < 1.0
+    assert t.lp_solver(dense) == "ipm" and t.lp_solver(sparse) == "simplex"
 
 
 @pytest.mark.parametrize(("n1", "seed"), [(14, 320), (16, 301), (16, 326)])
@@ -550,17 +531,17 @@ def test_a_slow_simplex_round_hands_the_block_to_the_interior_point(monkeypatch,
     # at once and solved again by the interior point, which must then prove the same optimum
     # as the subset DP (graphs whose rounds run past the first with rows, found by a scan:
     # most small graphs close in it, before any round can switch)
-    from schedlab.solvers.sojourn import exact_lpcut, lop_graph
-    from schedlab.solvers.sojourn.exact_lpcut import LpcutOptions
+    from schedlab.solvers.lop.lpcut.options import LpcutOptions
 
-    monkeypatch.setattr(lop_graph, "graph_lp_solver", lambda W: "simplex")
+    tuning = CrossingTuning(ipm_min_free_share=2.0)  # every block by the dual simplex
     if switch:
-        monkeypatch.setattr(exact_lpcut, "IPM_SWITCH_FLOOR_S", 0.0)
-        monkeypatch.setattr(lop_graph, "GRAPH_IPM_SWITCH_RATIO", 0.0)
+        base = LpcutTuning(ipm_switch_floor_s=0.0)
+        tuning = replace(tuning, ipm_switch_ratio=0.0, base=base)
     g = random_ocr_graph(16, n1, seed, mean_degree=3.0, span=12, isolated_share=0.0)
     sc = SparseCrossings.of(g)
     W, _ = block_matrix(sc, sc.active)
-    r = solve_graph(g, time_limit=60, seed=0, options=LpcutOptions(route="lp"), twins=False)
+    r = solve_graph(g, deadline=Deadline.after(60), seed=0, options=LpcutOptions(route="lp"),
+                    twins=False, tuning=tuning)  # fmt: skip
     assert r.status is Status.OPTIMAL and r.value == subset_dp(W) == r.bound
     assert r.stats.get("lp_solver_simplex", 0) >= 1
     assert (r.stats["lp_ipm_switched"] >= 1) is switch
@@ -572,15 +553,14 @@ def test_a_first_round_by_the_interior_point_with_crossover(monkeypatch, n1, see
     # a threshold of 0 rows per vertex sends every sparse block's first round with rows to the
     # interior point with crossover, 1e9 none; the dual simplex rounds after it start from the
     # crossover's basis, and both prove the subset DP's optimum
-    from schedlab.solvers.sojourn import lop_graph
-    from schedlab.solvers.sojourn.exact_lpcut import LpcutOptions
+    from schedlab.solvers.lop.lpcut.options import LpcutOptions
 
-    monkeypatch.setattr(lop_graph, "graph_lp_solver", lambda W: "simplex")
-    monkeypatch.setattr(lop_graph, "GRAPH_CROSSOVER_MIN_ROWS_PER_N", per_n)
+    tuning = CrossingTuning(ipm_min_free_share=2.0, crossover_min_rows_per_n=per_n)
     g = random_ocr_graph(16, n1, seed, mean_degree=3.0, span=12, isolated_share=0.0)
     sc = SparseCrossings.of(g)
     W, _ = block_matrix(sc, sc.active)
-    r = solve_graph(g, time_limit=60, seed=0, options=LpcutOptions(route="lp"), twins=False)
+    r = solve_graph(g, deadline=Deadline.after(60), seed=0, options=LpcutOptions(route="lp"),
+                    twins=False, tuning=tuning)  # fmt: skip
     assert r.status is Status.OPTIMAL and r.value == subset_dp(W) == r.bound
     assert (r.stats["lp_crossover_rounds"] >= 1) is (per_n == 0.0)
     assert r.stats["lp_crossover_rounds"] <= r.stats["solver_blocks"]  # one per block at most
@@ -592,11 +572,11 @@ def test_a_crossover_round_that_does_not_end_optimal_is_run_again(status, again)
     # round that did not end optimal is run again by it (while time is left)
     import highspy
 
-    from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel
+    from schedlab.solvers.lop.lpcut.model import HighsCutModel
 
     W = np.array([[0.0, 1.0, 3.0], [2.0, 0.0, 1.0], [1.0, 2.0, 0.0]])
-    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0)
-    model.ipm_optimality_tol = 3e-10
+    tuning = LpcutTuning(ipm_optimality_tol=3e-10)
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, tuning=tuning)
     fake = model.h = _FakeHighs(getattr(highspy.HighsModelStatus, status), True)
     assert model._end_crossover_round(NO_DEADLINE) is not again
     assert fake.options == {
@@ -609,18 +589,19 @@ def test_a_crossover_round_that_does_not_end_optimal_is_run_again(status, again)
 def test_the_interior_point_tolerance_holds_for_its_rounds_not_crossover_or_the_mip():
     # the tuned optimality tolerance is set for the LP rounds, HiGHS's default for a round
     # with crossover (judged as in the measurements) and for the MIP
-    from schedlab.solvers.sojourn.exact_lpcut import IPM_DEFAULT_OPT_TOL, HighsCutModel
+    from schedlab.solvers.lop.lpcut.lp_model import IPM_DEFAULT_OPT_TOL
+    from schedlab.solvers.lop.lpcut.model import HighsCutModel
 
     W = np.array([[0.0, 1.0, 3.0], [2.0, 0.0, 1.0], [1.0, 2.0, 0.0]])
-    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0)
-    model.ipm_optimality_tol = 3e-10
-    model._ipm_tolerance(model.ipm_optimality_tol)
+    tuning = LpcutTuning(ipm_optimality_tol=3e-10, crossover_min_rows_per_n=0.0)
+    model = HighsCutModel(W, gap_abs=0.5, close_abs=0.5, seed=0, tuning=tuning)
+    model.ipm_tolerance(model.tuning.ipm_optimality_tol)
     assert model.h.getOptionValue("ipm_optimality_tolerance")[1] == 3e-10
-    model.lp_solver, model.crossover_min_rows_per_n = "simplex", 0.0
+    model.lp_solver = "simplex"
     model.h.addRow(-np.inf, 1.0, 2, np.array([0, 1], dtype=np.int32), np.ones(2))
     assert model._crossover_round()
     assert model.h.getOptionValue("ipm_optimality_tolerance")[1] == IPM_DEFAULT_OPT_TOL
-    model._ipm_tolerance(None)
+    model.ipm_tolerance(None)
     assert model.h.getOptionValue("ipm_optimality_tolerance")[1] == IPM_DEFAULT_OPT_TOL
 
 
@@ -631,14 +612,13 @@ def test_crossing_blocks_by_the_interior_point_at_its_tolerance_prove_the_dp(
 ):
     # the interior point's rounds at the tuned tolerance, and at a loose one, prove the subset
     # DP's optimum: the bound comes from the duals whatever their precision
-    from schedlab.solvers.sojourn import lop_graph
-    from schedlab.solvers.sojourn.exact_lpcut import LpcutOptions
+    from schedlab.solvers.lop.lpcut.options import LpcutOptions
 
-    monkeypatch.setattr(lop_graph, "graph_lp_solver", lambda W: "ipm")
-    monkeypatch.setattr(lop_graph, "GRAPH_IPM_OPTIMALITY_TOL", tol)
+    tuning = CrossingTuning(ipm_min_free_share=0.0, ipm_optimality_tol=tol)  # interior point
     g = random_ocr_graph(16, n1, seed, mean_degree=3.0, span=12, isolated_share=0.0)
     sc = SparseCrossings.of(g)
     W, _ = block_matrix(sc, sc.active)
-    r = solve_graph(g, time_limit=60, seed=0, options=LpcutOptions(route="lp"), twins=False)
+    r = solve_graph(g, deadline=Deadline.after(60), seed=0, options=LpcutOptions(route="lp"),
+                    twins=False, tuning=tuning)  # fmt: skip
     assert r.status is Status.OPTIMAL and r.value == subset_dp(W) == r.bound
     assert r.stats["lp_solver_ipm"] >= 1

@@ -1,17 +1,18 @@
-"""Linear-ordering benchmark matrices for B's linear-ordering core: reader, generator, solve.
+"""Linear-ordering benchmark matrices (LOLIB): the problem, reader, generator and solver.
 
 The public linear-ordering benchmarks (LOLIB, xLOLIB, the input-output tables) store a matrix as
 text: the first token is n, then the n x n entries row by row (any whitespace). Their problem is
 a maximization: permute rows and columns alike so that the sum of the entries above the
-diagonal is largest. B's core (`lop.solve_lop_matrix`) minimizes sum_{a before b} W[a, b]; with
+diagonal is largest. The core (`core.solve_lop_matrix`) minimizes sum_{a before b} W[a, b]; with
 W[a, b] = M[b, a] (the cost of a before b is the entry (b, a)) an order's core cost is the sum
 of M below the diagonal, so value_max = total - cost and an upper bound = total - lower bound,
 where total is the sum of M off the diagonal. Entries may be negative: W is shifted by a
 constant per pair (exact for every order) so that W >= 0, which the core's block slacks need.
 The status is `certify`'s with `PROOF_TOL` on the converted (minimization) problem.
 
-This feeds the linear-ordering core only; the sojourn objectives A and B build their W from an
-instance (`lop.solve_lop`) and stay what they are.
+A `LopMatrix` is a problem of `solve` (subject "lop", kind "matrix", method "lpcut":
+`lop.methods`); the sojourn objectives A and B build their W from an instance
+(`solvers.sojourn.lop.solve_lop`) and stay what they are.
 """
 
 from __future__ import annotations
@@ -20,15 +21,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 import numpy as np
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.result import SolveResult, certify
-from schedlab.solvers.sojourn.exact_lpcut import LpcutOptions, lpcut_factory, lpcut_stats
-from schedlab.solvers.sojourn.lop import is_integral, solve_lop_matrix
-from schedlab.solvers.sojourn.lop_text import (
+from schedlab.solvers.lop.lpcut.options import LpcutOptions, lpcut_stats
+from schedlab.solvers.lop.text import (
     TOKEN,
     excerpt,
     line_at,
@@ -39,19 +38,28 @@ from schedlab.solvers.sojourn.lop_text import (
     reals_of,
     token_at,
 )
+from schedlab.solvers.result import SolveResult, certify
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, check_alloc, read_text_file
 
 MAX_N = 5000  # a file asking for more rows than this is refused (memory: n^2 pair tables)
 ENTRY_SUM_LIMIT = 2.0**50  # |entries| summed (plus the shift of negatives) stay within this:
-# lpcut's sums are then exact for integer entries (`lop.is_integral`'s bound) and finite
+# lpcut's sums are then exact for integer entries (`core.is_integral`'s bound) and finite
 
 
 @dataclass(frozen=True)
 class LopMatrix:
-    """One benchmark matrix: its name (the file name) and entries (n x n floats)."""
+    """One benchmark matrix: its name (the file name) and entries (n x n floats). A problem of
+    `solve` (subject "lop", kind "matrix")."""
+
+    subject: ClassVar[str] = "lop"
 
     name: str
     M: np.ndarray
+
+    @property
+    def kind(self) -> str:
+        """The problem kind methods declare (`solve`): a dense matrix."""
+        return "matrix"
 
     @property
     def n(self) -> int:
@@ -123,7 +131,7 @@ def check_entry_sums(M: np.ndarray, line_of: Callable[[int], int], name: str) ->
     """Refuse a matrix whose sums lpcut forms could leave the exact range: the sum of all
     |entries| plus n (n - 1) times the shift of the negative entries (`core_costs`) must stay
     within ENTRY_SUM_LIMIT, so every order's value, every bound and the core costs' totals are
-    exact for integer entries (`lop.is_integral`) and finite for any. `line_of(k)`: the line of
+    exact for integer entries (`core.is_integral`) and finite for any. `line_of(k)`: the line of
     entry k (row-major), looked up for the message only."""
     n = M.shape[0]
     run = np.cumsum(np.abs(M).ravel())
@@ -230,18 +238,20 @@ def above_diagonal(M: np.ndarray, order: list[int]) -> float:
 def solve_lop_benchmark(
     M: np.ndarray,
     *,
-    time_limit: float | None = None,
+    deadline: Deadline = NO_DEADLINE,
     seed: int | None = 0,
     options: LpcutOptions | None = None,
-    deadline: Deadline | None = None,
 ) -> SolveResult[list[int]]:
     """lpcut on a benchmark matrix: the order (row indices), the largest above-diagonal sum
     found (`value`) and a proven upper bound (`bound`), status by `certify` on the core.
-    `deadline` (instead of `time_limit`): the caller's, when reading counted against it; if
-    it has passed already, the rows in file order and the pairwise bound (`_stopped`)."""
+    `deadline`: the caller's (`solve`'s, which reading counted against too); if it has
+    passed already, the rows in file order and the pairwise bound (`_stopped`). lpcut
+    (numba, HiGHS) is imported here, not with the module."""
+    from schedlab.solvers.lop.core import is_integral, solve_lop_matrix
+    from schedlab.solvers.lop.lpcut.model import lpcut_factory
+
     opts = options or LpcutOptions()
     t0 = time.perf_counter()
-    deadline = Deadline.after(time_limit) if deadline is None else deadline
     if deadline.passed():
         return _stopped(M, t0, opts)
     n = M.shape[0]

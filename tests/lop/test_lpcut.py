@@ -9,11 +9,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from schedlab.solvers.lop.core import insertion_descent, order_from_before, preference_tournament
+from schedlab.solvers.lop.lpcut.lp_model import lagrangian_value
+from schedlab.solvers.lop.lpcut.model import HighsCutModel, block_close_abs
+from schedlab.solvers.lop.matrix import core_costs, dense_io_matrix, solve_lop_benchmark
 from schedlab.solvers.result import Status
-from schedlab.solvers.sojourn.exact_lpcut import HighsCutModel, block_close_abs, lagrangian_value
 from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop import insertion_descent, order_from_before, preference_tournament
-from schedlab.solvers.sojourn.lop_matrix import core_costs, dense_io_matrix, solve_lop_benchmark
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.solve import solve
@@ -77,7 +78,7 @@ def test_dense_block_is_closed_by_simplex_lp_rounds_without_a_mip():
     # dense n = 60, seed 16000 (the route study's instance): before the exact margin the LP
     # rounds reached the optimum in round 3 but the bound's fixed margin (3x the closing
     # slack) kept it open until the stall rule handed it to the MIP
-    r = solve_lop_benchmark(dense_io_matrix(60, 16000), time_limit=60)
+    r = solve_lop_benchmark(dense_io_matrix(60, 16000), deadline=Deadline.after(60))
     assert r.status is Status.OPTIMAL and r.stats["routes"] == ["lp"]
     assert r.stats["lp_solver_simplex"] == 1 and r.stats["closed_by_lp"] == 1
     assert "mip_nodes" not in r.stats and r.stats["lp_stalled"] == 0
@@ -98,7 +99,7 @@ def test_an_lp_round_cut_off_by_the_limit_sizes_the_mip_root():
     # in the 5% left and, its presolve not always interruptible, overran 4 s limits by 3.7 s
     W = core_costs(dense_io_matrix(300, 40000))[0]
     model = HighsCutModel(W, gap_abs=0.0, close_abs=block_close_abs(W), seed=0)
-    model._offer(insertion_descent(W, order_from_before(preference_tournament(W))))
+    model.offer(insertion_descent(W, order_from_before(preference_tournament(W))))
     model.lp_solver = model.pick_lp_solver()
     assert model.lp_solver == "simplex"
     stats = model.lp_rounds(Deadline.after(1.0))
@@ -110,7 +111,7 @@ def test_the_mip_phase_in_its_forked_child_matches_the_in_process_run(monkeypatc
     """route full goes straight to HiGHS's MIP (`HighsCutModel._run_mip`): the forked child's
     answer, sent back through the pipe, gives the value and proof of the in-process run."""
     from schedlab.solvers.kit.forked import forking_available
-    from schedlab.solvers.sojourn import exact_lpcut
+    from schedlab.solvers.lop.lpcut import mip as exact_lpcut
 
     if not forking_available():
         pytest.skip("no fork on this platform: the MIP runs in-process")
@@ -135,7 +136,7 @@ def test_a_mip_that_overruns_its_limit_is_killed_with_a_sound_answer(monkeypatch
 
     from schedlab.solvers import validate
     from schedlab.solvers.kit.forked import forking_available
-    from schedlab.solvers.sojourn import exact_lpcut
+    from schedlab.solvers.lop.lpcut import model as exact_lpcut
 
     if not forking_available():
         pytest.skip("no fork on this platform: the MIP runs in-process")

@@ -12,25 +12,23 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-import schedlab.solvers.sojourn.lop_graph as lop_graph
-import schedlab.solvers.sojourn.lop_matrix as lop_matrix
-import schedlab.solvers.sojourn.lop_text as lop_text
+import schedlab.solvers.lop.crossings as crossings
+import schedlab.solvers.lop.graph as lop_graph
+import schedlab.solvers.lop.graph_route as graph_route
+import schedlab.solvers.lop.matrix as lop_matrix
+import schedlab.solvers.lop.text as lop_text
 from schedlab.experiments.cli import cli
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.result import Status
-from schedlab.solvers.sojourn.lop_graph import (
-    SparseCrossings,
-    parse_ocr_text,
-    random_ocr_graph,
-    solve_graph,
-    write_ocr_text,
-)
-from schedlab.solvers.sojourn.lop_matrix import (
+from schedlab.solvers.lop.crossings import SparseCrossings
+from schedlab.solvers.lop.graph import parse_ocr_text, random_ocr_graph, write_ocr_text
+from schedlab.solvers.lop.graph_route import solve_graph
+from schedlab.solvers.lop.matrix import (
     dense_io_matrix,
     parse_lop_text,
     solve_lop_benchmark,
     write_lop_text,
 )
+from schedlab.solvers.result import Status
 from schedlab.solvers.validate import Deadline
 
 PASSED = Deadline(-math.inf)  # a deadline that has passed, whatever the clock says
@@ -175,28 +173,28 @@ def test_the_header_counts_are_checked_against_the_memory_budget(monkeypatch):
 
 def test_overlapping_spans_are_counted_and_checked_before_the_pairs_are_built(monkeypatch):
     g = random_ocr_graph(30, 40, 1, mean_degree=4.0, span=30, isolated_share=0.0)
-    cands = lop_graph.candidate_pairs(g, np.arange(g.n1))
+    cands = crossings.candidate_pairs(g, np.arange(g.n1))
     sc = SparseCrossings.of(g)
     assert cands >= len(sc.u) > 0  # every pair built was a candidate
-    budget = lop_graph.CANDIDATE_BYTES * cands - 1
+    budget = crossings.CANDIDATE_BYTES * cands - 1
     monkeypatch.setenv("SCHEDLAB_MEMORY_BUDGET_GB", str(budget / 2**30))
 
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("the pairs were built")
 
-    monkeypatch.setattr(lop_graph, "overlapping_pairs", never)
+    monkeypatch.setattr(crossings, "overlapping_pairs", never)
     with pytest.raises(InvalidInput, match="overlapping neighbour spans"):
         solve_graph(g)
 
 
 def test_the_largest_solver_block_is_checked_before_any_block_is_solved(monkeypatch):
     g = random_ocr_graph(60, 60, 7, mean_degree=3.0, span=25, isolated_share=0.0)
-    monkeypatch.setattr(lop_graph, "BLOCK_BYTES_PER_PAIR", 2**40)
+    monkeypatch.setattr(graph_route, "BLOCK_BYTES_PER_PAIR", 2**40)
 
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("a block was solved")
 
-    monkeypatch.setattr(lop_graph._BlockSolver, "solve", never)
+    monkeypatch.setattr(graph_route._BlockSolver, "solve", never)
     with pytest.raises(InvalidInput, match="a block of .* free vertices"):
         solve_graph(g)
 
@@ -218,7 +216,7 @@ def test_a_graph_stopped_before_its_pairs_has_an_order_and_a_sound_bound(monkeyp
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("pairs counted after the deadline")
 
-    monkeypatch.setattr(lop_graph, "overlapping_pairs", never)
+    monkeypatch.setattr(crossings, "overlapping_pairs", never)
     r = solve_graph(g, deadline=PASSED)
     assert r.stats["stopped_while_preparing"] and r.bound == 0.0
     assert sorted(r.solution) == list(range(g.n1)) and r.value == g.crossings(r.solution)
@@ -226,13 +224,13 @@ def test_a_graph_stopped_before_its_pairs_has_an_order_and_a_sound_bound(monkeyp
 
 def test_blocks_reached_after_the_deadline_take_their_forced_order(monkeypatch):
     g = random_ocr_graph(60, 60, 7, mean_degree=3.0, span=25, isolated_share=0.0)
-    best = solve_graph(g, time_limit=60, seed=0)
+    best = solve_graph(g, deadline=Deadline.after(60), seed=0)
     assert best.status is Status.OPTIMAL
 
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("a block was solved after the deadline")
 
-    monkeypatch.setattr(lop_graph._BlockSolver, "solve", never)
+    monkeypatch.setattr(graph_route._BlockSolver, "solve", never)
     r = solve_graph(g, deadline=PassesAfter(1))  # type: ignore[arg-type]
     assert r.stats["blocks_stopped"] >= 1 and r.stats["all_blocks_closed"] is False
     assert r.bound is not None and r.bound <= best.value <= r.value
@@ -284,6 +282,6 @@ def test_the_edges_are_scanned_once_per_solve_not_once_per_block(monkeypatch):
         return real(ptr, nbr)
 
     monkeypatch.setattr(lop_graph, "spans", counted)
-    r = solve_graph(g, time_limit=60, seed=0)
+    r = solve_graph(g, deadline=Deadline.after(60), seed=0)
     assert r.stats["blocks"] >= 50 and len(calls) <= 2
     assert r.value == g.crossings(r.solution)

@@ -12,10 +12,8 @@ import numpy as np
 import pytest
 
 from schedlab.solvers.errors import InvalidInput
-from schedlab.solvers.result import PROOF_TOL, Status
-from schedlab.solvers.sojourn.exact_lpcut import ROUTES, LpcutOptions
-from schedlab.solvers.sojourn.generate import generate
-from schedlab.solvers.sojourn.lop_matrix import (
+from schedlab.solvers.lop.lpcut.options import ROUTES, LpcutOptions
+from schedlab.solvers.lop.matrix import (
     dense_io_matrix,
     parse_lop_text,
     read_lop_dir,
@@ -23,6 +21,8 @@ from schedlab.solvers.sojourn.lop_matrix import (
     solve_lop_benchmark,
     write_lop_text,
 )
+from schedlab.solvers.result import PROOF_TOL, Status
+from schedlab.solvers.sojourn.generate import generate
 from schedlab.solvers.sojourn.objectives import Objective
 from schedlab.solvers.sojourn.problem import SojournProblem
 from schedlab.solvers.solve import solve

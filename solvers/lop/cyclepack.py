@@ -12,33 +12,33 @@ Column generation. By complementary slackness, if the incumbent order is optimal
 tight, some optimal packing uses only cycles with exactly one arc reversed by the incumbent: a
 reversed arc b -> a (a listed first) closed by a path a ~> b of arcs the incumbent keeps. So the
 pricing problem is all-pairs shortest paths in the incumbent's DAG of kept arcs with the
-master's arc duals as lengths (`solvers.kernels.shortest_paths`), plus HOP per arc so that among
+master's arc duals as lengths (`solvers.kernels.shortest_paths`), plus `hop` per arc so that among
 equal lengths the shorter cycles come first; the first pricing, before any master, takes lengths
-HOP / cap (the widest paths first). The master LP (max sum mu, arc capacities) is solved from
+`hop` / cap (the widest paths first). The master LP (max sum mu, arc capacities) is solved from
 scratch each round by OR-Tools' PDLP, a first-order method, at a loose tolerance (only the
-packing's value matters; coarser while the gap is large (`_early_tol`), LOOSE_TOL, then
-FINE_TOL once the bound stalls at it): on these
+packing's value matters; coarser while the gap is large (`_early_tol`), `loose_tol`, then
+`fine_tol` once the bound stalls at it): on these
 masters, tens of thousands of rows and short cycles as columns, it is several times faster than
 HiGHS's interior point, whose conjugate-gradient steps multiply as the packing tightens. Columns
-with mu below PURGE_REL of the largest are dropped each round. The shaved packing leaves
+with mu below `purge_rel` of the largest are dropped each round. The shaved packing leaves
 capacity on many arcs (PDLP's loose solutions spread over the columns); each round
 `triangle_fill` fills it greedily with 3-cycles that reverse one arc of the incumbent, which
 raise that round's bound and join the next master as columns: primal columns beside the dual
-pricing's (cyclic n = 500, seed 60000, two threads: 10 rounds and 23.7 s instead of 23 and
-60.6 s, no master at FINE_TOL; n = 400, seed 50000: 11 rounds and 22.3 s instead of 24 and
-46.8 s; widest paths in place of the triangles cut n = 500 to 17 rounds but still needed
-three masters at FINE_TOL, 12-16 s each: 81.5 s). The columns are kept in one flat array
+pricing's (fewer rounds and no master at `fine_tol` on the cyclic ladder; docs/lop.md,
+"Measurements behind the packing's settings"). The columns are kept in one flat array
 (`Columns`), so the master's matrix, the bound and the purge need no Python loop. Each
 round the duals, read as a fractional order, are rounded (insertion descent) into a candidate
 incumbent; pricing follows the best order. A ladder of fallbacks keeps it exact
-(`_next_step`): when the bound stalls at FINE_TOL (the incumbent is not optimal, or the LP
+(`_next_step`): when the bound stalls at `fine_tol` (the incumbent is not optimal, or the LP
 falls short of it by less than the tolerance, so cycles reversed twice are needed) pricing runs
-over every cycle of T (Floyd-Warshall); when that stalls too, the master goes to TIGHT_TOL;
+over every cycle of T (Floyd-Warshall); when that stalls too, the master goes to `tight_tol`;
 when it stalls again, or nothing prices out, the master is solved tightly (HiGHS's interior
-point) and priced without HOP. The block is left to the triangle LP only when that finds no
+point) and priced without `hop`. The block is left to the triangle LP only when that finds no
 column either.
 
-Soundness does not rest on the LP solvers' tolerances: every column's weight, the fill's
+The tuning (`hop`, the tolerances, the stall rules, ...) is one frozen `PackingTuning` passed
+in (`LpcutTuning.packing`), not module constants. Soundness does not rest on the LP solvers'
+tolerances: every column's weight, the fill's
 included, is shaved by the worst overload of its arcs (a feasible packing by construction)
 before its value is summed.
 """
@@ -61,51 +61,12 @@ from schedlab.solvers.kernels.shortest_paths import (
 )
 from schedlab.solvers.kernels.triangle_fill import fill_triangles
 from schedlab.solvers.kit.mip import interrupt_after
-from schedlab.solvers.sojourn.lop import lop_cost, preference_tournament
-from schedlab.solvers.sojourn.lpcut_options import MasterLp
+from schedlab.solvers.lop.core import lop_cost, preference_tournament
+from schedlab.solvers.lop.lpcut.options import MasterLp, PackingTuning
 from schedlab.solvers.validate import NO_DEADLINE, Deadline, solver_seed
 
-HOP = 1e-4  # pricing length added per arc (scaled units): among equal duals, shorter cycles
-PER_ARC = {"pdlp": 8, "ipm": 3}  # columns priced per reversed arc per round (best first hops),
-# by the master's LP solver. PDLP (cyclic n = 300, seeds 40000/40001, from the optimal order):
-# 3 took 15.5/39.2 s, 5 14.6/25.0 s, 8 13.6/20.4 s, 12 -/21.4 s, 16 -/26.9 s. Interior point: 3
-# took -/98.1 s, 8 -/102.9 s (masters twice as large), and from lpcut's starting order 8 did not
-# prove 40001 in 500 s where 3 takes 119 s.
-FIRST_MAX = 1e-2  # the longest arc of the first pricing (see `_first_lengths`)
+DEFAULT_PACKING = PackingTuning()  # the packing's tuning where none is passed
 RED_TOL = 1e-9  # a column enters when its reduced cost exceeds this (pricing threshold)
-LOOSE_TOL = 1e-3  # PDLP's relative optimality tolerance in the first rounds: its packings are
-# far closer than the criterion (cyclic n = 350, seed 45000: closed at 1e-3 throughout, 12.8 s of
-# CPU instead of 23.8 s at 1e-4, the same 12 rounds); restricted rounds that stall at it go on at
-FINE_TOL = 1e-4  # the master's tolerance after a stall at LOOSE_TOL (and the interior point's
-# while pricing with HOP): the packing's value needs ~1e-4 relative (PDLP at 3e-5: 35.4 s
-# instead of 20.4 s at n = 300)
-EARLY_TOL = 1e-2  # the coarsest master tolerance (`_early_tol`), while the gap is large
-GAP_SHARE = 0.1  # ... a master's tolerance: this share of the gap over the deficit
-TIGHT_TOL = 1e-5  # the master's tolerance when pricing every cycle of T stalls at FINE_TOL too
-# (cyclic n = 400, seed 50000, from its optimal order: at 1e-4 the bound stayed 1.4-1.5
-# closing slacks short for 20 rounds of every-cycle pricing)
-TAIL_GAIN = 0.05  # once every cycle of T is priced, a stall is a gain below this share of the
-# closing slack over STALL_ROUNDS (the last slacks close slowly but do close: cyclic n = 400, seed
-# 50000: 571 s when gains below a whole slack sent it on to TIGHT_TOL and the exact master, 184 s
-# with this share, 115 s when every-cycle pricing at FINE_TOL had no end)
-PURGE_REL = 1e-4  # columns below this share of the largest weight leave the master
-MAX_ROUNDS = 100
-STALL_ROUNDS = 2  # restricted pricing that gained less than the closing slack in this many
-# rounds tightens the master from LOOSE_TOL to FINE_TOL, and at FINE_TOL gives way to pricing
-# over every cycle of T (the incumbent may be suboptimal, or the LP optimum may need cycles that
-# the incumbent reverses twice)
-STALL_NEED = 0.5  # ... and less than this share of what the bound lacked to close: a gain of
-# 0.7 slacks over two rounds with 0.73 to go is no stall (cyclic n = 400, seed 50000, two
-# threads: proven in 42.3 s instead of 81.2 s, where pricing every cycle of T came early)
-GENERAL_LIMIT = 20_000  # columns per round of the general pricing
-EXACT_TOL = 1e-9  # the master LP solver's optimality tolerance once the loose rounds price
-# nothing (pricing then without HOP): a block is left to the triangle LP only when exact pricing
-# finds no column. A solver setting, not the proof tolerance (result.PROOF_TOL): the packing's
-# bound is made sound by shaving, whatever the solver's accuracy
-PDLP_SHARDS = 8  # PDLP cuts its matrix products into this many shards whatever its threads, so
-# that its iterates, and with them the packing's rounds and result, do not depend on `threads`
-# (by default the shards follow the threads, and the sums' order with them). Two threads on
-# this 2-core machine, the cyclic ladder n = 300-500: the same rounds, 1.14-1.61x faster
 SOUND_MARGIN = 1e-12  # relative slack for float rounding in the packing's value
 
 
@@ -178,7 +139,7 @@ def _incidence(cols: Sequence[np.ndarray] | Columns) -> tuple[np.ndarray, Any]:
     size = int(c.ids.max()) + 1 if len(c.ids) else 0
     seen = np.zeros(size, dtype=bool)
     seen[c.ids] = True
-    used = np.flatnonzero(seen)  # as np.unique, without its sort (0.14 s a master at n = 500)
+    used = np.flatnonzero(seen)  # as np.unique, without its sort
     row_of = np.zeros(size, dtype=np.int64)
     row_of[used] = np.arange(len(used))
     rows = row_of[c.ids]
@@ -187,26 +148,28 @@ def _incidence(cols: Sequence[np.ndarray] | Columns) -> tuple[np.ndarray, Any]:
     return used, A
 
 
-def _next_step(loose: float, general: bool) -> str:
-    """What a stalled bound moves to: a FINE_TOL master, then pricing every cycle of T, then a
-    TIGHT_TOL master, then the exact master priced without the tie-break (`certify`)."""
-    if loose > FINE_TOL:
+def _next_step(loose: float, general: bool, t: PackingTuning) -> str:
+    """What a stalled bound moves to: a `fine_tol` master, then pricing every cycle of T, then a
+    `tight_tol` master, then the exact master priced without the tie-break (`certify`)."""
+    if loose > t.fine_tol:
         return "fine"
     if not general:
         return "general"
-    return "tight" if loose > TIGHT_TOL else "exact"
+    return "tight" if loose > t.tight_tol else "exact"
 
 
-def _stalled(history: list[float], close_abs: float, target: float, general: bool) -> bool:
-    """The bound gained too little over the last STALL_ROUNDS rounds: less than the closing
-    slack (TAIL_GAIN of it once every cycle of T is priced) and less than STALL_NEED of what it
-    then lacked to reach `target` (the cost less the slack), though never less than TAIL_GAIN
+def _stalled(
+    history: list[float], close_abs: float, target: float, general: bool, t: PackingTuning
+) -> bool:
+    """The bound gained too little over the last `stall_rounds` rounds: less than the closing
+    slack (`tail_gain` of it once every cycle of T is priced) and less than `stall_need` of what
+    it then lacked to reach `target` (the cost less the slack), though never less than `tail_gain`
     of the slack (a bound that creeps up to the target in ever smaller steps still stalls)."""
-    if len(history) <= STALL_ROUNDS:
+    if len(history) <= t.stall_rounds:
         return False
-    before = history[-1 - STALL_ROUNDS]
-    full = close_abs * (TAIL_GAIN if general else 1.0)
-    share = max(STALL_NEED * (target - before), TAIL_GAIN * close_abs)
+    before = history[-1 - t.stall_rounds]
+    full = close_abs * (t.tail_gain if general else 1.0)
+    share = max(t.stall_need * (target - before), t.tail_gain * close_abs)
     return history[-1] - before < min(full, share)
 
 
@@ -221,8 +184,10 @@ class CyclePacker:
         master: MasterLp = "pdlp",
         threads: int = 1,
         fill: bool = True,
+        tuning: PackingTuning = DEFAULT_PACKING,
     ) -> None:
         self.W = Wb
+        self.tuning = tuning
         self.master = master  # the LP solver of the loose rounds
         self.threads = threads  # PDLP's threads (its result does not depend on them)
         self.fill = fill  # fill each master's left-over capacity with 3-cycles (`_filled`)
@@ -237,6 +202,12 @@ class CyclePacker:
         self.pref = preference_tournament(Wb)
         self.pair_min = float(np.minimum(Wb, Wb.T)[iu].sum())
         self.seed = seed
+
+    @property
+    def _per_arc(self) -> int:
+        """Columns priced per reversed arc and round, by the master's LP solver."""
+        t = self.tuning
+        return t.per_arc_pdlp if self.master == "pdlp" else t.per_arc_ipm
 
     def bound_of(self, cols: Sequence[np.ndarray] | Columns, mu: np.ndarray) -> float:
         """Sound lower bound on every order's pair cost from cycle weights `mu` (any sign or
@@ -286,8 +257,8 @@ class CyclePacker:
 
     def _price(self, order: Sequence[int], ell: np.ndarray, hop: float) -> Columns:
         """Cycles (as pair ids) with positive reduced cost: for each arc the order reverses,
-        its PER_ARC[master] shortest closing paths (by first hop) in the DAG of the arcs it
-        keeps."""
+        its `per_arc_pdlp` or `per_arc_ipm` shortest closing paths (by first hop) in the DAG
+        of the arcs it keeps."""
         P = np.asarray(order, dtype=np.int64)
         pid = self.pid[np.ix_(P, P)]
         keep = np.triu(self.pref[np.ix_(P, P)], 1)
@@ -297,7 +268,7 @@ class CyclePacker:
         if not len(rp):
             return Columns.of([])
         base = 1.0 - ell[pid[rp, rq]]
-        hops, length = best_first_hops(L, keep, dist, rp, rq, PER_ARC[self.master])
+        hops, length = best_first_hops(L, keep, dist, rp, rq, self._per_arc)
         r, j = np.nonzero(base[:, None] - length > RED_TOL)  # row-major: arc by arc, best first
         nodes, ptr = paths(nxt, hops[r, j], rq[r])
         nodes = np.insert(nodes, ptr[:-1], rp[r])  # p, then its closing path h ~> q
@@ -341,10 +312,10 @@ class CyclePacker:
     def _master(
         self, cols: Columns, deadline: Deadline, tol: float
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """Solve the master at `tol` (down to TIGHT_TOL: by `self.master`; finer: HiGHS's
+        """Solve the master at `tol` (down to `tight_tol`: by `self.master`; finer: HiGHS's
         interior point);
         (mu, arc duals) or None when stopped by the deadline or without values."""
-        pdlp = self.master == "pdlp" and tol >= TIGHT_TOL
+        pdlp = self.master == "pdlp" and tol >= self.tuning.tight_tol
         solved = (self._master_pdlp if pdlp else self._master_ipm)(cols, deadline, tol)
         if solved is None or deadline.passed():
             return None
@@ -358,7 +329,7 @@ class CyclePacker:
     def _master_pdlp(
         self, cols: Columns, deadline: Deadline, tol: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """The master by OR-Tools' PDLP (`threads` threads over PDLP_SHARDS shards, from
+        """The master by OR-Tools' PDLP (`threads` threads over `pdlp_shards` shards, from
         scratch): mu, row arcs, row duals."""
         from ortools.pdlp import solvers_pb2
         from ortools.pdlp.python import pdlp
@@ -374,7 +345,7 @@ class CyclePacker:
         qp.variable_upper_bounds = np.full(k, np.inf)
         params = solvers_pb2.PrimalDualHybridGradientParams()
         params.num_threads = self.threads
-        params.num_shards = PDLP_SHARDS
+        params.num_shards = self.tuning.pdlp_shards
         crit = params.termination_criteria
         crit.simple_optimality_criteria.eps_optimal_relative = tol
         crit.simple_optimality_criteria.eps_optimal_absolute = 1e-2 * tol
@@ -423,20 +394,20 @@ class CyclePacker:
         return [int(i) for i in descend(self.W, rank)]
 
     def _first_lengths(self) -> np.ndarray:
-        """Arc lengths of the first pricing, before any master: HOP / cap (at most FIRST_MAX),
-        so that the first columns take the widest paths and spread over the arcs (cyclic n =
-        350, seed 45000: 23.8 s of CPU instead of 29.6 s with every first length 0, where ties
-        went to the first hops nearest the reversed arc's tail)."""
-        return np.minimum(HOP / np.maximum(self.cap, 1e-300), FIRST_MAX)
+        """Arc lengths of the first pricing, before any master: `hop` / cap (at most `first_max`),
+        so that the first columns take the widest paths and spread over the arcs (with every
+        first length 0, ties went to the first hops nearest the reversed arc's tail;
+        docs/lop.md)."""
+        return np.minimum(self.tuning.hop / np.maximum(self.cap, 1e-300), self.tuning.first_max)
 
     def _early_tol(self, loose: float, cost: float, bound: float) -> float:
         """The master's tolerance: `loose`, or coarser while the gap is a large share of the
-        deficit (GAP_SHARE of it, at most EARLY_TOL): a master need not be more accurate than
+        deficit (`gap_share` of it, at most `early_tol`): a master need not be more accurate than
         a tenth of the gap it works on."""
-        if loose < LOOSE_TOL:
+        if loose < self.tuning.loose_tol:
             return loose
         share = (cost - bound) / max(cost - self.pair_min, 1e-300)
-        return float(min(EARLY_TOL, max(loose, GAP_SHARE * share)))
+        return float(min(self.tuning.early_tol, max(loose, self.tuning.gap_share * share)))
 
     def certify(
         self, order: Sequence[int], close_abs: float, deadline: Deadline = NO_DEADLINE
@@ -456,26 +427,27 @@ class CyclePacker:
         }
         history: list[float] = []
         general = exact = False
-        loose = LOOSE_TOL if self.master == "pdlp" else FINE_TOL
-        for _ in range(MAX_ROUNDS):
+        t = self.tuning
+        loose = t.loose_tol if self.master == "pdlp" else t.fine_tol
+        for _ in range(t.max_rounds):
             if bound >= cost - close_abs or deadline.passed():
                 break
             history.append(bound)
-            if not exact and _stalled(history, close_abs, cost - close_abs, general):
-                step = _next_step(loose, general)
+            if not exact and _stalled(history, close_abs, cost - close_abs, general, self.tuning):
+                step = _next_step(loose, general, self.tuning)
                 stats.setdefault(f"packing_{step}_from_round", stats["packing_rounds"])
-                loose = {"fine": FINE_TOL, "tight": TIGHT_TOL}.get(step, loose)
+                loose = {"fine": t.fine_tol, "tight": t.tight_tol}.get(step, loose)
                 general, exact = general or step == "general", step == "exact"
                 history = [bound]
-            hop, tol = (0.0, EXACT_TOL) if exact else (HOP, self._early_tol(loose, cost, bound))
+            hop, tol = (0.0, t.exact_tol) if exact else (t.hop, self._early_tol(loose, cost, bound))
             new = Columns.of([]) if general else self._price(best, ell, hop)
             if not len(new):  # restricted pricing is exhausted or stalled: price every cycle of T
                 stats.setdefault("packing_general_from_round", stats["packing_rounds"])
                 general = True
-                new = self._price_general(ell, hop, GENERAL_LIMIT)
+                new = self._price_general(ell, hop, t.general_limit)
             if not len(new) and not exact and len(cols):  # loose master, biased pricing: redo
                 stats["packing_exact_from_round"] = stats["packing_rounds"]
-                exact, tol = True, EXACT_TOL
+                exact, tol = True, t.exact_tol
             elif not len(new):
                 break
             cols += new
@@ -494,7 +466,7 @@ class CyclePacker:
             c = lop_cost(self.W, cand)
             if c < cost:
                 best, cost = cand, c
-            keep = mu > PURGE_REL * float(mu.max())
+            keep = mu > t.purge_rel * float(mu.max())
             cols = (cols.select(keep) if keep.any() else cols) + fill
         closed = bound >= cost - close_abs
         stopped = not closed and deadline.passed()
