@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -93,18 +94,55 @@ def test_cyclic_block_takes_the_packing_and_its_lp_rounds_the_interior_point():
     assert lp.value == pytest.approx(auto.value, rel=1e-12)
 
 
-def test_an_lp_round_cut_off_by_the_limit_sizes_the_mip_root():
-    # dense n = 300: the first simplex round with cuts (128,000 rows, over 6 s) outlasts a 1 s
-    # deadline; its own time must size the MIP's root (MIP_ROOT_FACTOR), else the MIP starts
-    # in the 5% left and, its presolve not always interruptible, overran 4 s limits by 3.7 s
-    W = core_costs(dense_io_matrix(300, 40000))[0]
+def test_an_lp_round_cut_off_by_the_limit_sizes_the_mip_root(monkeypatch):
+    """A round cut off by the limit counts in `lp_rounds` and records its own run time in
+    `last_lp_s`, which sizes the MIP's root (`mip_root_factor` times it): a MIP whose root
+    does not fit in the time left is skipped (its presolve, not always interruptible, would
+    overrun the limit). On a fake clock that only HiGHS's runs advance, round 1 (no
+    rows) takes 0.001 s and ends optimal and round 2 (round 1's cuts) takes 5 s, past the 1 s
+    limit, and ends at HiGHS's time limit, whatever the machine's speed."""
+    from schedlab.solvers import validate
+    from schedlab.solvers.lop.lpcut import rounds
+    from schedlab.solvers.lop.lpcut.mip import MipRun
+
+    clock = [0.0]
+    fake_time = SimpleNamespace(perf_counter=lambda: clock[0])
+    monkeypatch.setattr(validate, "time", fake_time)
+    monkeypatch.setattr(rounds, "time", fake_time)
+    W = core_costs(dense_io_matrix(30, 40000))[0]
     model = HighsCutModel(W, gap_abs=0.0, close_abs=block_close_abs(W), seed=0)
     model.offer(insertion_descent(W, order_from_before(preference_tournament(W))))
     model.lp_solver = model.pick_lp_solver()
     assert model.lp_solver == "simplex"
+    h, real_run, rows = model.h, model.h.run, []
+    cut_off = model.hs.HighsModelStatus.kTimeLimit
+
+    def run():
+        rows.append(h.getNumRow())
+        if len(rows) == 1:
+            clock[0] += 0.001
+            return real_run()
+        clock[0] += 5.0
+        monkeypatch.setattr(h, "getModelStatus", lambda: cut_off)
+        return model.hs.HighsStatus.kWarning
+
+    monkeypatch.setattr(h, "run", run)
     stats = model.lp_rounds(Deadline.after(1.0))
+    assert rows == [0, stats["lp_cuts"]] and stats["lp_cuts"] > 0
     assert stats["lp_rounds"] == 2 and not model.closed_by_lp
-    assert model.last_lp_s > 0.3  # the cut-off round's, not round 1's 0.001 s
+    assert model.last_lp_s == pytest.approx(5.0)  # the cut-off round's, not round 1's 0.001 s
+    root_s = model.tuning.mip_root_factor * 5.0
+    mips: list[Deadline] = []
+
+    def run_mip(deadline: Deadline) -> MipRun:
+        mips.append(deadline)
+        return MipRun(False, None, -math.inf, 0)
+
+    monkeypatch.setattr(model, "_run_mip", run_mip)
+    skipped = model._mip_phase(Deadline.after(0.9 * root_s), {})
+    assert skipped.stats.get("mip_skipped_for_time") == 1 and mips == []
+    started = model._mip_phase(Deadline.after(1.1 * root_s), {})
+    assert "mip_skipped_for_time" not in started.stats and len(mips) == 1
 
 
 def test_the_mip_phase_in_its_forked_child_matches_the_in_process_run(monkeypatch):
