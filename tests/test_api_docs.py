@@ -74,6 +74,24 @@ def test_the_example_prints_what_the_page_shows(example, tmp_path, monkeypatch):
     assert normalized(printed) == normalized(example.expected)
 
 
+#: The blocks that print or loop over `sl.methods`: the registry lists methods in registration
+#: order, which is the order their modules were imported in this process.
+LISTINGS = [e for e in EXAMPLES if "sl.methods(" in e.code]
+
+
+@pytest.mark.parametrize("example", LISTINGS, ids=[f"{e.heading}:{e.line}" for e in LISTINGS])
+def test_the_example_prints_the_same_in_any_registration_order(example, tmp_path, monkeypatch):
+    """What the page prints does not depend on the registry's order: a test (or a user's
+    script) that imports a back end's module first registers its method first (the LOP tests
+    before this file listed 'milp' second). Here every listing comes in reverse."""
+    from schedlab.solvers.solve import METHODS
+
+    entries = type(METHODS).entries
+    monkeypatch.setattr(type(METHODS), "entries", lambda self, **kw: entries(self, **kw)[::-1])
+    monkeypatch.chdir(tmp_path)
+    assert normalized(run(example)) == normalized(example.expected or "")
+
+
 def test_every_subject_has_its_example_of_two_methods_compared():
     import schedlab as sl
 
